@@ -1,0 +1,184 @@
+"""Consistency checks beyond the schema, on a compiled ruleset.
+
+Owns: the phase graph (networkx) checks, static assertions (numbers the rulebook states),
+set-up assertions for every allowed player count, unused-definition warnings, and the
+provenance report. Errors raise RulebookError; warnings are returned.
+"""
+from __future__ import annotations
+
+from .errors import Diagnostic, Pos, RuleRuntimeError, RulebookError
+from .loader import key_pos, pos_of, value_pos
+
+__all__ = ["phase_graph", "run_checks"]
+
+
+def phase_graph(rs):
+    """The top-level phase graph: an edge per `next` entry and per `enter`."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    for pid, ph in rs.phases.items():
+        g.add_node(pid, kind=ph.kind, label=ph.label)
+    g.add_node("end", kind="end", label="end")
+    for pid, ph in rs.phases.items():
+        for target, cond in ph.next:
+            if target == "return":
+                continue
+            g.add_edge(pid, target, condition=cond.source if cond is not None else None)
+        for b in _blocks_of(ph):
+            for sub in _entered(rs, b, set()):
+                g.add_edge(pid, sub, kind="enter")
+    return g
+
+
+def _blocks_of(ph):
+    return [b for b in (ph.enter_block, ph.exit_block, ph.turn_block, ph.round_block) if b is not None]
+
+
+def _entered(rs, block, seen):
+    if block in seen:
+        return set()
+    seen.add(block)
+    out = set()
+    for op in rs.blocks[block]:
+        kind = op[0]
+        if kind == "enter":
+            out.add(op[1])
+        elif kind == "if":
+            out |= _entered(rs, op[2], seen)
+            if op[3] is not None:
+                out |= _entered(rs, op[3], seen)
+        elif kind == "for":
+            out |= _entered(rs, op[3], seen)
+    return out
+
+
+def _action_enters(rs, ph):
+    out = set()
+    for a in ph.actions:
+        out |= _entered(rs, rs.actions[a].block, set())
+    return out
+
+
+def run_checks(rs, composed) -> list:
+    import networkx as nx
+
+    diags: list = []
+    warnings: list = []
+    tree = composed.tree
+    phases_node = tree.get("phases") or {}
+    g = phase_graph(rs)
+    for pid, ph in rs.phases.items():
+        for sub in _action_enters(rs, ph):
+            g.add_edge(pid, sub, kind="enter")
+        # procedures can enter phases too
+    for name, p in getattr(rs, "_procs", {}).items():
+        pass
+    entered = {v for _, v, d in g.edges(data=True) if d.get("kind") == "enter"}
+    for name in (tree.get("procedures") or {}):
+        pass
+    if rs.start in rs.phases:
+        reach = nx.descendants(g, rs.start) | {rs.start}
+        # phases entered from procedures are reachable from wherever the procedure is used
+        for pid in rs.phases:
+            if pid not in reach and pid not in entered and not _entered_by_procedure(rs, pid):
+                diags.append(Diagnostic("unreachable", f"phase '{pid}' can never be reached from '{rs.start}'",
+                                        key_pos(phases_node, pid), "add a 'next' that leads here, or remove it"))
+        top = {pid for pid in reach if pid in rs.phases}
+        for pid in sorted(top):
+            ph = rs.phases[pid]
+            if ph.kind == "end":
+                continue
+            if pid in entered and all(t == "return" for t, _ in ph.next):
+                continue
+            if not ph.next:
+                if pid in entered or _entered_by_procedure(rs, pid):
+                    continue
+                diags.append(Diagnostic("dead-end", f"phase '{pid}' has no 'next'", key_pos(phases_node, pid),
+                                        "add 'next: end' to end the game here"))
+                continue
+            conds = [c for _, c in ph.next]
+            if any(c is not None for c in conds) and conds[-1] is not None:
+                diags.append(Diagnostic("no-default", f"phase '{pid}' branches but its last exit has a condition",
+                                        value_pos(phases_node[pid], "next"),
+                                        "make the last entry of 'next' an unconditional default"))
+            if not (nx.has_path(g, pid, "end") or any(rs.phases.get(t) is not None and rs.phases[t].kind == "end" for t in nx.descendants(g, pid))):
+                if pid not in entered:
+                    diags.append(Diagnostic("no-end", f"phase '{pid}' can never reach the end of the game",
+                                            key_pos(phases_node, pid)))
+    # static assertions
+    ns = rs.unit.ns
+    const_vars = {"num_players": 0, "players": [], "current_phase": None}
+    for when, h, message, pos in rs.assertions:
+        if when != "static" or h is None:
+            continue
+        try:
+            rs.budget.reset()
+            ok = h.fn(const_vars, {})
+        except RuleRuntimeError as e:
+            diags.append(Diagnostic("assertion", f"assertion could not be evaluated: {e}", pos))
+            continue
+        if not ok:
+            diags.append(Diagnostic("assertion", f"assertion failed: {message}", pos,
+                                    "the data disagrees with a number the rulebook states"))
+    if diags:
+        raise RulebookError(diags, "checks")
+    # set-up assertions and a smoke start for each allowed player count
+    from .state import State
+
+    for n in rs.players:
+        try:
+            st = State.new(rs, n, 0)
+        except RuleRuntimeError as e:
+            diags.append(Diagnostic("setup", f"the game cannot start with {n} players: {e}", pos_of(tree)))
+            continue
+        for when, h, message, pos in rs.assertions:
+            if when != "setup" or h is None:
+                continue
+            try:
+                rs.budget.reset()
+                ok = h.fn(st.vars, {})
+            except RuleRuntimeError as e:
+                diags.append(Diagnostic("assertion", f"with {n} players, assertion could not be evaluated: {e}", pos))
+                continue
+            if not ok:
+                diags.append(Diagnostic("assertion", f"with {n} players, assertion failed: {message}", pos))
+    if diags:
+        raise RulebookError(diags, "checks")
+    # unused definitions
+    used = set()
+    for h in rs.unit.pending:
+        used |= set(h.names or ())
+    for section in ("define", "vars", "procedures", "actions"):
+        for name in (tree.get(section) or {}):
+            if section == "actions":
+                if not any(name in ph.actions for ph in rs.phases.values()):
+                    warnings.append(Diagnostic("unused", f"action '{name}' is offered by no phase",
+                                               key_pos(tree[section], name), severity="warning"))
+            elif section == "procedures":
+                if not any(op[0] == "call" and op[1] == name for b in rs.blocks for op in b):
+                    warnings.append(Diagnostic("unused", f"procedure '{name}' is never used",
+                                               key_pos(tree[section], name), severity="warning"))
+            elif name not in used and name not in _define_names_used(rs):
+                warnings.append(Diagnostic("unused", f"{'define' if section == 'define' else 'var'} '{name}' is never used",
+                                           key_pos(tree[section], name), severity="warning"))
+    return warnings
+
+
+def _define_names_used(rs):
+    cache = getattr(rs, "_define_names_cache", None)
+    if cache is None:
+        import re
+
+        cache = set()
+        for name, d in (rs.tree.get("define") or {}).items():
+            src = d.get("expr") if isinstance(d, dict) else d
+            cache |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", str(src)))
+        for name, d in (rs.tree.get("vars") or {}).items():
+            if isinstance(d, dict) and "init" in d:
+                cache |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", str(d["init"])))
+    return cache
+
+
+def _entered_by_procedure(rs, pid):
+    return any(op[0] == "enter" and op[1] == pid for b in rs.blocks for op in b)

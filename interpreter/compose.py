@@ -1,0 +1,327 @@
+"""Finding a ruleset, reading its files and composing its modules into one tree.
+
+Owns: name -> folder lookup, the merge of a ruleset's files (a definition id defined twice is an
+error naming both places), module overlays (add, replace, delete with null), requires/excludes,
+and the conflict rule (two modules setting the same key differently need a declared order).
+Does not own the meaning of any section.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .errors import Diagnostic, Pos, RulebookError, suggest
+from .loader import Map, Seq, expand_includes, key_pos, load_file, pos_of, value_pos
+
+__all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE"]
+
+ROOT_FILE = "game.yaml"
+KEYED = ("constants", "vars", "define", "procedures", "actions", "phases", "modules")
+NESTED_KEYED = ("components",)  # type -> id -> definition
+MERGED_MAPS = ("game",)
+LISTS = ("assertions", "combinations")
+
+
+def _rulesets_dirs() -> list[str]:
+    here = os.path.dirname(os.path.abspath(__file__))
+    dirs = [os.path.join(os.path.dirname(here), "rulesets"), os.path.join(here, "rulesets")]
+    extra = os.environ.get("RULEBOOK_PATH")
+    if extra:
+        dirs = extra.split(os.pathsep) + dirs
+    return [d for d in dirs if os.path.isdir(d)]
+
+
+def bundled_rulesets() -> dict[str, str]:
+    out = {}
+    for d in _rulesets_dirs():
+        for name in sorted(os.listdir(d)):
+            if os.path.isfile(os.path.join(d, name, ROOT_FILE)) and name not in out:
+                out[name] = os.path.join(d, name)
+    return out
+
+
+def find_ruleset(name_or_path: str) -> str:
+    """A bundled ruleset by name, or a folder / game.yaml by path."""
+    p = str(name_or_path)
+    if os.path.isfile(p) and p.endswith((".yaml", ".yml")):
+        return os.path.dirname(os.path.abspath(p)) or "."
+    if os.path.isdir(p) and os.path.isfile(os.path.join(p, ROOT_FILE)):
+        return os.path.abspath(p)
+    bundled = bundled_rulesets()
+    if p in bundled:
+        return bundled[p]
+    hint = suggest(p, list(bundled))
+    if os.path.isdir(p):
+        msg = f"'{p}' is a folder without a {ROOT_FILE}"
+    else:
+        msg = f"no ruleset named '{p}'"
+    raise RulebookError([Diagnostic("ruleset", msg, Pos(p, 0, 0),
+                                    hint or f"bundled rulesets: {', '.join(bundled) or 'none'}")], "load")
+
+
+@dataclass
+class Composed:
+    folder: str
+    tree: Map  # the composed top-level mapping
+    modules: tuple
+    files: list = field(default_factory=list)  # display paths read
+    origin: dict = field(default_factory=dict)  # (section, id) -> display path of the definer
+
+
+def _display(folder: str):
+    cwd = os.getcwd()
+
+    def rel(path):
+        ap = os.path.abspath(path)
+        try:
+            r = os.path.relpath(ap, cwd)
+        except ValueError:
+            return ap
+        return ap if r.startswith("..") and len(r) > len(ap) else r
+    return rel
+
+
+def read_ruleset(folder: str):
+    """Root file plus includes, merged; returns (Map, files, origin)."""
+    rel = _display(folder)
+    root_path = os.path.join(folder, ROOT_FILE)
+    root = load_file(root_path, rel(root_path))
+    if not isinstance(root, Map):
+        raise RulebookError([Diagnostic("shape", "the root file must be a mapping of sections",
+                                        pos_of(root, Pos(rel(root_path), 1, 1)))], "load")
+    parts = [(rel(root_path), root)] + expand_includes(root, folder, rel(root_path), rel)
+    merged = Map()
+    merged.pos = root.pos
+    origin: dict = {}
+    diags: list = []
+    for display, tree in parts:
+        if not isinstance(tree, Map):
+            diags.append(Diagnostic("shape", "a rule file must be a mapping of sections", pos_of(tree, Pos(display, 1, 1))))
+            continue
+        _merge_file(merged, tree, display, origin, diags)
+    if diags:
+        raise RulebookError(diags, "load")
+    return merged, [p for p, _ in parts], origin
+
+
+def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list):
+    for section, value in tree.items():
+        if section == "include" and display != list(origin.get(("__root__",), [display]))[0]:
+            pass
+        if section in KEYED or section in NESTED_KEYED:
+            if value is None:
+                continue
+            if not isinstance(value, Map):
+                diags.append(Diagnostic("shape", f"'{section}' must be a mapping of definitions",
+                                        value_pos(tree, section)))
+                continue
+            target = merged.setdefault(section, _new_map(value))
+            if section not in merged.kpos:
+                merged.kpos[section] = key_pos(tree, section)
+                merged.vpos[section] = value_pos(tree, section)
+            if section in NESTED_KEYED:
+                for typ, defs in value.items():
+                    if defs is None:
+                        continue
+                    if not isinstance(defs, Map):
+                        diags.append(Diagnostic("shape", f"components of type '{typ}' must be a mapping id -> attributes",
+                                                value_pos(value, typ)))
+                        continue
+                    sub = target.setdefault(typ, _new_map(defs))
+                    target.kpos.setdefault(typ, key_pos(value, typ))
+                    _merge_defs(sub, defs, (section, typ), display, origin, diags)
+            else:
+                _merge_defs(target, value, (section,), display, origin, diags)
+        elif section in MERGED_MAPS:
+            if not isinstance(value, Map):
+                merged[section] = value
+                continue
+            target = merged.setdefault(section, _new_map(value))
+            merged.kpos.setdefault(section, key_pos(tree, section))
+            _merge_defs(target, value, (section,), display, origin, diags)
+        elif section in LISTS:
+            if isinstance(value, list):
+                target = merged.setdefault(section, _new_seq(value))
+                merged.kpos.setdefault(section, key_pos(tree, section))
+                for i, item in enumerate(value):
+                    target.append(item)
+                    target.ipos.append(value_pos(value, i))
+            else:
+                merged[section] = value
+        else:
+            if section in merged and section != "include":
+                diags.append(Diagnostic("duplicate", f"section '{section}' is set in two files",
+                                        key_pos(tree, section), f"also set in {origin.get((section,), '?')}"))
+                continue
+            merged[section] = value
+            merged.kpos[section] = key_pos(tree, section)
+            merged.vpos[section] = value_pos(tree, section)
+            origin[(section,)] = display
+
+
+def _new_map(like) -> Map:
+    m = Map()
+    m.pos = pos_of(like)
+    return m
+
+
+def _new_seq(like) -> Seq:
+    s = Seq()
+    s.pos = pos_of(like)
+    return s
+
+
+def _merge_defs(target: Map, defs: Map, path: tuple, display: str, origin: dict, diags: list):
+    for key, value in defs.items():
+        if key in target:
+            first = target.kpos.get(key)
+            diags.append(Diagnostic(
+                "duplicate", f"'{key}' is defined twice in {'.'.join(path)}", key_pos(defs, key),
+                f"first defined at {first}" if first else None))
+            continue
+        target[key] = value
+        target.kpos[key] = key_pos(defs, key)
+        target.vpos[key] = value_pos(defs, key)
+        origin[path + (key,)] = display
+
+
+def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
+    """Chosen modules plus what they require, ordered so that a module comes after those it
+    requires or names in `after`."""
+    out: list = []
+    visiting: set = set()
+
+    def visit(name, via=None):
+        if name in out:
+            return
+        if name not in decls:
+            diags.append(Diagnostic("module", f"unknown module '{name}'", where,
+                                    suggest(name, list(decls)) or f"modules: {', '.join(decls) or 'none'}"))
+            return
+        if name in visiting:
+            diags.append(Diagnostic("module", f"modules require each other in a cycle through '{name}'",
+                                    pos_of(decls[name])))
+            return
+        visiting.add(name)
+        d = decls[name] or {}
+        for r in d.get("requires", []) or []:
+            visit(r, name)
+        for a in d.get("after", []) or []:
+            if a in chosen or any(a in ((decls.get(c) or {}).get("requires") or []) for c in chosen):
+                visit(a, name)
+        visiting.discard(name)
+        out.append(name)
+
+    for m in chosen:
+        visit(m)
+    for m in out:
+        for x in (decls.get(m) or {}).get("excludes", []) or []:
+            if x in out:
+                diags.append(Diagnostic("module", f"module '{m}' excludes '{x}'",
+                                        key_pos(decls, m)))
+    return out
+
+
+def _ordered_before(decls, a, b) -> bool:
+    """Is `a` declared to come before `b` (b requires or is after a, transitively)?"""
+    seen = set()
+    stack = [b]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        d = decls.get(x) or {}
+        deps = list(d.get("requires", []) or []) + list(d.get("after", []) or [])
+        if a in deps:
+            return True
+        stack.extend(deps)
+    return False
+
+
+def compose(folder: str, modules=()) -> Composed:
+    base, files, origin = read_ruleset(folder)
+    rel = _display(folder)
+    decls = base.get("modules") or Map()
+    diags: list = []
+    order = module_order(decls, list(modules), diags, pos_of(base))
+    if diags:
+        raise RulebookError(diags, "modules")
+    setters: dict = {}  # path -> (module, value, pos)
+    for name in order:
+        d = decls[name] or {}
+        paths = ([d["file"]] if d.get("file") else []) + list(d.get("files") or [])
+        for f in paths:
+            full = os.path.join(folder, f)
+            if ".." in str(f).replace("\\", "/").split("/") or not os.path.isfile(full):
+                diags.append(Diagnostic("module", f"module '{name}': file '{f}' not found",
+                                        value_pos(d, "file" if d.get("file") == f else "files"),
+                                        "module files are paths inside the ruleset folder"))
+                continue
+            try:
+                tree = load_file(full, rel(full))
+            except RulebookError as e:
+                diags.extend(e.diagnostics)
+                continue
+            files.append(rel(full))
+            if not isinstance(tree, Map):
+                diags.append(Diagnostic("shape", "a module file must be a mapping of sections", pos_of(tree)))
+                continue
+            _overlay(base, tree, name, decls, setters, origin, rel(full), diags)
+    if diags:
+        raise RulebookError(diags, "modules")
+    return Composed(folder, base, tuple(order), files, origin)
+
+
+def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display, diags):
+    for section, value in tree.items():
+        if section in ("modules", "include", "combinations"):
+            diags.append(Diagnostic("module", f"a module may not set '{section}'", key_pos(tree, section),
+                                    "declare modules and combinations in game.yaml"))
+            continue
+        if section in LISTS:
+            tgt = base.setdefault(section, _new_seq(value))
+            for i, item in enumerate(value or []):
+                tgt.append(item)
+                tgt.ipos.append(value_pos(value, i))
+            continue
+        if not isinstance(value, Map):
+            diags.append(Diagnostic("shape", f"'{section}' must be a mapping", value_pos(tree, section)))
+            continue
+        tgt = base.setdefault(section, _new_map(value))
+        if section in NESTED_KEYED:
+            for typ, defs in value.items():
+                if defs is None:
+                    tgt.pop(typ, None)
+                    continue
+                sub = tgt.setdefault(typ, _new_map(defs))
+                tgt.kpos.setdefault(typ, key_pos(value, typ))
+                _overlay_defs(sub, defs, (section, typ), module, decls, setters, origin, display, diags)
+        else:
+            _overlay_defs(tgt, value, (section,), module, decls, setters, origin, display, diags)
+
+
+def _overlay_defs(target, defs, path, module, decls, setters, origin, display, diags):
+    from .loader import plain
+
+    for key, value in defs.items():
+        full = path + (key,)
+        prev = setters.get(full)
+        if prev is not None:
+            pmod, pval, ppos = prev
+            if plain(pval) != plain(value) and not _ordered_before(decls, pmod, module):
+                diags.append(Diagnostic(
+                    "module-conflict",
+                    f"modules '{pmod}' and '{module}' both set {'.'.join(map(str, full))} differently",
+                    key_pos(defs, key),
+                    f"'{pmod}' sets it at {ppos}; declare an order with 'after: [{pmod}]' on module '{module}'"))
+                continue
+        setters[full] = (module, value, key_pos(defs, key))
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
+            target.kpos[key] = key_pos(defs, key)
+            target.vpos[key] = value_pos(defs, key)
+        origin[full] = display

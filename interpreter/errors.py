@@ -1,0 +1,148 @@
+"""Diagnostics: every error the static half reports, with a source position.
+
+Owns the shape of an error (`Diagnostic`), how it is printed (`file:line:col: error[code]:
+message`, the source line, a caret, a suggestion) and the exceptions that carry a batch of
+diagnostics between stages. It does not decide what is an error; the stages do.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+__all__ = [
+    "Pos",
+    "Diagnostic",
+    "RulebookError",
+    "ExpressionError",
+    "RuleRuntimeError",
+    "suggest",
+]
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A place in a source file; line and col are 1-based."""
+
+    file: str
+    line: int
+    col: int
+
+    def shifted(self, line_offset: int, col: int) -> "Pos":
+        """The position `line_offset` lines and (on the same line) `col` columns further on."""
+        if line_offset:
+            return Pos(self.file, self.line + line_offset, col)
+        return Pos(self.file, self.line, self.col + col - 1)
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+UNKNOWN = Pos("<unknown>", 0, 0)
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    pos: Pos = UNKNOWN
+    hint: Optional[str] = None
+    severity: str = "error"  # error | warning | info
+    length: int = 1
+
+    def to_json(self) -> dict:
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "file": self.pos.file,
+            "line": self.pos.line,
+            "col": self.pos.col,
+            "hint": self.hint,
+        }
+
+    def render(self, sources: Optional[dict] = None) -> str:
+        """Text form: header, the offending source line with a caret, then the suggestion."""
+        head = f"{self.pos}: {self.severity}[{self.code}]: {self.message}"
+        lines = [head]
+        text = _source_line(self.pos, sources)
+        if text is not None:
+            lines.append("    " + text.rstrip("\n"))
+            caret_col = max(self.pos.col, 1)
+            # keep tabs so the caret lines up in a terminal
+            prefix = "".join(c if c == "\t" else " " for c in text[: caret_col - 1])
+            lines.append("    " + prefix + "^" + "~" * max(0, min(self.length, 60) - 1))
+        if self.hint:
+            lines.append(f"    = help: {self.hint}")
+        return "\n".join(lines)
+
+
+def _source_line(pos: Pos, sources: Optional[dict]) -> Optional[str]:
+    if pos.line <= 0:
+        return None
+    text = None
+    if sources is not None and pos.file in sources:
+        text = sources[pos.file]
+    else:
+        try:
+            with open(pos.file, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            return None
+    all_lines = text.splitlines()
+    if pos.line - 1 < len(all_lines):
+        return all_lines[pos.line - 1]
+    return None
+
+
+class RulebookError(Exception):
+    """A stage failed; carries every diagnostic of that stage."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], stage: str = ""):
+        self.diagnostics = list(diagnostics)
+        self.stage = stage
+        first = self.diagnostics[0] if self.diagnostics else None
+        super().__init__(
+            f"{first.pos}: {first.message}" if first else "ruleset error"
+        )
+
+    def render(self, sources: Optional[dict] = None) -> str:
+        return "\n".join(d.render(sources) for d in self.diagnostics)
+
+
+class ExpressionError(RulebookError):
+    """A syntax or name error in one expression, with line, column and message."""
+
+    def __init__(self, message: str, line: int, column: int, code: str = "syntax",
+                 hint: Optional[str] = None, source: str = "", file: str = "<expression>"):
+        self.line = line
+        self.column = column
+        self.message = message
+        self.source = source
+        self.code = code
+        self.hint = hint
+        super().__init__([Diagnostic(code, message, Pos(file, line, column), hint)], "compile")
+
+    def __str__(self) -> str:  # pragma: no cover - convenience
+        extra = f" ({self.hint})" if self.hint else ""
+        return f"line {self.line}, column {self.column}: {self.message}{extra}"
+
+
+class RuleRuntimeError(Exception):
+    """A rule failed while the game was played (division by zero, a missing key, the work
+    bound). The engine turns it into a refused action; the state is unchanged."""
+
+    def __init__(self, message: str, where: str = ""):
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+def suggest(word: str, candidates: Iterable[str]) -> Optional[str]:
+    """'did you mean ...?' for a misspelled name, or None."""
+    cands = [c for c in candidates if isinstance(c, str)]
+    match = difflib.get_close_matches(word, cands, n=1, cutoff=0.6)
+    if not match:
+        lowered = {c.lower(): c for c in cands}
+        if word.lower() in lowered:
+            match = [lowered[word.lower()]]
+    return f"did you mean '{match[0]}'?" if match else None

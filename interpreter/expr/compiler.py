@@ -1,0 +1,734 @@
+"""Expressions: parse with the Lark grammar, resolve names, check obvious type errors, and
+generate Python source that is compiled ONCE; evaluation calls the compiled function and never
+parses or walks a tree.
+
+Safety comes from the grammar and the generator, not from a deny-list: a name in the language
+can only become `_V['name']` (a state variable), `_L['name']` (a local of an effect),
+`_K['name']` (a constant), `u_name` (a comprehension or lambda variable), `d_name` (a named
+expression of the ruleset) or `_f_name` (a whitelisted builtin). Attribute access goes through
+`_A`, which only reads component records and plain dicts. The code runs with no Python builtins.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..errors import ExpressionError, suggest
+from .builtins import BUILTINS, ITERATING, Budget, make_runtime
+
+__all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        from lark import Lark
+
+        _PARSER = Lark.open(
+            "grammar.lark",
+            rel_to=__file__,
+            parser="lalr",
+            start=["expression", "statement"],
+            propagate_positions=True,
+            maybe_placeholders=True,
+            cache=True,
+        )
+    return _PARSER
+
+
+_TOKEN_NAMES = {
+    "EQUAL": "'='", "ASSIGN_OP": "an assignment", "NAME": "a name", "NUMBER": "a number",
+    "STRING": "a string", "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "LSQB": "'['",
+    "COMMA": "','", "COLON": "':'", "DOT": "'.'", "$END": "the end",
+}
+
+
+def parse(source: str, start: str = "expression"):
+    """Parse to a Lark tree or raise ExpressionError with line and column."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+    if not isinstance(source, str):
+        raise ExpressionError("an expression must be text", 1, 1)
+    if len(source) > 4000:
+        raise ExpressionError("expression longer than 4000 characters", 1, 1, code="too-long")
+    try:
+        return _parser().parse(source, start=start)
+    except UnexpectedCharacters as e:
+        ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else ""
+        hint = None
+        if ch == "_":
+            hint = "names may not start with an underscore"
+        elif ch in "&|":
+            hint = "use 'and' / 'or'"
+        elif ch == "!":
+            hint = "use 'not' (or '!=' to compare)"
+        elif ch == "=" and start == "expression":
+            hint = "use '==' to compare; effects assign with 'name = value'"
+        raise ExpressionError(f"unexpected character {ch!r}", e.line, e.column, hint=hint,
+                              source=source) from None
+    except UnexpectedEOF as e:
+        line = source.count("\n") + 1
+        col = len(source.rsplit("\n", 1)[-1]) + 1
+        raise ExpressionError("the expression ends too early", line, col,
+                              hint="is a bracket or an operand missing?", source=source) from None
+    except UnexpectedToken as e:
+        tok = e.token
+        if tok.type == "$END":
+            line = source.count("\n") + 1
+            col = len(source.rsplit("\n", 1)[-1]) + 1
+            raise ExpressionError("the expression ends too early", line, col,
+                                  hint="is a bracket or an operand missing?", source=source) from None
+        hint = None
+        if str(tok) == "=" or tok.type in ("EQUAL", "ASSIGN_OP"):
+            hint = "use '==' to compare" if start == "expression" else None
+        expected = sorted(_TOKEN_NAMES.get(t, repr(t)) for t in list(e.expected)[:6])
+        if not hint and expected:
+            hint = "expected " + ", ".join(expected)
+        raise ExpressionError(f"unexpected {str(tok)!r}", tok.line, tok.column, hint=hint,
+                              source=source) from None
+    except UnexpectedInput as e:  # pragma: no cover - other lark errors
+        raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
+                              getattr(e, "column", 1) or 1, source=source) from None
+
+
+# --- types: just enough to catch obvious mistakes before play -------------------------------
+NUM, STR, BOOL, NONE = "number", "text", "boolean", "none"
+
+
+def _list_of(t):
+    return ("list", t)
+
+
+def _is_entity(t):
+    return isinstance(t, tuple) and t[0] == "entity"
+
+
+def _elem(t):
+    if isinstance(t, tuple) and t[0] == "list":
+        return t[1]
+    return None
+
+
+@dataclass
+class Scope:
+    """What names mean when an expression is compiled.
+
+    vars: state variables (read from the state), locals: names bound by the effect context
+    (`player`, action parameters, `choose` results, `for` variables), constants: values fixed at
+    compile time, defines: named expressions of the ruleset (name -> parameter names),
+    entity_types: component type -> set of attribute names (for checking `card.attr`)."""
+
+    vars: dict = field(default_factory=dict)
+    locals: dict = field(default_factory=dict)
+    constants: dict = field(default_factory=dict)
+    defines: dict = field(default_factory=dict)
+    entity_types: dict = field(default_factory=dict)
+    const_types: dict = field(default_factory=dict)
+
+    def with_locals(self, names) -> "Scope":
+        loc = dict(self.locals)
+        if isinstance(names, dict):
+            loc.update(names)
+        else:
+            for n in names:
+                loc.setdefault(n, None)
+        return Scope(self.vars, loc, self.constants, self.defines, self.entity_types, self.const_types)
+
+    def known(self):
+        return (list(self.vars) + list(self.locals) + list(self.constants) + list(self.defines)
+                + list(BUILTINS))
+
+
+class _Gen:
+    """Tree -> Python source, with name resolution and light type checks."""
+
+    def __init__(self, scope: Scope, source: str, fast: bool = False):
+        self.scope = scope
+        self.source = source
+        self.fast = fast
+        self.uses_budget = False
+        self.names_used: set = set()
+
+    def err(self, node, message, hint=None, code="name"):
+        line = getattr(getattr(node, "meta", None), "line", None) or getattr(node, "line", 1) or 1
+        col = getattr(getattr(node, "meta", None), "column", None) or getattr(node, "column", 1) or 1
+        raise ExpressionError(message, line, col, code=code, hint=hint, source=self.source)
+
+    # ------------------------------------------------------------------ names
+    def name(self, tok, lex):
+        n = str(tok)
+        self.names_used.add(n)
+        if n in lex:
+            return "u_" + n, lex[n]
+        s = self.scope
+        if n in s.locals:
+            return f"_L[{n!r}]", s.locals[n]
+        if n in s.vars:
+            return f"_V[{n!r}]", s.vars[n]
+        if n in s.constants:
+            v = s.constants[n]
+            if isinstance(v, bool) or v is None or isinstance(v, (int, float, str)):
+                return repr(v), _type_of_value(v)
+            return f"_K[{n!r}]", s.const_types.get(n) or _type_of_value(v, self.scope)
+        if n in s.defines and not s.defines[n]:
+            return f"d_{n}(_V, _L)", None
+        if n in s.defines or n in BUILTINS:
+            self.err(tok, f"'{n}' is a function: call it as {n}(...)", code="type")
+        self.err(tok, f"unknown name '{n}'", suggest(n, list(lex) + s.known()))
+
+    # ------------------------------------------------------------------ dispatch
+    def gen(self, node, lex) -> tuple[str, Any]:
+        from lark import Token
+
+        if isinstance(node, Token):
+            if node.type == "NAME":
+                return self.name(node, lex)
+            raise AssertionError(node.type)
+        meth = getattr(self, "g_" + node.data.rstrip("_"), None)
+        if meth is None:  # pragma: no cover - grammar and generator out of step
+            self.err(node, f"unsupported construct {node.data}", code="syntax")
+        return meth(node, lex)
+
+    def g_expression(self, node, lex):
+        return self.gen(node.children[0], lex)
+
+    def g_number(self, node, lex):
+        text = str(node.children[0])
+        return (text, NUM)
+
+    def g_string(self, node, lex):
+        raw = str(node.children[0])
+        try:
+            value = ast.literal_eval(raw)
+        except Exception:
+            self.err(node, "malformed string", code="syntax")
+        return repr(value), STR
+
+    def g_true(self, node, lex):
+        return "True", BOOL
+
+    def g_false(self, node, lex):
+        return "False", BOOL
+
+    def g_none(self, node, lex):
+        return "None", NONE
+
+    def g_name(self, node, lex):
+        return self.name(node.children[0], lex)
+
+    def g_list(self, node, lex):
+        items = [self.gen(c, lex) for c in node.children if c is not None]
+        t = items[0][1] if items and all(i[1] == items[0][1] for i in items) else None
+        return "[" + ", ".join(c for c, _ in items) + "]", _list_of(t)
+
+    def g_tuple(self, node, lex):
+        items = [self.gen(c, lex) for c in node.children if c is not None]
+        return "[" + ", ".join(c for c, _ in items) + "]", _list_of(None)
+
+    def g_dict(self, node, lex):
+        parts = []
+        for pair in node.children:
+            if pair is None:
+                continue
+            k, _ = self.gen(pair.children[0], lex)
+            v, _ = self.gen(pair.children[1], lex)
+            parts.append(f"{k}: {v}")
+        return "{" + ", ".join(parts) + "}", "map"
+
+    def _comp(self, elt, comp_for, lex):
+        """Returns (clauses source, element source, element type)."""
+        self.uses_budget = True
+        inner = dict(lex)
+        clauses = []
+        for clause in comp_for.children:
+            targets_node, iter_node, *ifs = clause.children
+            it_code, it_t = self.gen(iter_node, inner)
+            targets = [str(t) for t in targets_node.children]
+            for t in targets:
+                if t in self.scope.vars or t in self.scope.constants:
+                    pass  # shadowing is allowed, the innermost wins
+            et = _elem(it_t)
+            if len(targets) == 1:
+                inner[targets[0]] = et
+            else:
+                for t in targets:
+                    inner[t] = None
+            tgt = ", ".join("u_" + t for t in targets)
+            src = f"for {tgt} in _T({it_code})"
+            for cif in ifs:
+                c, _ = self.gen(cif.children[0], inner)
+                src += f" if {c}"
+            clauses.append(src)
+        ec, et = self.gen(elt, inner)
+        return " ".join(clauses), ec, et
+
+    def g_listcomp(self, node, lex):
+        clauses, ec, et = self._comp(node.children[0], node.children[1], lex)
+        return f"[{ec} {clauses}]", _list_of(et)
+
+    def g_setcomp(self, node, lex):
+        clauses, ec, et = self._comp(node.children[0], node.children[1], lex)
+        return f"_f_distinct([{ec} {clauses}])", _list_of(et)
+
+    def g_ifexp(self, node, lex):
+        a, ta = self.gen(node.children[0], lex)
+        c, _ = self.gen(node.children[1], lex)
+        b, tb = self.gen(node.children[2], lex)
+        return f"({a} if {c} else {b})", ta if ta == tb else None
+
+    def g_lambda(self, node, lex):
+        params = [str(t) for t in node.children[0].children]
+        inner = dict(lex)
+        for p in params:
+            inner[p] = None
+        body, _ = self.gen(node.children[1], inner)
+        return f"(lambda {', '.join('u_' + p for p in params)}: {body})", "function"
+
+    def g_let(self, node, lex):
+        name = str(node.children[0])
+        val, vt = self.gen(node.children[1], lex)
+        inner = dict(lex)
+        inner[name] = vt
+        body, bt = self.gen(node.children[2], inner)
+        return f"(lambda u_{name}: {body})({val})", bt
+
+    def g_or(self, node, lex):
+        a, _ = self.gen(node.children[0], lex)
+        b, _ = self.gen(node.children[1], lex)
+        return f"({a} or {b})", None
+
+    def g_and(self, node, lex):
+        a, _ = self.gen(node.children[0], lex)
+        b, _ = self.gen(node.children[1], lex)
+        return f"({a} and {b})", None
+
+    def g_not(self, node, lex):
+        a, _ = self.gen(node.children[0], lex)
+        return f"(not {a})", BOOL
+
+    def g_compare(self, node, lex):
+        ch = node.children
+        first, ft = self.gen(ch[0], lex)
+        parts = []
+        left, lt = first, ft
+        for i in range(1, len(ch), 2):
+            op = " ".join(str(t) for t in ch[i].children)
+            right, rt = self.gen(ch[i + 1], lex)
+            if op in ("<", ">", "<=", ">=") and {lt, rt} == {NUM, STR}:
+                self.err(ch[i], f"cannot compare {lt} with {rt} using '{op}'", code="type")
+            if op == "in":
+                parts.append(f"_in({left}, {right})")
+            elif op == "not in":
+                parts.append(f"(not _in({left}, {right}))")
+            else:
+                parts.append(f"({left} {op} {right})")
+            left, lt = right, rt
+        if len(parts) == 1:
+            return parts[0], BOOL
+        # a < b < c: Python semantics; operands are pure so evaluating twice is fine
+        return "(" + " and ".join(parts) + ")", BOOL
+
+    def _arith(self, node, lex, op):
+        a, ta = self.gen(node.children[0], lex)
+        b, tb = self.gen(node.children[1], lex)
+        if op in "-/%" or op == "//":
+            for t, child in ((ta, node.children[0]), (tb, node.children[1])):
+                if t in (STR, BOOL, NONE) or (isinstance(t, tuple) and t[0] == "list"):
+                    self.err(child, f"'{op}' needs numbers, not {_tname(t)}", code="type")
+        if op == "+" and {ta, tb} == {NUM, STR}:
+            self.err(node.children[1], "cannot add text and a number",
+                     hint="use str(x) to turn a number into text", code="type")
+        if op == "+" and NONE in (ta, tb):
+            self.err(node, "cannot add none", code="type")
+        return a, b, ta, tb
+
+    def g_add(self, node, lex):
+        a, b, ta, tb = self._arith(node, lex, "+")
+        t = ta if ta == tb else None
+        return f"({a} + {b})", t
+
+    def g_sub(self, node, lex):
+        a, b, *_ = self._arith(node, lex, "-")
+        return f"({a} - {b})", NUM
+
+    def g_mul(self, node, lex):
+        a, b, ta, tb = self._arith(node, lex, "*")
+        if ta == NUM and tb == NUM or _is_num_literal(a) and tb == NUM or _is_num_literal(b) and ta == NUM:
+            return f"({a} * {b})", NUM
+        return f"_mul({a}, {b})", ta if tb == NUM else (tb if ta == NUM else None)
+
+    def g_div(self, node, lex):
+        a, b, *_ = self._arith(node, lex, "/")
+        if _is_num_literal(b) and float(b) != 0:
+            return f"({a} / {b})", NUM
+        return f"_div({a}, {b})", NUM
+
+    def g_floordiv(self, node, lex):
+        a, b, *_ = self._arith(node, lex, "//")
+        if _is_num_literal(b) and float(b) != 0:
+            return f"({a} // {b})", NUM
+        return f"_fdiv({a}, {b})", NUM
+
+    def g_mod(self, node, lex):
+        a, b, *_ = self._arith(node, lex, "%")
+        if _is_num_literal(b) and float(b) != 0:
+            return f"({a} % {b})", NUM
+        return f"_mod({a}, {b})", NUM
+
+    def g_neg(self, node, lex):
+        a, t = self.gen(node.children[0], lex)
+        if t in (STR, BOOL, NONE):
+            self.err(node.children[0], f"cannot negate {_tname(t)}", code="type")
+        return f"(-{a})", NUM
+
+    def g_pos(self, node, lex):
+        a, t = self.gen(node.children[0], lex)
+        return f"(+{a})", NUM
+
+    def g_pow(self, node, lex):
+        a, _ = self.gen(node.children[0], lex)
+        b, _ = self.gen(node.children[1], lex)
+        return f"_pow({a}, {b})", NUM
+
+    def g_attr(self, node, lex):
+        obj, t = self.gen(node.children[0], lex)
+        attr = str(node.children[1])
+        if _is_entity(t) and t[1] in self.scope.entity_types:
+            attrs = self.scope.entity_types[t[1]]
+            if attr != "id" and attr not in attrs:
+                self.err(node.children[1], f"a {t[1]} has no attribute '{attr}'",
+                         suggest(attr, list(attrs) + ["id"]))
+            return f"_A({obj}, {attr!r})", ("entity", t[1]) if attr == "id" else None
+        if t in (NUM, BOOL, NONE):
+            self.err(node.children[1], f"{_tname(t)} has no attribute '{attr}'", code="type")
+        return f"_A({obj}, {attr!r})", None
+
+    def g_index(self, node, lex):
+        obj, t = self.gen(node.children[0], lex)
+        key, _ = self.gen(node.children[1], lex)
+        if t in (NUM, BOOL, NONE):
+            self.err(node.children[0], f"cannot index {_tname(t)}", code="type")
+        if self.fast:
+            return f"{obj}[{key}]", _elem(t)
+        return f"_I({obj}, {key})", _elem(t)
+
+    def g_slice(self, node, lex):
+        obj, t = self.gen(node.children[0], lex)
+        lo = self.gen(node.children[1], lex)[0] if node.children[1] is not None else ""
+        hi = self.gen(node.children[2], lex)[0] if node.children[2] is not None else ""
+        return f"{obj}[{lo}:{hi}]", t
+
+    def g_call(self, node, lex):
+        fname = str(node.children[0])
+        args_node = node.children[1]
+        pos_args: list = []
+        kw_args: list = []
+        if args_node is not None:
+            if args_node.data == "genexp_arg":
+                self.uses_budget = True
+                clauses, ec, _ = self._comp(args_node.children[0], args_node.children[1], lex)
+                pos_args.append((f"[{ec} {clauses}]", None, args_node))
+            else:
+                for a in args_node.children:
+                    if a is None:
+                        continue
+                    if getattr(a, "data", None) == "kwarg":
+                        v, vt = self.gen(a.children[1], lex)
+                        kw_args.append((str(a.children[0]), v, a))
+                    else:
+                        c, ct = self.gen(a, lex)
+                        pos_args.append((c, ct, a))
+        if fname in self.scope.defines and (fname not in lex):
+            params = self.scope.defines[fname]
+            if kw_args:
+                self.err(kw_args[0][2], f"'{fname}' takes no keyword arguments", code="arity")
+            if len(pos_args) != len(params):
+                self.err(node, f"'{fname}' takes {len(params)} argument(s) "
+                               f"({', '.join(params)}), got {len(pos_args)}", code="arity")
+            args = ", ".join(["_V", "_L"] + [c for c, _, _ in pos_args])
+            return f"d_{fname}({args})", None
+        if fname not in BUILTINS:
+            self.err(node.children[0], f"unknown function '{fname}'",
+                     suggest(fname, list(BUILTINS) + list(self.scope.defines)))
+        fn, lo, hi, kws = BUILTINS[fname]
+        n = len(pos_args)
+        if n < lo or (hi is not None and n > hi):
+            want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
+            self.err(node, f"'{fname}' takes {want} argument(s), got {n}", code="arity")
+        for k, _, knode in kw_args:
+            if k not in kws:
+                self.err(knode, f"'{fname}' has no keyword '{k}'",
+                         suggest(k, kws) or (f"it takes {', '.join(kws)}" if kws else None),
+                         code="arity")
+        if fname in ("len", "count", "sum") and pos_args and pos_args[0][1] in (NUM, BOOL, NONE):
+            self.err(pos_args[0][2], f"'{fname}' needs a collection, not {_tname(pos_args[0][1])}",
+                     code="type")
+        codes = [c for c, _, _ in pos_args]
+        if fname in ITERATING and codes:
+            self.uses_budget = True
+            if len(codes) == 1 or fname in ("union", "intersection", "zip"):
+                codes = [f"_T({c})" for c in codes]
+            else:
+                codes[0] = f"_T({codes[0]})"
+        parts = codes + [f"{k}={v}" for k, v, _ in kw_args]
+        rtype = None
+        if fname in ("count", "len", "sum", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
+            rtype = NUM
+        elif fname in ("any", "all"):
+            rtype = BOOL
+        elif fname in ("sorted", "distinct", "reversed", "ranked", "most", "difference",
+                       "intersection", "remove_one") and pos_args:
+            rtype = pos_args[0][1]
+        elif fname in ("first", "last", "min", "max") and len(pos_args) == 1:
+            rtype = _elem(pos_args[0][1])
+        elif fname == "str":
+            rtype = STR
+        elif fname == "range":
+            rtype = _list_of(NUM)
+        return f"_f_{fname}({', '.join(parts)})", rtype
+
+    # ------------------------------------------------------------------ statements
+    def statement(self, node, lex):
+        target, op, value = node.children
+        vcode, _ = self.gen(value, lex)
+        root, path = self.target(target, lex)
+        return root, path, str(op), vcode
+
+    def target(self, node, lex):
+        """Returns (root variable name, [key code, ...]) of an assignment target."""
+        if node.data == "t_name":
+            n = str(node.children[0])
+            if n not in self.scope.vars and n not in self.scope.locals and n not in lex:
+                if n in self.scope.constants:
+                    self.err(node.children[0], f"'{n}' is a constant and cannot be changed",
+                             code="assign")
+                self.err(node.children[0], f"unknown variable '{n}'",
+                         suggest(n, list(self.scope.vars) + list(self.scope.locals)) or
+                         "declare it under 'vars:'", code="name")
+            self.names_used.add(n)
+            return n, []
+        root, path = self.target(node.children[0], lex)
+        if node.data == "t_index":
+            k, _ = self.gen(node.children[1], lex)
+            return root, path + [k]
+        return root, path + [repr(str(node.children[1]))]
+
+
+def _tname(t):
+    if isinstance(t, tuple):
+        return "a list" if t[0] == "list" else f"a {t[1]}"
+    return {NUM: "a number", STR: "text", BOOL: "a boolean", NONE: "none"}.get(t, "a value")
+
+
+def _is_num_literal(code: str) -> bool:
+    try:
+        float(code)
+        return True
+    except ValueError:
+        return False
+
+
+def _type_of_value(v, scope: Optional[Scope] = None):
+    if isinstance(v, bool):
+        return BOOL
+    if isinstance(v, (int, float)):
+        return NUM
+    if isinstance(v, str):
+        return STR
+    if v is None:
+        return NONE
+    if isinstance(v, list):
+        return _list_of(None)
+    if isinstance(v, dict):
+        return "map"
+    return None
+
+
+class CodeUnit:
+    """Collects the generated functions of many expressions and compiles them into ONE code
+    object, once. Each expression becomes `def _eN(_V, _L)`; each define `def d_name(_V, _L, ...)`."""
+
+    def __init__(self, scope: Scope, entities: Optional[dict] = None, budget: Optional[Budget] = None):
+        self.scope = scope
+        self.entities = entities if entities is not None else {}
+        self.budget = budget or Budget()
+        self.lines: list[str] = []
+        self.count = 0
+        self.ns: Optional[dict] = None
+        self.pending: list = []  # (index, holder) resolved after build()
+
+    def _gen(self, source: str, start: str, scope: Scope):
+        tree = parse(source, start)
+        g = _Gen(scope, source)
+        return g, tree
+
+    def add_expression(self, source: str, scope: Optional[Scope] = None, lex: Optional[dict] = None):
+        """Compile-check one expression now; return a handle whose `.fn` is set by build()."""
+        scope = scope or self.scope
+        if isinstance(source, bool) or source is None or isinstance(source, (int, float)):
+            source = repr(source) if not isinstance(source, bool) else ("true" if source else "false")
+            if source == "None":
+                source = "none"
+        g, tree = self._gen(str(source), "expression", scope)
+        code, typ = g.gen(tree, dict(lex or {}))
+        name = f"_e{self.count}"
+        self.count += 1
+        fast = _Gen(scope, str(source), fast=True)
+        fcode, _ = fast.gen(tree, dict(lex or {}))
+        if fcode != code:
+            # plain subscripts first; on any lookup error, the checked version explains it
+            self.lines.append(f"def {name}_safe(_V, _L):\n    return {code}\n")
+            self.lines.append(f"def {name}(_V, _L):\n    try:\n        return {fcode}\n"
+                              f"    except _LE:\n        return {name}_safe(_V, _L)\n")
+        else:
+            self.lines.append(f"def {name}(_V, _L):\n    return {code}\n")
+        h = Handle(name, str(source), typ, g.names_used)
+        self.pending.append(h)
+        return h
+
+    def add_statement(self, source: str, scope: Optional[Scope] = None):
+        """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
+        scope = scope or self.scope
+        g, tree = self._gen(str(source), "statement", scope)
+        root, path, op, vcode = g.statement(tree, {})
+        name = f"_s{self.count}"
+        self.count += 1
+        base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
+        body = []
+        if not path:
+            cont = None
+            tgt = base
+            if op == "=":
+                body.append(f"    {tgt} = {vcode}")
+            else:
+                body.append(f"    {tgt} = _aug({tgt}, {op[:-1]!r}, {vcode})")
+        else:
+            body.append(f"    _o = {base}")
+            for k in path[:-1]:
+                body.append(f"    _o = _I(_o, {k})")
+            body.append(f"    _k = _key(_o, {path[-1]})")
+            if op == "=":
+                body.append(f"    _o[_k] = {vcode}")
+            else:
+                body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {op[:-1]!r}, {vcode})")
+        self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
+        h = Handle(name, str(source), None, g.names_used)
+        h.target = root
+        self.pending.append(h)
+        return h
+
+    def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
+        scope = scope or self.scope
+        g, tree = self._gen(str(source), "expression", scope)
+        code, typ = g.gen(tree, {p: None for p in params})
+        args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
+        self.lines.append(f"def d_{name}({args}):\n    return {code}\n")
+        return typ, g.names_used
+
+    def build(self, constants: Optional[dict] = None) -> dict:
+        src = "\n".join(self.lines)
+        code = compile(src, "<rulebook expressions>", "exec")
+        ns = make_runtime(self.entities, self.budget)
+        ns["_K"] = dict(constants if constants is not None else self.scope.constants)
+        ns["_aug"] = _aug
+        ns["_key"] = _key
+        ns["_get_or0"] = _get_or0
+        exec(code, ns)  # noqa: S102 - generated from the grammar, no builtins reachable
+        for h in self.pending:
+            h.fn = ns[h.name]
+        self.ns = ns
+        return ns
+
+
+def _aug(a, op, b):
+    if op == "+":
+        if a is None:
+            return b
+        return a + b
+    if op == "-":
+        return (a or 0) - b
+    if op == "*":
+        return a * b
+    if op == "//":
+        if b == 0:
+            from ..errors import RuleRuntimeError
+            raise RuleRuntimeError("division by zero")
+        return a // b
+    raise AssertionError(op)
+
+
+def _key(o, k):
+    # JSON objects have text keys: a player number used as a key is stored as text
+    if type(o) is dict and type(k) is int:
+        return str(k)
+    if type(o) is list and type(k) is int and not (-len(o) <= k < len(o)):
+        from ..errors import RuleRuntimeError
+        raise RuleRuntimeError(f"index {k} is outside a list of {len(o)}")
+    return k
+
+
+def _get_or0(o, k):
+    if type(o) is dict:
+        return o.get(k, 0)
+    return o[k]
+
+
+class Handle:
+    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos")
+
+    def __init__(self, name, source, typ, names):
+        self.name = name
+        self.source = source
+        self.type = typ
+        self.names = names
+        self.fn = None
+        self.target = None
+        self.pos = None
+
+
+class CompiledExpression:
+    """One expression compiled once. `evaluate(mapping)` gives its value; the mapping supplies
+    every name the expression was compiled with."""
+
+    __slots__ = ("source", "_fn", "_budget", "names")
+
+    def __init__(self, source, fn, budget, names):
+        self.source = source
+        self._fn = fn
+        self._budget = budget
+        self.names = names
+
+    def evaluate(self, mapping=None):
+        self._budget.left = self._budget.limit
+        m = mapping if mapping is not None else {}
+        return self._fn(m, m)
+
+    def __call__(self, mapping=None):
+        return self.evaluate(mapping)
+
+    def __repr__(self):
+        return f"CompiledExpression({self.source!r})"
+
+
+def compile_expression(source: str, names=(), *, functions: Optional[dict] = None,
+                       entities: Optional[dict] = None, work_limit: int = 2_000_000) -> CompiledExpression:
+    """Compile `source` once. `names` are the names the expression may use (an iterable, or a
+    mapping name -> example value, used only for its type). `functions` maps a name to
+    (params, body source) for named helper expressions. Raises ExpressionError with
+    `.line`, `.column`, `.message` on a syntax or name error."""
+    if isinstance(names, dict):
+        vars_ = {n: _type_of_value(v) for n, v in names.items()}
+    else:
+        vars_ = {n: None for n in names}
+    defines = {k: list(v[0]) for k, v in (functions or {}).items()}
+    scope = Scope(vars=vars_, defines=defines)
+    budget = Budget(work_limit)
+    unit = CodeUnit(scope, entities or {}, budget)
+    for fname, (params, body) in (functions or {}).items():
+        unit.add_define(fname, list(params), body)
+    h = unit.add_expression(source)
+    unit.build()
+    return CompiledExpression(source, h.fn, budget, sorted(h.names))

@@ -1,0 +1,273 @@
+"""Loading rule files: safe YAML only, a source position on every node, limits on size,
+depth and alias expansion, and includes across the files of a ruleset.
+
+Owns: turning bytes on disk into a tree of `Map`/`Seq`/`Text` nodes that remember where they
+came from. Does not own composition of modules (modules.py) or meaning (schema, compile).
+"""
+from __future__ import annotations
+
+import glob
+import os
+from typing import Any, Optional
+
+import yaml
+
+from .errors import Diagnostic, Pos, RulebookError, suggest
+
+__all__ = ["Map", "Seq", "Text", "load_file", "pos_of", "key_pos", "value_pos", "LIMITS", "plain"]
+
+LIMITS = {
+    "file_bytes": 2_000_000,
+    "depth": 64,
+    "nodes": 500_000,  # nodes after alias expansion, per file
+}
+
+_ALLOWED_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
+}
+
+
+class Map(dict):
+    """A YAML mapping that remembers its position and those of its keys and values."""
+
+    __slots__ = ("pos", "kpos", "vpos")
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.pos: Pos = Pos("<generated>", 0, 0)
+        self.kpos: dict = {}
+        self.vpos: dict = {}
+
+
+class Seq(list):
+    __slots__ = ("pos", "ipos")
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.pos: Pos = Pos("<generated>", 0, 0)
+        self.ipos: list = []
+
+
+class Text(str):
+    """A string scalar with its position; `col_offset` is 1 when the scalar was quoted, so a
+    column inside the text maps to a column in the file."""
+
+    __slots__ = ("pos", "quoted", "block")
+
+    def __new__(cls, value, pos=None, quoted=False, block=False):
+        obj = super().__new__(cls, value)
+        obj.pos = pos or Pos("<generated>", 0, 0)
+        obj.quoted = quoted
+        obj.block = block
+        return obj
+
+
+def pos_of(node, default: Optional[Pos] = None) -> Pos:
+    return getattr(node, "pos", None) or default or Pos("<unknown>", 0, 0)
+
+
+def key_pos(m, key) -> Pos:
+    if isinstance(m, Map) and key in m.kpos:
+        return m.kpos[key]
+    return pos_of(m)
+
+
+def value_pos(m, key) -> Pos:
+    if isinstance(m, Map) and key in m.vpos:
+        return m.vpos[key]
+    if isinstance(m, Seq) and isinstance(key, int) and key < len(m.ipos):
+        return m.ipos[key]
+    return pos_of(m)
+
+
+def expr_pos(text, line: int, col: int) -> Pos:
+    """Position in the file of (line, col) inside an expression scalar."""
+    base = pos_of(text)
+    if isinstance(text, Text) and text.block:
+        return Pos(base.file, base.line + line, col + base.col)
+    if line > 1:
+        return Pos(base.file, base.line + line - 1, col)
+    offset = 1 if isinstance(text, Text) and text.quoted else 0
+    return Pos(base.file, base.line, base.col + offset + col - 1)
+
+
+def plain(node):
+    """The same tree as plain dicts, lists and strs (for JSON Schema and for the engine)."""
+    if isinstance(node, dict):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, Text):
+        return str(node)
+    return node
+
+
+class _Builder:
+    def __init__(self, path: str, loader: yaml.SafeLoader):
+        self.path = path
+        self.loader = loader
+        self.count = 0
+        self.diags: list[Diagnostic] = []
+
+    def pos(self, node) -> Pos:
+        m = node.start_mark
+        return Pos(self.path, m.line + 1, m.column + 1)
+
+    def build(self, node, depth=0):
+        self.count += 1
+        if self.count > LIMITS["nodes"]:
+            raise _Stop(Diagnostic(
+                "yaml-too-large",
+                f"the file expands to more than {LIMITS['nodes']} nodes (aliases that repeat "
+                "aliases, a 'billion laughs')", self.pos(node),
+                "write the data out, or use fewer nested aliases"))
+        if depth > LIMITS["depth"]:
+            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
+                                   self.pos(node)))
+        if isinstance(node, yaml.MappingNode):
+            m = Map()
+            m.pos = self.pos(node)
+            for knode, vnode in node.value:
+                if knode.tag == "tag:yaml.org,2002:merge":
+                    raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported",
+                                           self.pos(knode), "write the keys out"))
+                key = self.build(knode, depth + 1)
+                if isinstance(key, (dict, list)):
+                    raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value",
+                                           self.pos(knode)))
+                if isinstance(key, Text):
+                    key = str(key)
+                if key in m:
+                    self.diags.append(Diagnostic(
+                        "duplicate-key", f"key '{key}' appears twice in this mapping",
+                        self.pos(knode), f"the first is at line {m.kpos[key].line}"))
+                value = self.build(vnode, depth + 1)
+                m[key] = value
+                m.kpos[key] = self.pos(knode)
+                m.vpos[key] = self.pos(vnode)
+            return m
+        if isinstance(node, yaml.SequenceNode):
+            s = Seq()
+            s.pos = self.pos(node)
+            for item in node.value:
+                s.append(self.build(item, depth + 1))
+                s.ipos.append(self.pos(item))
+            return s
+        if node.tag not in _ALLOWED_SCALAR_TAGS:
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{node.tag}' is not allowed",
+                                   self.pos(node),
+                                   "rule files are plain data: remove the tag"))
+        value = self.loader.construct_object(node, deep=True)
+        if isinstance(value, str):
+            return Text(value, self.pos(node), quoted=node.style in ("'", '"'),
+                        block=node.style in ("|", ">"))
+        return value
+
+
+class _Stop(Exception):
+    def __init__(self, diag):
+        self.diag = diag
+
+
+def load_file(path: str, display: Optional[str] = None) -> Any:
+    """Load one YAML file into a positioned tree, or raise RulebookError with positions."""
+    shown = display or path
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load")
+    if size > LIMITS["file_bytes"]:
+        raise RulebookError([Diagnostic("file-too-large",
+                                        f"file is {size} bytes; the limit is {LIMITS['file_bytes']}",
+                                        Pos(shown, 1, 1))], "load")
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = raw[: e.start]
+        line = before.count(b"\n") + 1
+        col = e.start - (before.rfind(b"\n") + 1) + 1
+        raise RulebookError([Diagnostic("encoding", f"byte 0x{raw[e.start]:02x} is not UTF-8",
+                                        Pos(shown, line, col), "save the file as UTF-8")], "load")
+    if not text.strip() or all(l.strip().startswith("#") or not l.strip() for l in text.splitlines()):
+        raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1),
+                                        "a rule file holds a mapping of sections")], "load")
+    return load_text(text, shown)
+
+
+def load_text(text: str, shown: str = "<text>"):
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            msg = (e.problem or "invalid YAML").strip()
+            if e.context:
+                msg = f"{msg} ({e.context.strip()})"
+            hint = None
+            if "tab" in msg.lower():
+                hint = "indent with spaces, not tabs"
+            elif "mapping values are not allowed" in msg:
+                hint = "quote a value that contains ': '"
+            raise RulebookError([Diagnostic("yaml", msg, Pos(shown, line, col), hint)], "load") from None
+        except yaml.YAMLError as e:
+            raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
+        if node is None:
+            raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
+        b = _Builder(shown, loader)
+        try:
+            tree = b.build(node)
+        except _Stop as s:
+            raise RulebookError([s.diag], "load") from None
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            raise RulebookError([Diagnostic("yaml", str(getattr(e, "problem", e)), Pos(shown, line, col))], "load") from None
+        except RecursionError:
+            raise RulebookError([Diagnostic("yaml-too-deep", "nesting too deep", Pos(shown, 1, 1))], "load") from None
+        if b.diags:
+            raise RulebookError(b.diags, "load")
+        return tree
+    finally:
+        loader.dispose()
+
+
+def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tuple[str, Map]]:
+    """The root file's `include:` list (paths or globs relative to the ruleset folder) -> the
+    loaded files in order, as (display path, tree)."""
+    out = []
+    inc = root.get("include") or []
+    if isinstance(inc, str):
+        inc = [inc]
+    diags = []
+    seen = set()
+    for i, pattern in enumerate(inc):
+        p = value_pos(root["include"], i) if isinstance(root.get("include"), Seq) else pos_of(root)
+        if not isinstance(pattern, str):
+            diags.append(Diagnostic("include", "an include is a file path", p))
+            continue
+        if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
+            diags.append(Diagnostic("include", f"include '{pattern}' leaves the ruleset folder", p,
+                                    "include files inside the ruleset folder only"))
+            continue
+        matches = sorted(glob.glob(os.path.join(base_dir, pattern)))
+        if not matches:
+            candidates = [os.path.relpath(f, base_dir) for f in glob.glob(os.path.join(base_dir, "**", "*.yaml"), recursive=True)]
+            diags.append(Diagnostic("include", f"include '{pattern}' matches no file", p,
+                                    suggest(pattern, candidates)))
+            continue
+        for f in matches:
+            if f in seen:
+                continue
+            seen.add(f)
+            try:
+                out.append((rel(f), load_file(f, rel(f))))
+            except RulebookError as e:
+                diags.extend(e.diagnostics)
+    if diags:
+        raise RulebookError(diags, "load")
+    return out

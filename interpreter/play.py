@@ -1,0 +1,286 @@
+"""Running games: one seeded game with agents, many games (simulate, optionally over
+processes), perft, and the phase graph as Mermaid / DOT / SVG.
+
+Owns the procedures behind `rulebook simulate`, `perft` and `graph`; the CLI only parses
+arguments and prints.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .errors import RuleRuntimeError
+
+__all__ = ["play_game", "simulate", "perft", "graph_text", "GameResult"]
+
+
+@dataclass
+class GameResult:
+    seed: int
+    winners: list
+    scores: dict
+    steps: int
+    final_vars: dict
+    error: Optional[str] = None
+    actions: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "winners": self.winners,
+                "scores": {str(p): s for p, s in self.scores.items()},
+                "steps": self.steps, "final_vars": _public_vars(self.final_vars), "error": self.error}
+
+
+def _public_vars(v: dict) -> dict:
+    return {k: x for k, x in v.items()}
+
+
+def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
+              end_assertions: bool = True) -> GameResult:
+    from .agents import make_agent
+
+    agents = [make_agent(agent_specs[i % len(agent_specs)], seed * 1009 + i) for i in range(players)]
+    try:
+        st = rs.new_game(players, seed=seed)
+    except RuleRuntimeError as e:
+        return GameResult(seed, [], {}, 0, {}, f"set-up failed: {e}")
+    actions = []
+    while not st.is_terminal:
+        legal = st.legal_actions()
+        if not legal:
+            return GameResult(seed, [], {}, st.steps, st.vars, f"no legal action in phase '{st.phase}' at step {st.steps}")
+        p = legal[0].player
+        agent = agents[p] if p is not None else agents[0]
+        a = agent.act(st, p)
+        out = st.apply(a)
+        if not out:
+            return GameResult(seed, [], {}, st.steps, st.vars,
+                              f"{out.code}: {out.reason} (action {a.label} in phase '{st.phase}' at step {st.steps})")
+        if record:
+            actions.append(a.to_json())
+    try:
+        scores = st.scores()
+        winners = st.winners()
+    except RuleRuntimeError as e:
+        return GameResult(seed, [], {}, st.steps, st.vars, f"scoring failed: {e}")
+    error = None
+    if end_assertions:
+        for when, h, message, pos in rs.assertions:
+            if when == "end" and h is not None:
+                rs.budget.reset()
+                try:
+                    ok = h.fn(st.vars, {})
+                except RuleRuntimeError as e:
+                    ok, message = False, f"{message}: {e}"
+                if not ok:
+                    error = f"end assertion failed: {message} ({pos})"
+                    break
+    return GameResult(seed, winners, scores, st.steps, st.vars, error, actions)
+
+
+def _run_chunk(args):
+    target, modules, players, seeds, agent_specs = args
+    from . import load
+
+    rs = load(target, modules=modules, check=False)
+    return [play_game(rs, players, s, agent_specs).to_json() for s in seeds]
+
+
+def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
+             jobs: int = 1, progress=None):
+    """Play `games` seeded games; the same arguments give the same results for any `jobs`."""
+    seeds = [seed + i for i in range(games)]
+    t0 = time.perf_counter()
+    results = []
+    if jobs <= 1:
+        from . import load
+
+        rs = load(target, modules=modules, check=False)
+        for i, s in enumerate(seeds):
+            results.append(play_game(rs, players, s, agent_specs).to_json())
+            if progress:
+                progress(i + 1, games)
+    else:
+        import multiprocessing as mp
+
+        n_chunks = max(jobs * 4, 1)
+        size = max(1, (games + n_chunks - 1) // n_chunks)
+        chunks = [seeds[i:i + size] for i in range(0, games, size)]
+        ctx = mp.get_context("fork") if hasattr(mp, "get_context") else mp
+        with ctx.Pool(jobs) as pool:
+            done = 0
+            for res in pool.imap(_run_chunk, [(target, list(modules), players, c, agent_specs) for c in chunks]):
+                results.extend(res)
+                done += len(res)
+                if progress:
+                    progress(done, games)
+    seconds = time.perf_counter() - t0
+    return results, seconds
+
+
+def summarize(results, players: int, seconds: float) -> dict:
+    completed = [r for r in results if not r["error"]]
+    wins = {str(p): 0 for p in range(players)}
+    draws = 0
+    for r in completed:
+        if len(r["winners"]) == 1:
+            wins[str(r["winners"][0])] += 1
+        else:
+            draws += 1
+    totals = [s["total"] for r in completed for s in r["scores"].values()]
+    steps = [r["steps"] for r in completed]
+    errors = {}
+    for r in results:
+        if r["error"]:
+            key = r["error"].split(" (action")[0][:160]
+            errors[key] = errors.get(key, 0) + 1
+    return {
+        "games": len(results),
+        "completed": len(completed),
+        "errors": len(results) - len(completed),
+        "error_kinds": errors,
+        "wins_by_seat": wins,
+        "draws": draws,
+        "mean_steps": (sum(steps) / len(steps)) if steps else 0,
+        "min_steps": min(steps) if steps else 0,
+        "max_steps": max(steps) if steps else 0,
+        "score_min": min(totals) if totals else 0,
+        "score_max": max(totals) if totals else 0,
+        "score_mean": (sum(totals) / len(totals)) if totals else 0,
+        "seconds": round(seconds, 3),
+    }
+
+
+# ----------------------------------------------------------------------------- perft
+class _ChanceScript:
+    """Forces the outcome of each chance event: the given prefix, then 0; records the number
+    of outcomes of every event so that the caller can enumerate the rest."""
+
+    def __init__(self, prefix):
+        self.prefix = list(prefix)
+        self.used: list = []
+        self.ns: list = []
+
+    def next(self, n):
+        i = len(self.used)
+        c = self.prefix[i] if i < len(self.prefix) else 0
+        self.used.append(c)
+        self.ns.append(n)
+        return c
+
+
+def _chance_children(make, limit=10**6):
+    """Every outcome of a step with chance: `make(script)` runs the step under a script."""
+    todo = [[]]
+    n = 0
+    while todo:
+        prefix = todo.pop()
+        script = _ChanceScript(prefix)
+        st = make(script)
+        n += 1
+        if n > limit:
+            raise RuleRuntimeError(f"more than {limit} chance outcomes in one step")
+        yield st
+        for j in range(len(prefix), len(script.ns)):
+            for c in range(1, script.ns[j]):
+                todo.append(script.used[:j] + [c])
+
+
+def perft(rs, players: int, depth: int, seed: int = 0, chance_setup_limit: int = 10_000) -> dict:
+    from .state import State
+
+    roots = []
+    setup_note = "enumerated"
+    try:
+        def mk(script):
+            return _new_with_chance(rs, players, seed, script)
+        roots = list(_chance_children(mk, chance_setup_limit))
+    except RuleRuntimeError:
+        roots = [rs.new_game(players, seed=seed)]
+        setup_note = f"seeded (set-up has more than {chance_setup_limit} chance outcomes)"
+    leaves = 0
+    nodes = 0
+
+    def rec(st, d):
+        nonlocal leaves, nodes
+        nodes += 1
+        if d == 0 or st.is_terminal:
+            leaves += 1
+            return
+        for a in st.legal_actions():
+            def mk(script, st=st, a=a):
+                s = st.copy()
+                s.chance = script
+                out = s.apply(a)
+                if not out:
+                    raise RuleRuntimeError(f"legal action refused: {out.reason}")
+                s.chance = None
+                return s
+            for child in _chance_children(mk):
+                rec(child, d - 1)
+
+    for r in roots:
+        rec(r, depth)
+    return {"depth": depth, "leaves": leaves, "nodes": nodes, "setups": len(roots), "setup": setup_note}
+
+
+def _new_with_chance(rs, players, seed, script):
+    from .state import State
+
+    return State.new(rs, players, seed, chance=script)
+
+
+# ----------------------------------------------------------------------------- graph
+def graph_text(rs, fmt: str) -> str:
+    from .checks import phase_graph, _action_enters
+
+    g = phase_graph(rs)
+    for pid, ph in rs.phases.items():
+        for sub in _action_enters(rs, ph):
+            g.add_edge(pid, sub, kind="enter")
+    if fmt == "mermaid":
+        lines = ["flowchart TD"]
+        lines.append(f"    START((start)) --> {rs.start}")
+        def mid(n):  # 'end' is a keyword in Mermaid
+            return "END" if n == "end" else n
+        for n, data in g.nodes(data=True):
+            label = data.get("label", n)
+            shape = f"END([{label}])" if n == "end" else f'{n}["{label}"]'
+            lines.append(f"    {shape}")
+        for a, b, data in g.edges(data=True):
+            a, b = mid(a), mid(b)
+            if data.get("kind") == "enter":
+                lines.append(f"    {a} -. enters .-> {b}")
+            elif data.get("condition"):
+                cond = data["condition"].replace('"', "'")
+                lines.append(f'    {a} -->|"{cond}"| {b}')
+            else:
+                lines.append(f"    {a} --> {b}")
+        return "\n".join(lines) + "\n"
+    # dot
+    lines = ["digraph phases {", "  rankdir=TB;", '  node [shape=box, style=rounded, fontname="Helvetica"];',
+             '  start [shape=circle, label="start"];', f'  start -> "{rs.start}";']
+    for n, data in g.nodes(data=True):
+        lines.append(f'  "{n}" [label="{data.get("label", n)}"{", shape=doublecircle" if n == "end" else ""}];')
+    for a, b, data in g.edges(data=True):
+        attrs = []
+        if data.get("kind") == "enter":
+            attrs.append('style=dashed, label="enters"')
+        elif data.get("condition"):
+            attrs.append('label="' + data["condition"].replace('"', "'") + '"')
+        lines.append(f'  "{a}" -> "{b}"' + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def svg_from_dot(dot: str) -> str:
+    """SVG via Graphviz's `dot` when it is installed; a readable error otherwise."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("dot")
+    if not exe:
+        raise RuntimeError("--format svg needs Graphviz's 'dot' program (apt-get install graphviz); "
+                           "use --format dot or mermaid")
+    return subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, check=True).stdout

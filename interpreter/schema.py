@@ -1,0 +1,97 @@
+"""Shape checks with JSON Schema (draft 2020-12), errors mapped back to `file:line:col`.
+
+Owns: loading the bundled schema and turning jsonschema's errors into Diagnostics, best first.
+Does not own anything the schema cannot say (references, expression types): that is checks.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+from .errors import Diagnostic, RulebookError, suggest
+from .loader import Map, Seq, key_pos, plain, pos_of, value_pos
+
+__all__ = ["schema", "schema_path", "validate_tree"]
+
+
+def schema_path() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    for cand in (os.path.join(here, "schema", "ruleset.schema.json"),
+                 os.path.join(os.path.dirname(here), "schema", "ruleset.schema.json")):
+        if os.path.isfile(cand):
+            return cand
+    raise FileNotFoundError("ruleset.schema.json is not installed")
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    with open(schema_path(), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _locate(tree, path):
+    """The deepest positioned node along a JSON path, and the key position where useful."""
+    node = tree
+    pos = pos_of(tree)
+    for i, part in enumerate(path):
+        if isinstance(node, Map) and part in node:
+            pos = key_pos(node, part) if i == len(path) - 1 else value_pos(node, part)
+            node = node[part]
+        elif isinstance(node, Seq) and isinstance(part, int) and part < len(node):
+            pos = value_pos(node, part)
+            node = node[part]
+        else:
+            break
+    return pos
+
+
+def _message(err) -> tuple[str, str | None]:
+    v = err.validator
+    hint = None
+    if v == "additionalProperties":
+        extra = [k for k in err.instance if k not in (err.schema.get("properties") or {})]
+        allowed = list((err.schema.get("properties") or {}).keys())
+        if extra:
+            hint = suggest(extra[0], allowed) or f"allowed here: {', '.join(allowed)}"
+            return f"unknown key '{extra[0]}'", hint
+    if v == "enum":
+        return f"{err.instance!r} is not one of {', '.join(map(repr, err.validator_value))}", suggest(str(err.instance), [str(x) for x in err.validator_value])
+    if v == "required":
+        return err.message.replace("is a required property", "is required here"), None
+    if v == "pattern":
+        return f"'{err.instance}' is not a valid name (letters, digits and '_', starting with a letter)", None
+    if v == "anyOf" and err.context:
+        best = min(err.context, key=lambda e: (len(e.path), e.validator != "additionalProperties"))
+        return _message(best)
+    if v == "type":
+        want = err.validator_value
+        want = " or ".join(want) if isinstance(want, list) else want
+        return f"expected {want}, got {type(err.instance).__name__.replace('Text','string').replace('Map','mapping').replace('Seq','list').replace('str','string').replace('dict','mapping')}", None
+    return err.message, hint
+
+
+def validate_tree(tree) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    data = plain(tree)
+    errors = sorted(validator.iter_errors(data), key=lambda e: jsonschema.exceptions.relevance(e))
+    diags = []
+    seen = set()
+    for err in errors:
+        path = list(err.absolute_path)
+        if err.validator == "anyOf" and err.context:
+            deepest = max(err.context, key=lambda e: len(e.absolute_path))
+            path = list(deepest.absolute_path)
+        pos = _locate(tree, path)
+        msg, hint = _message(err)
+        key = (str(pos), msg)
+        if key in seen:
+            continue
+        seen.add(key)
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        diags.append(Diagnostic("schema", f"{msg} (at {where})", pos, hint))
+    if diags:
+        diags.sort(key=lambda d: (d.pos.file, d.pos.line, d.pos.col))
+        raise RulebookError(diags, "schema")
