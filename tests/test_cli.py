@@ -1,0 +1,105 @@
+"""The command line, in process, on the tic-tac-toe ruleset."""
+import io
+import json
+
+from interpreter.cli import run
+
+
+def cli(*argv, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err, io.StringIO(stdin))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_validate_ok():
+    code, out, err = cli("validate", "tictactoe")
+    assert code == 0, err
+    assert "valid" in out
+
+
+def test_validate_unknown_ruleset_suggests():
+    code, out, err = cli("validate", "tictactoo")
+    assert code == 1
+    assert "did you mean 'tictactoe'?" in err
+
+
+def test_usage_error_is_2():
+    assert cli("simulate")[0] == 2
+    assert cli("frobnicate")[0] == 2
+
+
+def test_simulate_json_has_contract_keys(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    code, out, err = cli("simulate", "tictactoe", "--games", "30", "--seed", "5", "--json",
+                         "--per-game", str(per_game))
+    assert code == 0, err
+    summary = json.loads(out)
+    for key in ("games", "completed", "errors", "wins_by_seat", "draws", "mean_steps", "seconds"):
+        assert key in summary
+    assert summary["games"] == 30 and summary["completed"] == 30 and summary["errors"] == 0
+    assert sum(summary["wins_by_seat"].values()) + summary["draws"] == 30
+    lines = [json.loads(l) for l in per_game.read_text().splitlines()]
+    assert len(lines) == 30
+    for key in ("seed", "winners", "scores", "steps", "final_vars"):
+        assert key in lines[0]
+    assert lines[0]["final_vars"]["board"].count("") <= 4  # a finished board
+
+
+def test_simulate_jobs_give_identical_results(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert cli("simulate", "tictactoe", "--games", "40", "--per-game", str(a), "--json")[0] == 0
+    assert cli("simulate", "tictactoe", "--games", "40", "--per-game", str(b), "--json", "--jobs", "2")[0] == 0
+    assert a.read_text() == b.read_text()
+
+
+def test_simulate_default_players_is_smallest():
+    code, out, _ = cli("simulate", "tictactoe", "--games", "2", "--json")
+    assert json.loads(out)["players"] == 2
+
+
+def test_simulate_rejects_bad_player_count():
+    code, _, err = cli("simulate", "tictactoe", "--players", "5", "--games", "2")
+    assert code == 2 and "2 players" in err
+
+
+def test_perft_depth_2():
+    code, out, _ = cli("perft", "tictactoe", "--depth", "2")
+    assert code == 0 and ": 72 leaves" in out
+
+
+def test_graph_formats():
+    code, out, _ = cli("graph", "tictactoe", "--format", "mermaid")
+    assert code == 0 and out.startswith("flowchart TD") and "play --> END" in out
+    code, out, _ = cli("graph", "tictactoe", "--format", "dot")
+    assert code == 0 and out.startswith("digraph")
+
+
+def test_schema_is_draft_2020_12():
+    code, out, _ = cli("schema")
+    assert json.loads(out)["$schema"].endswith("2020-12/schema")
+
+
+def test_play_human_against_random_and_replay(tmp_path):
+    save = tmp_path / "g.replay.json"
+    moves = "\n".join(["0"] * 9) + "\n"
+    code, out, err = cli("play", "tictactoe", "--agents", "human,random", "--seed", "3", "--save", str(save),
+                         stdin=moves)
+    assert code == 0, err
+    assert "game over" in out and save.exists()
+    data = json.loads(save.read_text())
+    assert data["actions"] and data["players"] == 2
+    code, out, err = cli("replay", str(save))
+    assert code == 0, err
+    assert "state hash" in out
+
+
+def test_play_bad_input_is_asked_again(tmp_path):
+    code, out, _ = cli("play", "tictactoe", "--agents", "human,random", "--save", str(tmp_path / "x.json"),
+                       stdin="99\nfoo\nq\n")
+    assert code == 0
+    assert "type a number" in out and "saved the game so far" in out
+
+
+def test_check_prints_contract_line(tmp_path):
+    code, out, _ = cli("check", "tictactoe")
+    assert out.strip().splitlines()[-1].endswith("failed")
