@@ -389,8 +389,12 @@ class State:
                 return Outcome(False, "unknown_action", f"no legal action is labelled {action!r}")
             action = matches[0]
         legal = self.legal_actions()
-        if action not in legal:
-            return self._refusal(action)
+        for x in legal:  # identity first: agents hand back the very object they were given
+            if x is action:
+                break
+        else:
+            if action not in legal:
+                return self._refusal(action)
         if action.player is not None and legal and action.player != legal[0].player:
             return Outcome(False, "not_your_turn", f"it is player {legal[0].player}'s turn")
         snapshot = marshal.dumps(d)

@@ -46,8 +46,26 @@ _TOKEN_NAMES = {
 }
 
 
+_TREE_CACHE: dict = {}
+
+
 def parse(source: str, start: str = "expression"):
-    """Parse to a Lark tree or raise ExpressionError with line and column."""
+    """Parse to a Lark tree or raise ExpressionError with line and column. Trees are cached by
+    text, so composing many module combinations parses each expression once."""
+    key = (str(source), start) if isinstance(source, str) else None
+    if key is not None:
+        tree = _TREE_CACHE.get(key)
+        if tree is not None:
+            return tree
+    tree = _parse(source, start)
+    if key is not None:
+        if len(_TREE_CACHE) > 50_000:
+            _TREE_CACHE.clear()
+        _TREE_CACHE[key] = tree
+    return tree
+
+
+def _parse(source: str, start: str = "expression"):
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     if not isinstance(source, str):
