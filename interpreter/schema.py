@@ -17,7 +17,7 @@ __all__ = ["schema", "schema_path", "validate_tree"]
 
 def schema_path() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
-    for cand in (os.path.join(here, "schema", "ruleset.schema.json"),
+    for cand in (os.path.join(here, "schema_files", "ruleset.schema.json"),
                  os.path.join(os.path.dirname(here), "schema", "ruleset.schema.json")):
         if os.path.isfile(cand):
             return cand
