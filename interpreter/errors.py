@@ -67,8 +67,13 @@ class Diagnostic:
         lines = [head]
         text = _source_line(self.pos, sources)
         if text is not None:
-            lines.append("    " + text.rstrip("\n"))
+            text = text.rstrip("\n")
             caret_col = max(self.pos.col, 1)
+            if len(text) > 160:  # a very long line: show a window around the caret
+                start = max(0, caret_col - 80)
+                text = ("..." if start else "") + text[start:start + 160] + ("..." if start + 160 < len(text) else "")
+                caret_col = caret_col - start + (3 if start else 0)
+            lines.append("    " + text)
             # keep tabs so the caret lines up in a terminal
             prefix = "".join(c if c == "\t" else " " for c in text[: caret_col - 1])
             lines.append("    " + prefix + "^" + "~" * max(0, min(self.length, 60) - 1))

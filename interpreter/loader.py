@@ -27,6 +27,8 @@ _ALLOWED_SCALAR_TAGS = {
     "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
 }
 
+_ALLOWED_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+
 
 class Map(dict):
     """A YAML mapping that remembers its position and those of its keys and values."""
@@ -84,12 +86,47 @@ def value_pos(m, key) -> Pos:
 def expr_pos(text, line: int, col: int) -> Pos:
     """Position in the file of (line, col) inside an expression scalar."""
     base = pos_of(text)
+    if isinstance(text, Text) and isinstance(text.block, tuple):
+        mapped = _map_multiline(text.block, line, col)
+        if mapped is not None:
+            return Pos(base.file, mapped[0], mapped[1])
     if isinstance(text, Text) and text.block:
         return Pos(base.file, base.line + line, col + base.col)
     if line > 1:
         return Pos(base.file, base.line + line - 1, col)
     offset = 1 if isinstance(text, Text) and text.quoted else 0
     return Pos(base.file, base.line, base.col + offset + col - 1)
+
+
+def _map_multiline(info, line: int, col: int):
+    """(line, col) inside the value of a scalar written over several file lines -> (file line,
+    file col). `info` is (folded, [(file line, file col of the content, content), ...]): a
+    literal block keeps every line break, a folded block or a multi-line flow scalar turns a
+    line break into a space and a blank line into a line break."""
+    folded, rows = info
+    # the value's lines, to turn (line, col) into an offset counting a line break as one char
+    value_lines: list = []
+    cur = None
+    for _, _, content in rows:
+        if not folded:
+            value_lines.append(content)
+        elif not content:
+            value_lines.append(cur or "")
+            cur = None
+        else:
+            cur = content if cur is None else cur + " " + content
+    if folded:
+        value_lines.append(cur or "")
+    text_offset = sum(len(v) + 1 for v in value_lines[:line - 1]) + col - 1
+    # walk the file rows with the same accounting
+    o = text_offset
+    for fl, fc, content in rows:
+        if folded and not content:
+            continue
+        if o <= len(content):
+            return fl, fc + o
+        o -= len(content) + 1
+    return None
 
 
 def plain(node):
@@ -125,6 +162,10 @@ class _Builder:
         if depth > LIMITS["depth"]:
             raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
                                    self.pos(node)))
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _ALLOWED_COLLECTION_TAGS:
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
+                                   self.pos(node),
+                                   "rule files are plain data: remove the tag"))
         if isinstance(node, yaml.MappingNode):
             m = Map()
             m.pos = self.pos(node)
@@ -155,14 +196,92 @@ class _Builder:
                 s.ipos.append(self.pos(item))
             return s
         if node.tag not in _ALLOWED_SCALAR_TAGS:
-            raise _Stop(Diagnostic("yaml-tag", f"the tag '{node.tag}' is not allowed",
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
                                    self.pos(node),
                                    "rule files are plain data: remove the tag"))
         value = self.loader.construct_object(node, deep=True)
         if isinstance(value, str):
-            return Text(value, self.pos(node), quoted=node.style in ("'", '"'),
-                        block=node.style in ("|", ">"))
+            block = node.style in ("|", ">")
+            if node.end_mark.line > node.start_mark.line:
+                block = self._rows(node) or block
+            return Text(value, self.pos(node), quoted=node.style in ("'", '"'), block=block)
         return value
+
+
+    def _rows(self, node):
+        """The file lines of a scalar written over several lines (see `_map_multiline`)."""
+        buf = getattr(self.loader, "buffer", None)
+        if not isinstance(buf, str):
+            return None
+        start, end = node.start_mark, node.end_mark
+        raw = buf[start.index:end.index].split("\n")
+        rows = []
+        if node.style in ("|", ">"):
+            body = raw[1:]
+            indent = None
+            for r in body:
+                if r.strip():
+                    indent = len(r) - len(r.lstrip(" "))
+                    break
+            if indent is None:
+                return None
+            for i, r in enumerate(body):
+                rows.append((start.line + 2 + i, indent + 1, r[indent:].rstrip("\r")))
+            while rows and not rows[-1][2]:
+                rows.pop()
+            return (node.style == ">", rows)
+        first_col = start.column + 1 + (1 if node.style in ("'", '"') else 0)
+        for i, r in enumerate(raw):
+            if i == 0:
+                rows.append((start.line + 1, first_col, r[first_col - start.column - 1:].rstrip()))
+            else:
+                stripped = r.lstrip(" \t")
+                rows.append((start.line + 1 + i, len(r) - len(stripped) + 1, stripped.rstrip()))
+        return (True, rows)
+
+    def measure(self, root) -> None:
+        """Refuse an alias bomb before building anything: the size of every node after alias
+        expansion, computed once per distinct node (aliases share nodes)."""
+        sizes: dict = {}
+
+        def size(node, depth):
+            got = sizes.get(id(node))
+            if got is not None:
+                return got
+            if depth > LIMITS["depth"]:
+                raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
+                                       self.pos(node)))
+            n = 1
+            if isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    n += size(k, depth + 1) + size(v, depth + 1)
+            elif isinstance(node, yaml.SequenceNode):
+                for v in node.value:
+                    n += size(v, depth + 1)
+            sizes[id(node)] = n
+            return n
+
+        limit = LIMITS["nodes"]
+        total = size(root, 0)
+        if total <= limit:
+            return
+        node = root
+        while True:
+            kids = ([x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode)
+                    else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+            big = [k for k in kids if sizes.get(id(k), 0) > limit]
+            if not big:
+                break
+            node = big[0]
+        raise _Stop(Diagnostic(
+            "yaml-too-large",
+            f"this value expands to {sizes[id(node)]} nodes through aliases; the limit is {limit} "
+            "(aliases that repeat aliases, a 'billion laughs')", self.pos(node),
+            "write the data out, or use fewer nested aliases"))
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
 
 
 class _Stop(Exception):
@@ -209,17 +328,20 @@ def load_text(text: str, shown: str = "<text>"):
             if e.context:
                 msg = f"{msg} ({e.context.strip()})"
             hint = None
-            if "tab" in msg.lower():
+            if "tab" in msg.lower() or "'\\t'" in msg:
                 hint = "indent with spaces, not tabs"
             elif "mapping values are not allowed" in msg:
                 hint = "quote a value that contains ': '"
             raise RulebookError([Diagnostic("yaml", msg, Pos(shown, line, col), hint)], "load") from None
         except yaml.YAMLError as e:
             raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
+        except RecursionError:
+            raise RulebookError([_deep_at(text, shown)], "load") from None
         if node is None:
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
         b = _Builder(shown, loader)
         try:
+            b.measure(node)
             tree = b.build(node)
         except _Stop as s:
             raise RulebookError([s.diag], "load") from None
@@ -234,6 +356,25 @@ def load_text(text: str, shown: str = "<text>"):
         return tree
     finally:
         loader.dispose()
+
+
+def _deep_at(text: str, shown: str) -> Diagnostic:
+    """Where nesting first goes past the limit (found with the event parser, which does not
+    recurse), for a file too deep for the composer."""
+    depth = 0
+    pos = Pos(shown, 1, 1)
+    try:
+        for ev in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > LIMITS["depth"]:
+                    pos = Pos(shown, ev.start_mark.line + 1, ev.start_mark.column + 1)
+                    break
+            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        pass
+    return Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos)
 
 
 def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tuple[str, Map]]:

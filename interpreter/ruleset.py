@@ -86,6 +86,7 @@ class Ruleset:
     phases: dict
     blocks: list
     proc_blocks: dict
+    simple_blocks: list
     end_if: Optional[Handle]
     max_steps: int
     score_rows: list  # [(id, label, Handle)]
@@ -323,6 +324,7 @@ class _Compiler:
             phases=phases,
             blocks=self.blocks,
             proc_blocks={k: v["block"] for k, v in self.procs.items()},
+            simple_blocks=_simple_blocks(self.blocks),
             end_if=end_if,
             max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
             score_rows=rows,
@@ -558,6 +560,26 @@ class _Compiler:
                  suggest(next(iter(keys), ""), ["if", "for", "let", "move", "shuffle", "random", "choose",
                                                  "enter", "do", "log", "fail", "end_phase"]))
         return None
+
+
+_SIMPLE_OPS = {"stmt", "let", "log", "move", "shuffle", "random", "fail"}
+
+
+def _simple_blocks(blocks) -> list:
+    """For each block: can it run to the end without suspending (no choice, loop frame,
+    procedure call, sub-phase or phase end)? Nested blocks have larger indices."""
+    simple = [False] * len(blocks)
+    for i in range(len(blocks) - 1, -1, -1):
+        ok = True
+        for op in blocks[i] or ():
+            if op[0] in _SIMPLE_OPS:
+                continue
+            if op[0] == "if" and simple[op[2]] and (op[3] is None or simple[op[3]]):
+                continue
+            ok = False
+            break
+        simple[i] = ok
+    return simple
 
 
 def _provenance(t) -> dict:

@@ -30,13 +30,13 @@ def schema() -> dict:
         return json.load(fh)
 
 
-def _locate(tree, path):
+def _locate(tree, path, value=False):
     """The deepest positioned node along a JSON path, and the key position where useful."""
     node = tree
     pos = pos_of(tree)
     for i, part in enumerate(path):
         if isinstance(node, Map) and part in node:
-            pos = key_pos(node, part) if i == len(path) - 1 else value_pos(node, part)
+            pos = key_pos(node, part) if i == len(path) - 1 and not value else value_pos(node, part)
             node = node[part]
         elif isinstance(node, Seq) and isinstance(part, int) and part < len(node):
             pos = value_pos(node, part)
@@ -62,13 +62,30 @@ def _message(err) -> tuple[str, str | None]:
     if v == "pattern":
         return f"'{err.instance}' is not a valid name (letters, digits and '_', starting with a letter)", None
     if v == "anyOf" and err.context:
-        best = min(err.context, key=lambda e: (len(e.path), e.validator != "additionalProperties"))
-        return _message(best)
+        return _message(_best(err))
     if v == "type":
         want = err.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
         return f"expected {want}, got {type(err.instance).__name__.replace('Text','string').replace('Map','mapping').replace('Seq','list').replace('str','string').replace('dict','mapping')}", None
     return err.message, hint
+
+
+def _is_null_branch(e) -> bool:
+    return e.validator == "type" and e.validator_value in ("null", ["null"])
+
+
+def _best(err):
+    """The error of an `anyOf` that explains it best: the deepest one, then one that is not
+    'expected null' (the optional branch), then an unknown key."""
+    leaf = err
+    while leaf.validator == "anyOf" and leaf.context:
+        leaf = min(leaf.context, key=lambda e: (-len(e.absolute_path), _is_null_branch(e),
+                                                e.validator != "additionalProperties"))
+    return leaf
+
+
+# validators whose error is about a value (point at the value, not at its key)
+_VALUE_ERRORS = ("type", "enum", "pattern", "minimum", "maximum", "minItems", "maxItems", "const")
 
 
 def validate_tree(tree) -> None:
@@ -80,11 +97,9 @@ def validate_tree(tree) -> None:
     diags = []
     seen = set()
     for err in errors:
-        path = list(err.absolute_path)
-        if err.validator == "anyOf" and err.context:
-            deepest = max(err.context, key=lambda e: len(e.absolute_path))
-            path = list(deepest.absolute_path)
-        pos = _locate(tree, path)
+        leaf = _best(err)
+        path = list(leaf.absolute_path)
+        pos = _locate(tree, path, value=leaf.validator in _VALUE_ERRORS)
         msg, hint = _message(err)
         key = (str(pos), msg)
         if key in seen:

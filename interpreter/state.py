@@ -505,7 +505,8 @@ class State:
             top = stack[-1]
             k = top["k"]
             if k == "fx":
-                self._exec(top)
+                if self._exec(top):
+                    stack.pop()
                 continue
             if k == "for":
                 if top["n"] < len(top["items"]):
@@ -654,7 +655,7 @@ class State:
         if ph.turn_block is not None:
             d["stack"].append({"k": "fx", "b": ph.turn_block, "i": 0, "L": {"player": p, "round": fr["round"]}})
             return False
-        return False
+        return self._turn_step(fr, ph)  # the turn starts now: find its actions at once
 
     # ------------------------------------------------------------------ effects
     def _exec(self, fr):
@@ -666,6 +667,7 @@ class State:
         ops = rs.blocks[fr["b"]]
         L = fr["L"]
         stack = d["stack"]
+        simple = rs.simple_blocks
         while fr["i"] < len(ops):
             op = ops[fr["i"]]
             fr["i"] += 1
@@ -673,12 +675,13 @@ class State:
             if kind == "stmt":
                 op[1].fn(v, L)
             elif kind == "if":
-                if op[1].fn(v, L):
-                    stack.append({"k": "fx", "b": op[2], "i": 0, "L": dict(L)})
-                    return
-                if op[3] is not None:
-                    stack.append({"k": "fx", "b": op[3], "i": 0, "L": dict(L)})
-                    return
+                blk = op[2] if op[1].fn(v, L) else op[3]
+                if blk is not None:
+                    if simple[blk]:  # nothing in it can suspend: run it in place
+                        self._exec({"b": blk, "i": 0, "L": dict(L)})
+                    else:
+                        stack.append({"k": "fx", "b": blk, "i": 0, "L": dict(L)})
+                        return False
             elif kind == "let":
                 for name, h in op[1]:
                     L[name] = h.fn(v, L)
@@ -687,14 +690,14 @@ class State:
                 if isinstance(items, dict):
                     items = list(items)
                 stack.append({"k": "for", "b": op[3], "var": op[1], "items": list(items), "n": 0, "L": dict(L)})
-                return
+                return False
             elif kind == "call":
                 _, name, binds = op
                 L2 = {"player": L.get("player")}
                 for prm, h in binds:
                     L2[prm] = h.fn(v, L)
                 stack.append({"k": "fx", "b": self._proc_block(name), "i": 0, "L": L2})
-                return
+                return False
             elif kind == "move":
                 self._move(op, v, L)
             elif kind == "shuffle":
@@ -725,10 +728,10 @@ class State:
                     labels = ["".join(part if isinstance(part, str) else _fmt(part.fn(v, dict(L, option=o))) for part in label) for o in opts]
                 d["pending"] = {"player": p, "options": opts, "as": name, "prompt": prompt,
                                 "frame": len(stack) - 1, "labels": labels}
-                return
+                return False
             elif kind == "enter":
                 self._push_phase(op[1], sub=True)
-                return
+                return False
             elif kind == "log":
                 d["log"].append("".join(part if isinstance(part, str) else _fmt(part.fn(v, L)) for part in op[1]))
                 if len(d["log"]) > 200:
@@ -742,8 +745,8 @@ class State:
                     ph_fr = stack[-1]
                     ph_fr["st"] = "leave" if ph_fr["st"] in ("exit", "leave") else "exit"
                     ph_fr["player"] = None
-                return
-        stack.pop()
+                return False
+        return True
 
     def _proc_block(self, name):
         return self.rs.proc_blocks[name]

@@ -460,6 +460,7 @@ class _Gen:
                         c, ct = self.gen(a, lex)
                         pos_args.append((c, ct, a))
         if fname in self.scope.defines and (fname not in lex):
+            self.names_used.add(fname)  # a called define is used (no false 'unused' warning)
             params = self.scope.defines[fname]
             if kw_args:
                 self.err(kw_args[0][2], f"'{fname}' takes no keyword arguments", code="arity")
