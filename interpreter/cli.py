@@ -313,16 +313,12 @@ def cmd_check(args, out, err, _in) -> int:
 
 
 def cmd_graph(args, out, err, _in) -> int:
-    from .play import graph_text, svg_from_dot
+    from .play import graph_svg, graph_text
     from .ruleset import load
 
     rs = load(args.ruleset, modules=args.module)
     if args.format == "svg":
-        try:
-            print(svg_from_dot(graph_text(rs, "dot")), file=out, end="")
-        except RuntimeError as e:
-            print(f"rulebook: error: {e}", file=err)
-            return 1
+        print(graph_svg(rs), file=out, end="")
         return 0
     print(graph_text(rs, args.format), file=out, end="")
     return 0

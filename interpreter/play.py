@@ -274,13 +274,57 @@ def graph_text(rs, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def svg_from_dot(dot: str) -> str:
-    """SVG via Graphviz's `dot` when it is installed; a readable error otherwise."""
-    import shutil
-    import subprocess
+def graph_svg(rs) -> str:
+    """A self-contained SVG of the phase graph: phases in layers by distance from the start,
+    edges as arrows (dashed for sub-phases entered from an effect), conditions as labels.
+    Pure Python, so it works without Graphviz."""
+    from html import escape
 
-    exe = shutil.which("dot")
-    if not exe:
-        raise RuntimeError("--format svg needs Graphviz's 'dot' program (apt-get install graphviz); "
-                           "use --format dot or mermaid")
-    return subprocess.run([exe, "-Tsvg"], input=dot, capture_output=True, text=True, check=True).stdout
+    from .checks import _action_enters, phase_graph
+
+    g = phase_graph(rs)
+    for pid, ph in rs.phases.items():
+        for sub in _action_enters(rs, ph):
+            g.add_edge(pid, sub, kind="enter")
+    import networkx as nx
+
+    depth = nx.single_source_shortest_path_length(g, rs.start) if rs.start in g else {}
+    layers: dict = {}
+    for n in g.nodes:
+        d = depth.get(n, max(depth.values(), default=0) + 1)
+        layers.setdefault(d, []).append(n)
+    w, h, gap_x, gap_y = 150, 40, 40, 70
+    pos = {}
+    width = max(len(v) for v in layers.values()) * (w + gap_x) + gap_x
+    for d, nodes in sorted(layers.items()):
+        total = len(nodes) * (w + gap_x) - gap_x
+        x0 = (width - total) / 2
+        for i, n in enumerate(sorted(nodes, key=str)):
+            pos[n] = (x0 + i * (w + gap_x), gap_y / 2 + d * (h + gap_y))
+    height = (max(layers) + 1) * (h + gap_y) + gap_y / 2
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{int(width)}" height="{int(height)}" '
+           f'font-family="Helvetica, Arial, sans-serif" font-size="12">',
+           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+           'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#444"/></marker></defs>',
+           f'<title>{escape(rs.name)} phases</title>']
+    for a, b, data in g.edges(data=True):
+        (x1, y1), (x2, y2) = pos[a], pos[b]
+        sx, sy = x1 + w / 2, y1 + h
+        tx, ty = x2 + w / 2, y2
+        if y2 <= y1:  # a loop back up: leave from the side
+            sx, sy, tx, ty = x1 + w, y1 + h / 2, x2 + w, y2 + h / 2
+            path = f"M {sx} {sy} C {sx + 60} {sy}, {tx + 60} {ty}, {tx} {ty}"
+        else:
+            path = f"M {sx} {sy} L {tx} {ty}"
+        dash = ' stroke-dasharray="5,4"' if data.get("kind") == "enter" else ""
+        out.append(f'<path d="{path}" fill="none" stroke="#444"{dash} marker-end="url(#arrow)"/>')
+        label = "enters" if data.get("kind") == "enter" else (data.get("condition") or "")
+        if label:
+            out.append(f'<text x="{(sx + tx) / 2 + 6}" y="{(sy + ty) / 2}" fill="#555">{escape(label[:40])}</text>')
+    for n, (x, y) in pos.items():
+        label = g.nodes[n].get("label", n)
+        fill = "#eee" if n == "end" else "#dbe9f6"
+        out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="10" fill="{fill}" stroke="#345"/>')
+        out.append(f'<text x="{x + w / 2}" y="{y + h / 2 + 4}" text-anchor="middle">{escape(str(label)[:22])}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -103,3 +103,13 @@ def test_play_bad_input_is_asked_again(tmp_path):
 def test_check_prints_contract_line(tmp_path):
     code, out, _ = cli("check", "tictactoe")
     assert out.strip().splitlines()[-1].endswith("failed")
+
+
+def test_graph_svg_is_well_formed_xml():
+    import xml.etree.ElementTree as ET
+
+    code, out, _ = cli("graph", "tictactoe", "--format", "svg")
+    assert code == 0
+    root = ET.fromstring(out)
+    assert root.tag.endswith("svg")
+    assert any("play" in (t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}text"))
