@@ -21,6 +21,7 @@ KEYED = ("constants", "vars", "define", "procedures", "actions", "phases", "modu
 NESTED_KEYED = ("components",)  # type -> id -> definition
 MERGED_MAPS = ("game",)
 LISTS = ("assertions", "combinations")
+NESTED_OVERLAYS = {("scoring", "rows")}  # mappings of ids inside a section, overlaid id by id
 
 
 def _rulesets_dirs() -> list[str]:
@@ -192,11 +193,12 @@ def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
     out: list = []
     visiting: set = set()
 
-    def visit(name, via=None):
+    def visit(name, via=None, at=None):
         if name in out:
             return
         if name not in decls:
-            diags.append(Diagnostic("module", f"unknown module '{name}'", where,
+            msg = f"unknown module '{name}'" + (f" (required by '{via}')" if via else "")
+            diags.append(Diagnostic("module", msg, at or where,
                                     suggest(name, list(decls)) or f"modules: {', '.join(decls) or 'none'}"))
             return
         if name in visiting:
@@ -205,8 +207,9 @@ def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
             return
         visiting.add(name)
         d = decls[name] or {}
-        for r in d.get("requires", []) or []:
-            visit(r, name)
+        reqs = d.get("requires", []) or []
+        for i, r in enumerate(reqs):
+            visit(r, name, value_pos(reqs, i) if isinstance(reqs, Seq) else value_pos(d, "requires"))
         for a in d.get("after", []) or []:
             if a in chosen or any(a in ((decls.get(c) or {}).get("requires") or []) for c in chosen):
                 visit(a, name)
@@ -216,10 +219,12 @@ def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
     for m in chosen:
         visit(m)
     for m in out:
-        for x in (decls.get(m) or {}).get("excludes", []) or []:
+        exc = (decls.get(m) or {}).get("excludes", []) or []
+        for i, x in enumerate(exc):
             if x in out:
                 diags.append(Diagnostic("module", f"module '{m}' excludes '{x}'",
-                                        key_pos(decls, m)))
+                                        value_pos(exc, i) if isinstance(exc, Seq) else key_pos(decls, m),
+                                        f"'{m}' and '{x}' cannot be played together: choose one"))
     return out
 
 
@@ -245,7 +250,8 @@ def compose(folder: str, modules=()) -> Composed:
     rel = _display(folder)
     decls = base.get("modules") or Map()
     diags: list = []
-    order = module_order(decls, list(modules), diags, pos_of(base))
+    order = module_order(decls, list(modules), diags,
+                         key_pos(base, "modules") if "modules" in base else pos_of(base))
     if diags:
         raise RulebookError(diags, "modules")
     setters: dict = {}  # path -> (module, value, pos)
@@ -269,6 +275,14 @@ def compose(folder: str, modules=()) -> Composed:
                 diags.append(Diagnostic("shape", "a module file must be a mapping of sections", pos_of(tree)))
                 continue
             _overlay(base, tree, name, decls, setters, origin, rel(full), diags)
+    for section in ("vars", "define", "procedures", "actions", "phases"):
+        defs = base.get(section)
+        if isinstance(defs, Map):
+            for key, value in defs.items():
+                if value is None:  # `id:` with nothing after it (null deletes only in a module)
+                    diags.append(Diagnostic("empty-definition", f"'{key}' in {section} has no definition",
+                                            key_pos(defs, key),
+                                            "write its definition, or remove the line (null deletes only in a module)"))
     if diags:
         raise RulebookError(diags, "modules")
     return Composed(folder, base, tuple(order), files, origin)
@@ -307,6 +321,10 @@ def _overlay_defs(target, defs, path, module, decls, setters, origin, display, d
 
     for key, value in defs.items():
         full = path + (key,)
+        if full in NESTED_OVERLAYS and isinstance(value, Map) and isinstance(target.get(key), Map):
+            # scoring rows are definitions by id: a module adds, replaces or deletes single rows
+            _overlay_defs(target[key], value, full, module, decls, setters, origin, display, diags)
+            continue
         prev = setters.get(full)
         if prev is not None:
             pmod, pval, ppos = prev

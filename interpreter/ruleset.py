@@ -344,7 +344,7 @@ class _Compiler:
     # actions -------------------------------------------------------------------------------
     def action(self, aid, d, scope: Scope) -> Action:
         params = []
-        loc = {}
+        loc = {"round": "number"}  # the engine binds the current round of the turns phase
         for pname, dom in (d.get("params") or {}).items():
             if pname == "player":
                 self.err("reserved", "'player' is bound by the engine", key_pos(d["params"], pname))
@@ -544,9 +544,9 @@ class _Compiler:
                              suggest(k, params) or f"it takes: {', '.join(params) or 'nothing'}")
             for prm in params:
                 if prm in given:
-                    binds.append((prm, self.expr(given[prm], scope, given, prm)))
+                    binds.append((str(prm), self.expr(given[prm], scope, given, prm)))
                 elif prm in scope.locals:
-                    binds.append((prm, self.expr(prm, scope)))
+                    binds.append((str(prm), self.expr(prm, scope)))
                 else:
                     self.err("reference", f"procedure '{name}' needs '{prm}'", p, f"add with: {{{prm}: ...}}")
             return ("call", name, tuple(binds))

@@ -202,8 +202,10 @@ class State:
         return s
 
     def to_json(self) -> str:
+        # keys keep their order: iterating a map follows insertion order, so a sorted dump
+        # would make a resumed game diverge from the original
         return json.dumps({"ruleset": self.rs.name, "modules": list(self.rs.modules), "state": self.d},
-                          sort_keys=True, separators=(",", ":"))
+                          separators=(",", ":"))
 
     @classmethod
     def from_json(cls, rs, text: str) -> "State":
@@ -568,6 +570,10 @@ class State:
             if target == "return":
                 if not fr["sub"]:
                     d["terminal"] = True
+                else:  # back in the phase that entered the sub-phase
+                    top = self._top_phase()
+                    if top is not None:
+                        v["current_phase"] = top["id"]
                 return False
             self._push_phase(target, fr["sub"])
             return False

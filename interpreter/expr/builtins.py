@@ -140,12 +140,12 @@ def _range(a, b=None, step=1):
     return list(r)
 
 
-def _most(items, key):
+def _most(items, key=None):
     """All items that share the best (largest) key: the 'most X' with ties kept."""
     items = list(items)
     if not items:
         return []
-    keys = [key(x) for x in items]
+    keys = [key(x) for x in items] if key is not None else items
     best = max(keys)
     return [x for x, k in zip(items, keys) if k == best]
 
@@ -291,7 +291,7 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "list": (list, 1, 1, ()),
     "max": (_max, 1, None, ("default", "key")),
     "min": (_min, 1, None, ("default", "key")),
-    "most": (_most, 2, 2, ("key",)),
+    "most": (_most, 1, 2, ("key",)),
     "range": (_range, 1, 3, ()),
     "ranked": (_ranked, 1, 3, ("key", "reverse")),
     "remove_one": (_remove_one, 2, 2, ()),
