@@ -37,6 +37,7 @@ class Action:
     fallback: bool
     label_parts: Optional[list] = None
     req_fns: tuple = ()
+    req_levels: tuple = ((),)
 
 
 @dataclass
@@ -309,6 +310,7 @@ class _Compiler:
             self.unit.build(constants)
         except SyntaxError as e:  # pragma: no cover - would be a generator bug
             raise RulebookError([Diagnostic("internal", f"generated code failed to compile: {e}", pos_of(t))], "compile")
+        self.define_names = {}
         self.finish_actions(actions)
         return Ruleset(
             name=str(game.get("name", os.path.basename(self.c.folder))),
@@ -374,6 +376,16 @@ class _Compiler:
     def finish_actions(self, actions):
         for a in actions.values():
             a.req_fns = tuple(h.fn for h, _, _ in a.requires if h is not None)
+            # each requirement is checked as soon as the last parameter it reads is bound
+            names = [n for n, _ in a.params]
+            levels = [[] for _ in range(len(names) + 1)]
+            for h, _, _ in a.requires:
+                if h is None:
+                    continue
+                used = set(h.names or ()) | _define_closure(h.names or (), self.define_names)
+                lvl = max([names.index(n) + 1 for n in names if n in used] or [0])
+                levels[lvl].append(h.fn)
+            a.req_levels = tuple(tuple(x) for x in levels)
 
     def template(self, text, scope):
         """'Place in {cell}' -> ['Place in ', Handle]."""
@@ -560,6 +572,12 @@ class _Compiler:
                  suggest(next(iter(keys), ""), ["if", "for", "let", "move", "shuffle", "random", "choose",
                                                  "enter", "do", "log", "fail", "end_phase"]))
         return None
+
+
+def _define_closure(names, define_names) -> set:
+    """Names read through named expressions: a define may read an action parameter only if
+    it is passed in, so the parameters an expression reads are its own names."""
+    return set()
 
 
 _SIMPLE_OPS = {"stmt", "let", "log", "move", "shuffle", "random", "fail"}

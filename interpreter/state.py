@@ -303,6 +303,8 @@ class State:
         return self._actions_for(ph, p, fr)
 
     def _actions_for(self, ph, p, fr) -> list:
+        """Enumerate the legal actions of `p`: parameter domains in order, each requirement
+        checked as soon as the parameters it reads are bound (so whole branches are pruned)."""
         rs = self.rs
         v = self.d["vars"]
         out = []
@@ -311,67 +313,56 @@ class State:
         for aid in ph.actions:
             a = rs.actions[aid]
             target = fallbacks if a.fallback else out
-            reqs = a.req_fns
+            levels = a.req_levels
             parts = a.label_parts
             params = a.params
-            if len(params) == 1:
+            L = {"player": p, "round": rnd}
+            ok = True
+            for f in levels[0]:
+                if not f(v, L):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            if not params:
+                target.append(Action._fast(aid, (), p, (parts, v, L) if parts else None))
+                continue
+            if len(params) == 1 and not levels[1] and not parts:
                 name, h = params[0]
-                L = {"player": p, "round": rnd}
                 dom = h.fn(v, L)
                 if type(dom) is dict:
                     dom = list(dom)
-                if not reqs and not parts:
-                    fast = Action._fast
-                    target.extend([fast(aid, ((name, x if type(x) in _SCALARS else _freeze(x)),), p, None)
-                                   for x in dom])
-                    continue
-                for x in dom:
-                    L[name] = x
-                    for f in reqs:
-                        if not f(v, L):
-                            break
-                    else:
-                        fx = x if type(x) in _SCALARS else _freeze(x)
-                        target.append(Action._fast(aid, ((name, fx),), p,
-                                                   (parts, v, dict(L)) if parts else None))
+                fast = Action._fast
+                target.extend([fast(aid, ((name, x if type(x) in _SCALARS else _freeze(x)),), p, None)
+                               for x in dom])
                 continue
-            for L in self._bindings(a, p, fr):
-                for f in reqs:
-                    if not f(v, L):
-                        break
-                else:
-                    args = tuple((n, _freeze(L[n])) for n, _ in params)
-                    target.append(Action._fast(aid, args, p, (parts, v, L) if parts else None))
+            self._enumerate(a, aid, p, v, L, 0, target, parts)
         if not out:
             return fallbacks
         return out
 
-    def _bindings(self, a, p, fr):
-        base = {"player": p, "round": fr.get("round", 1)}
-        if not a.params:
-            yield base
-            return
-        v = self.d["vars"]
-        n = 0
-
-        def rec(i, L):
-            nonlocal n
-            if i == len(a.params):
-                n += 1
-                if n > MAX_PARAM_COMBINATIONS:
-                    raise RuleRuntimeError(f"action '{a.id}' has more than {MAX_PARAM_COMBINATIONS} parameter combinations")
-                yield dict(L)
-                return
-            name, h = a.params[i]
-            dom = h.fn(v, L)
-            if isinstance(dom, dict):
-                dom = list(dom)
-            for x in dom:
-                L[name] = x
-                yield from rec(i + 1, L)
-            L.pop(name, None)
-
-        yield from rec(0, dict(base))
+    def _enumerate(self, a, aid, p, v, L, i, target, parts):
+        params = a.params
+        name, h = params[i]
+        dom = h.fn(v, L)
+        if type(dom) is dict:
+            dom = list(dom)
+        checks = a.req_levels[i + 1]
+        last = i == len(params) - 1
+        for x in dom:
+            L[name] = x
+            for f in checks:
+                if not f(v, L):
+                    break
+            else:
+                if last:
+                    if len(target) >= MAX_PARAM_COMBINATIONS:
+                        raise RuleRuntimeError(f"action '{aid}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
+                    args = tuple((n, _freeze(L[n])) for n, _ in params)
+                    target.append(Action._fast(aid, args, p, (parts, v, dict(L)) if parts else None))
+                else:
+                    self._enumerate(a, aid, p, v, L, i + 1, target, parts)
+        L.pop(name, None)
 
     def _label(self, a, L):
         v = self.d["vars"]
