@@ -51,7 +51,11 @@ def _compile(rs, text, kind="expression"):
         h = unit.add_expression(text)
     else:
         h = unit.add_statement(text)
-    unit.build(rs.unit.ns["_K"])
+    ns = unit.build(rs.unit.ns["_K"])
+    # the ruleset's named expressions (compiled in its own unit) are callable here too
+    for name, fn in rs.unit.ns.items():
+        if name.startswith("d_") and name not in ns:
+            ns[name] = fn
     return h.fn
 
 
