@@ -855,32 +855,43 @@ class State:
         return out
 
     def determinize(self, player: int, seed: int) -> "State":
-        """A copy in which everything `player` cannot see is re-dealt at random from the same
-        pool (list contents of hidden zones shuffled among themselves, sizes kept)."""
+        """A copy in which everything `player` cannot see is re-dealt at random: every list
+        hidden from them (in a hidden var, another player's `owner` slot, or a list inside a
+        hidden map) keeps its size, and its items are exchanged only with unseen items of the
+        same kind (the same component type, else the same var), so a goal never lands in a
+        corp deck."""
         import random
 
         s = self.copy()
         v = s.d["vars"]
-        slots = []
-        pool = []
+        ent = self.rs.entities
+        slots: list = []  # hidden lists, mutated in place
+
+        def collect(val):
+            if isinstance(val, list):
+                if all(not isinstance(x, (list, dict)) for x in val):
+                    slots.append(val)
+                else:
+                    for x in val:
+                        collect(x)
+            elif isinstance(val, dict):
+                for x in val.values():
+                    collect(x)
+
         for name, idx in s.hidden_vars(player):
-            val = v[name] if idx is None else v[name][idx]
-            if isinstance(val, list) and all(not isinstance(x, (list, dict)) for x in val):
-                slots.append((name, idx, len(val)))
-                pool.extend(val)
+            collect(v[name] if idx is None else v[name][idx])
+        pools: dict = {}
+        places: dict = {}
+        for si, lst in enumerate(slots):
+            for pi, x in enumerate(lst):
+                kind = ent[x]["type"] if isinstance(x, str) and x in ent else ("value", type(x).__name__)
+                pools.setdefault(kind, []).append(x)
+                places.setdefault(kind, []).append((si, pi))
         rnd = random.Random(seed)
-        rnd.shuffle(pool)
-        i = 0
-        for name, idx, n in slots:
-            chunk = pool[i:i + n]
-            i += n
-            if idx is None:
-                v[name][:] = chunk
-            else:
-                v[name][idx][:] = chunk
-        pend = s.d["pending"]
-        if pend is not None and pend["player"] != player:
-            pass  # the options are re-derived on resume; the choosing player sees their own
+        for kind, items in pools.items():
+            rnd.shuffle(items)
+            for (si, pi), x in zip(places[kind], items):
+                slots[si][pi] = x
         s.d["rng"] = [f"{s.d['rng'][0]}/d{seed}", 0]
         return s
 

@@ -149,12 +149,18 @@ class MCTSAgent(Agent):
 
 
 def _rewards(state, n):
-    """1 shared among winners of a finished game; else a normalised score estimate."""
+    """1 shared among winners of a finished game; for a rollout cut short, the players ranked
+    by the ruleset's heuristic (or the score): the leaders share 0.5."""
     if state.is_terminal:
         w = state.winners()
         return [1.0 / len(w) if p in w else 0.0 for p in range(n)]
-    sc = state.scores()
-    totals = [sc[p]["total"] for p in range(n)]
+    rs = state.rs
+    if rs.heuristic is not None:
+        rs.budget.reset()
+        totals = [rs.heuristic.fn(state.vars, {"p": p, "player": p}) or 0 for p in range(n)]
+    else:
+        sc = state.scores()
+        totals = [sc[p]["total"] for p in range(n)]
     best = max(totals)
     winners = [p for p in range(n) if totals[p] == best]
     return [0.5 / len(winners) if p in winners else 0.0 for p in range(n)]
@@ -164,12 +170,17 @@ AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
 
 
 def make_agent(spec: str, seed: int = 0) -> Optional[Agent]:
-    """'random', 'greedy', 'mcts' or 'mcts:500' (iterations); 'human' gives None."""
+    """'random', 'greedy', 'mcts', 'mcts:500' (iterations) or 'mcts:200:20' (iterations and
+    rollout length, after which the heuristic judges the position); 'human' gives None."""
     name, _, arg = spec.partition(":")
     if name == "human":
         return None
     if name not in AGENTS:
         raise ValueError(f"unknown agent '{name}' (choose from human, {', '.join(AGENTS)})")
     if name == "mcts" and arg:
-        return MCTSAgent(seed, iterations=int(arg))
+        parts = arg.split(":")
+        kw = {"iterations": int(parts[0])}
+        if len(parts) > 1:
+            kw["rollout_limit"] = int(parts[1])
+        return MCTSAgent(seed, **kw)
     return AGENTS[name](seed)
