@@ -55,7 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     sm.add_argument("--players", type=int)
     sm.add_argument("--games", type=int, default=100)
     sm.add_argument("--seed", type=int, default=0)
-    sm.add_argument("--agents", default="random")
+    sm.add_argument("--agents", default="random",
+                    help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]]")
+    sm.add_argument("--rotate", action="store_true",
+                    help="rotate the agents over the seats from game to game (fair matches)")
     sm.add_argument("--jobs", type=int, default=1)
     sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
     sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
@@ -112,7 +115,14 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    try:
+        code = run()
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `rulebook simulate ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
 
 
 # ------------------------------------------------------------------------------ commands
@@ -258,7 +268,7 @@ def cmd_simulate(args, out, err, _in) -> int:
                 err.write("\n")
 
     results, seconds = simulate(rs.folder, list(rs.modules), players, args.games, args.seed, specs,
-                                jobs=args.jobs, progress=progress)
+                                jobs=args.jobs, progress=progress, rotate=args.rotate)
     summary = summarize(results, players, seconds)
     summary.update({"ruleset": rs.name, "modules": list(rs.modules), "players": players, "agents": specs,
                     "seed": args.seed, "jobs": args.jobs})
@@ -274,6 +284,10 @@ def cmd_simulate(args, out, err, _in) -> int:
         print(f"games: {summary['games']}  completed: {summary['completed']}  errors: {summary['errors']}", file=out)
         print("wins by seat: " + "  ".join(f"{k}: {v}" for k, v in summary["wins_by_seat"].items())
               + f"  draws: {summary['draws']}", file=out)
+        if len(set(specs)) > 1 or args.rotate:
+            print("wins by agent: " + "  ".join(
+                f"{a}: {v['wins']} of {v['seats']} seats" + (f" (+{v['shared']} shared)" if v["shared"] else "")
+                for a, v in summary["wins_by_agent"].items()), file=out)
         print(f"score: min {summary['score_min']}  mean {summary['score_mean']:.2f}  max {summary['score_max']}", file=out)
         print(f"steps per game: mean {summary['mean_steps']:.1f}  min {summary['min_steps']}  max {summary['max_steps']}", file=out)
         print(f"time: {summary['seconds']:.2f} s ({summary['games'] / max(summary['seconds'], 1e-9):.1f} games/s)", file=out)

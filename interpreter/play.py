@@ -25,22 +25,30 @@ class GameResult:
     final_vars: dict
     error: Optional[str] = None
     actions: list = field(default_factory=list)
+    seats: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "winners": self.winners,
                 "scores": {str(p): s for p, s in self.scores.items()},
-                "steps": self.steps, "final_vars": _public_vars(self.final_vars), "error": self.error}
+                "steps": self.steps, "final_vars": _public_vars(self.final_vars), "error": self.error,
+                "agents": self.seats}
 
 
 def _public_vars(v: dict) -> dict:
     return {k: x for k, x in v.items()}
 
 
+def seat_agents(agent_specs, players: int, shift: int = 0) -> list:
+    """The agent spec of each seat: the list repeats over the seats; `shift` rotates it."""
+    return [agent_specs[(i + shift) % len(agent_specs)] for i in range(players)]
+
+
 def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
-              end_assertions: bool = True) -> GameResult:
+              end_assertions: bool = True, shift: int = 0) -> GameResult:
     from .agents import make_agent
 
-    agents = [make_agent(agent_specs[i % len(agent_specs)], seed * 1009 + i) for i in range(players)]
+    seats = seat_agents(agent_specs, players, shift)
+    agents = [make_agent(seats[i], seed * 1009 + i) for i in range(players)]
     try:
         st = rs.new_game(players, seed=seed)
     except RuleRuntimeError as e:
@@ -76,19 +84,21 @@ def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
                 if not ok:
                     error = f"end assertion failed: {message} ({pos})"
                     break
-    return GameResult(seed, winners, scores, st.steps, st.vars, error, actions)
+    res = GameResult(seed, winners, scores, st.steps, st.vars, error, actions)
+    res.seats = seats
+    return res
 
 
 def _run_chunk(args):
-    target, modules, players, seeds, agent_specs = args
+    target, modules, players, seeds, agent_specs, base, rotate = args
     from . import load
 
     rs = load(target, modules=modules, check=False)
-    return [play_game(rs, players, s, agent_specs).to_json() for s in seeds]
+    return [play_game(rs, players, s, agent_specs, shift=(s - base) if rotate else 0).to_json() for s in seeds]
 
 
 def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
-             jobs: int = 1, progress=None):
+             jobs: int = 1, progress=None, rotate: bool = False):
     """Play `games` seeded games; the same arguments give the same results for any `jobs`."""
     seeds = [seed + i for i in range(games)]
     t0 = time.perf_counter()
@@ -98,7 +108,7 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
 
         rs = load(target, modules=modules, check=False)
         for i, s in enumerate(seeds):
-            results.append(play_game(rs, players, s, agent_specs).to_json())
+            results.append(play_game(rs, players, s, agent_specs, shift=i if rotate else 0).to_json())
             if progress:
                 progress(i + 1, games)
     else:
@@ -110,7 +120,7 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
         ctx = mp.get_context("fork") if hasattr(mp, "get_context") else mp
         with ctx.Pool(jobs) as pool:
             done = 0
-            for res in pool.imap(_run_chunk, [(target, list(modules), players, c, agent_specs) for c in chunks]):
+            for res in pool.imap(_run_chunk, [(target, list(modules), players, c, agent_specs, seed, rotate) for c in chunks]):
                 results.extend(res)
                 done += len(res)
                 if progress:
@@ -122,12 +132,23 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
 def summarize(results, players: int, seconds: float) -> dict:
     completed = [r for r in results if not r["error"]]
     wins = {str(p): 0 for p in range(players)}
+    by_agent: dict = {}
     draws = 0
     for r in completed:
+        seats = r.get("agents") or []
+        for a in seats:
+            by_agent.setdefault(a, {"seats": 0, "wins": 0, "shared": 0})
+        for a in seats:
+            by_agent[a]["seats"] += 1
         if len(r["winners"]) == 1:
             wins[str(r["winners"][0])] += 1
+            if seats:
+                by_agent[seats[r["winners"][0]]]["wins"] += 1
         else:
             draws += 1
+            for w in r["winners"]:
+                if seats:
+                    by_agent[seats[w]]["shared"] += 1
     totals = [s["total"] for r in completed for s in r["scores"].values()]
     steps = [r["steps"] for r in completed]
     errors = {}
@@ -141,6 +162,7 @@ def summarize(results, players: int, seconds: float) -> dict:
         "errors": len(results) - len(completed),
         "error_kinds": errors,
         "wins_by_seat": wins,
+        "wins_by_agent": by_agent,
         "draws": draws,
         "mean_steps": (sum(steps) / len(steps)) if steps else 0,
         "min_steps": min(steps) if steps else 0,
