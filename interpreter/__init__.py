@@ -1,8 +1,19 @@
 """rulebook: a generic interpreter for board games whose rules are data.
 
 Public API: `load`, `compile_expression`, and the types they return."""
-from .expr.compiler import compile_expression
-from .errors import ExpressionError, RulebookError, RuleRuntimeError
+# Imported on first use (PEP 562), so that `rulebook --help` does not pay for the compiler.
+_LAZY = {"compile_expression": ".expr.compiler", "ExpressionError": ".errors",
+         "RulebookError": ".errors", "RuleRuntimeError": ".errors"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'interpreter' has no attribute {name!r}")
 
 __all__ = ["load", "compile_expression", "ExpressionError", "RulebookError", "RuleRuntimeError"]
 __version__ = "0.1.0"

@@ -105,7 +105,8 @@ def run_checks(rs, composed) -> list:
             if not (nx.has_path(g, pid, "end") or any(rs.phases.get(t) is not None and rs.phases[t].kind == "end" for t in nx.descendants(g, pid))):
                 if pid not in entered:
                     diags.append(Diagnostic("no-end", f"phase '{pid}' can never reach the end of the game",
-                                            key_pos(phases_node, pid)))
+                                            key_pos(phases_node, pid),
+                                            "give some phase on its way a 'next' that leads to 'end'"))
     # static assertions
     ns = rs.unit.ns
     const_vars = {"num_players": 0, "players": [], "current_phase": None}

@@ -317,7 +317,14 @@ def load_file(path: str, display: Optional[str] = None) -> Any:
 
 
 def load_text(text: str, shown: str = "<text>"):
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as e:  # a control character
+        before = text[: e.position]
+        line = before.count("\n") + 1
+        col = e.position - (before.rfind("\n") + 1) + 1
+        raise RulebookError([Diagnostic("encoding", f"character U+{e.character:04X} is not allowed in a rule file",
+                                        Pos(shown, line, col), "remove the control character")], "load") from None
     try:
         try:
             node = loader.get_single_node()
@@ -332,6 +339,10 @@ def load_text(text: str, shown: str = "<text>"):
                 hint = "indent with spaces, not tabs"
             elif "mapping values are not allowed" in msg:
                 hint = "quote a value that contains ': '"
+            elif "while parsing a flow" in msg and e.context_mark is not None:
+                kind = "list" if "sequence" in msg else "mapping"
+                hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
+                        f"column {e.context_mark.column + 1}")
             raise RulebookError([Diagnostic("yaml", msg, Pos(shown, line, col), hint)], "load") from None
         except yaml.YAMLError as e:
             raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None

@@ -187,7 +187,7 @@ class _Compiler:
                              key_pos(defs, cid), "component ids are unique across all types")
                     continue
                 r = plain(rec) if rec is not None else {}
-                entities[cid] = MappingProxyType({"id": cid, "type": typ, **r})
+                entities[cid] = {"id": cid, "type": typ, **r}
                 ids.append(cid)
                 names.update(r.keys())
             types[typ] = tuple(ids)

@@ -99,13 +99,18 @@ def validate_tree(tree) -> None:
     for err in errors:
         leaf = _best(err)
         path = list(leaf.absolute_path)
+        if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
+            allowed = leaf.schema.get("properties") or {}
+            extra = [k for k in leaf.instance if k not in allowed]
+            if extra:  # point at the unknown key itself
+                path = path + [extra[0]]
         pos = _locate(tree, path, value=leaf.validator in _VALUE_ERRORS)
         msg, hint = _message(err)
         key = (str(pos), msg)
         if key in seen:
             continue
         seen.add(key)
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in leaf.absolute_path)
         diags.append(Diagnostic("schema", f"{msg} (at {where})", pos, hint))
     if diags:
         diags.sort(key=lambda d: (d.pos.file, d.pos.line, d.pos.col))

@@ -14,6 +14,16 @@ __all__ = ["BUILTINS", "Budget", "make_runtime"]
 
 MAX_RANGE = 100_000
 MAX_SEQUENCE = 100_000
+MAX_INT_BITS = 4096  # a product or power past this is refused (repeated squaring would hang)
+
+
+def int_too_big(a, b, op="*"):
+    """Would `a op b` on integers pass MAX_INT_BITS? (checked before computing it)"""
+    if type(a) is int and type(b) is int:
+        if op == "**":
+            return b > 0 and a.bit_length() * b > MAX_INT_BITS
+        return a.bit_length() + b.bit_length() > MAX_INT_BITS
+    return False
 
 
 class Budget:
@@ -97,8 +107,11 @@ def _combined(maps):
     return out
 
 
-def _count(it, value=None, _missing=object()):
-    if value is not None:
+_NO_VALUE = object()
+
+
+def _count(it, value=_NO_VALUE):
+    if value is not _NO_VALUE:  # count(xs, none) counts the nones
         if type(it) is list:
             return it.count(value)
         return sum(1 for x in it if x == value)
@@ -301,7 +314,7 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "sign": (_sign, 1, 1, ()),
     "sorted": (_sorted, 1, 3, ("key", "reverse")),
     "str": (_str, 1, 1, ()),
-    "sum": (_sum, 1, 2, ()),
+    "sum": (sum, 1, 2, ()),  # Python's own: sum(xs) and sum(xs, start)
     "union": (_union, 1, None, ()),
     "values": (_values, 1, 1, ()),
     "zip": (_zip, 1, None, ()),
@@ -323,6 +336,12 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
     ent = entities
 
     def _A(o, k):
+        try:  # the common case: an attribute of a component
+            return ent[o][k]
+        except (KeyError, TypeError):
+            return _A_slow(o, k)
+
+    def _A_slow(o, k):
         t = type(o)
         if t is str:
             try:
@@ -356,6 +375,10 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
         raise RuleRuntimeError(f"no key {_short(k)} in {_short(o)}")
 
     def _mul(a, b):
+        if type(a) is int and type(b) is int:
+            if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+                raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
+            return a * b
         if isinstance(a, (list, str)) or isinstance(b, (list, str)):
             n = b if isinstance(a, (list, str)) else a
             seq = a if isinstance(a, (list, str)) else b
@@ -363,9 +386,18 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
                 raise RuleRuntimeError("a repeated sequence would be too long")
         return a * b
 
+    def _mulk(a, k):
+        # a * k for a literal whole number k: numbers stay small; a repeated sequence is checked
+        t = type(a)
+        if t is int or t is float:
+            return a * k
+        return _mul(a, k)
+
     def _pow(a, b):
         if isinstance(b, (int, float)) and abs(b) > 64:
             raise RuleRuntimeError("exponent too large")
+        if int_too_big(a, b, "**"):
+            raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
         return a ** b
 
     def _div(a, b):
@@ -391,7 +423,7 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
         except TypeError:
             raise RuleRuntimeError(f"cannot look for {_short(a)} in {_short(b)}") from None
 
-    ns.update(_LE=(KeyError, IndexError, TypeError), _in=_in, _A=_A, _I=_I, _mul=_mul, _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
+    ns.update(_LE=(KeyError, IndexError, TypeError), _in=_in, _A=_A, _I=_I, _mul=_mul, _mulk=_mulk, _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
               _T=budget.take, _RE=RuleRuntimeError, _E=ent)
     return ns
 

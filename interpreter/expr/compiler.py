@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Optional
 
 from ..errors import ExpressionError, suggest
-from .builtins import BUILTINS, ITERATING, Budget, make_runtime
+from .builtins import BUILTINS, ITERATING, Budget, int_too_big, make_runtime
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
 
@@ -73,7 +74,9 @@ def _parse(source: str, start: str = "expression"):
     if len(source) > 4000:
         raise ExpressionError("expression longer than 4000 characters", 1, 1, code="too-long")
     try:
-        return _parser().parse(source, start=start)
+        tree = _parser().parse(source, start=start)
+        _check_depth(tree, source)
+        return tree
     except UnexpectedCharacters as e:
         ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else ""
         hint = None
@@ -110,6 +113,27 @@ def _parse(source: str, start: str = "expression"):
     except UnexpectedInput as e:  # pragma: no cover - other lark errors
         raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
                               getattr(e, "column", 1) or 1, source=source) from None
+
+
+MAX_DEPTH = 64  # nesting of the parse tree; deeper would overflow Python's own compiler
+
+
+def _check_depth(tree, source):
+    from lark import Tree
+
+    stack = [(tree, 1)]
+    while stack:
+        node, d = stack.pop()
+        if d > MAX_DEPTH:
+            meta = getattr(node, "meta", None)
+            line = getattr(meta, "line", 1) or 1
+            col = getattr(meta, "column", 1) or 1
+            raise ExpressionError(f"the expression is nested more than {MAX_DEPTH} levels deep", line, col,
+                                  code="too-deep", hint="split it with 'let' or a named expression (define)",
+                                  source=source)
+        for c in node.children:
+            if isinstance(c, Tree):
+                stack.append((c, d + 1))
 
 
 # --- types: just enough to catch obvious mistakes before play -------------------------------
@@ -215,7 +239,8 @@ class _Gen:
 
     def g_number(self, node, lex):
         text = str(node.children[0])
-        return (text, NUM)
+        # normalised: Python refuses leading zeros ("01") in source
+        return (repr(float(text)) if "." in text else str(int(text))), NUM
 
     def g_string(self, node, lex):
         raw = str(node.children[0])
@@ -331,10 +356,12 @@ class _Gen:
         ch = node.children
         first, ft = self.gen(ch[0], lex)
         parts = []
+        native = [first]  # the same chain in Python's own syntax, when it has no 'in'
         left, lt = first, ft
         for i in range(1, len(ch), 2):
             op = " ".join(str(t) for t in ch[i].children)
             right, rt = self.gen(ch[i + 1], lex)
+            native += [op, right]
             if op in ("<", ">", "<=", ">=") and {lt, rt} == {NUM, STR}:
                 self.err(ch[i], f"cannot compare {lt} with {rt} using '{op}'", code="type")
             if op == "in":
@@ -346,7 +373,10 @@ class _Gen:
             left, lt = right, rt
         if len(parts) == 1:
             return parts[0], BOOL
-        # a < b < c: Python semantics; operands are pure so evaluating twice is fine
+        if not any(op in ("in", "not in") for op in native[1::2]):
+            # a < b < c: Python's chain evaluates each operand once
+            return "(" + " ".join(native) + ")", BOOL
+        # with 'in': Python semantics; operands are pure so evaluating twice is fine
         return "(" + " and ".join(parts) + ")", BOOL
 
     def _arith(self, node, lex, op):
@@ -374,8 +404,14 @@ class _Gen:
 
     def g_mul(self, node, lex):
         a, b, ta, tb = self._arith(node, lex, "*")
-        if ta == NUM and tb == NUM or _is_num_literal(a) and tb == NUM or _is_num_literal(b) and ta == NUM:
-            return f"({a} * {b})", NUM
+        if _is_num_literal(a) and tb == NUM or _is_num_literal(b) and ta == NUM:
+            return f"({a} * {b})", NUM  # growth bounded by the literal
+        if ta == NUM and tb == NUM:
+            return f"_mul({a}, {b})", NUM  # checked: repeated squaring would make huge numbers
+        if _is_int_literal(b) or _is_int_literal(a):
+            # x * 2 with x of unknown type: a number, or a repeated list checked for length
+            x, k = (a, b) if _is_int_literal(b) else (b, a)
+            return f"_mulk({x}, {k})", ta if tb == NUM else (tb if ta == NUM else None)
         return f"_mul({a}, {b})", ta if tb == NUM else (tb if ta == NUM else None)
 
     def g_div(self, node, lex):
@@ -420,6 +456,9 @@ class _Gen:
                 self.err(node.children[1], f"a {t[1]} has no attribute '{attr}'",
                          suggest(attr, list(attrs) + ["id"]))
             return f"_A({obj}, {attr!r})", ("entity", t[1]) if attr == "id" else None
+        if _is_entity(t) and self.fast:
+            # a component id: read its record directly (any error falls back to the checked `_A`)
+            return f"_E[{obj}][{attr!r}]", ("entity", t[1]) if attr == "id" else None
         if t in (NUM, BOOL, NONE):
             self.err(node.children[1], f"{_tname(t)} has no attribute '{attr}'", code="type")
         return f"_A({obj}, {attr!r})", None
@@ -486,11 +525,15 @@ class _Gen:
             self.err(pos_args[0][2], f"'{fname}' needs a collection, not {_tname(pos_args[0][1])}",
                      code="type")
         codes = [c for c, _, _ in pos_args]
-        if fname in ITERATING and codes:
+        if fname in ITERATING and codes and not (fname in ("min", "max") and len(codes) > 1):
+            # (min/max of several values, e.g. max(0, x), iterate over nothing)
             self.uses_budget = True
+            # a comprehension argument was charged while it was built: it has at most as many
+            # elements as were iterated, so it is not charged twice
+            built = [getattr(a, "data", None) in ("genexp_arg", "listcomp", "setcomp") for _, _, a in pos_args]
             if len(codes) == 1 or fname in ("union", "intersection", "zip"):
-                codes = [f"_T({c})" for c in codes]
-            else:
+                codes = [c if b else f"_T({c})" for c, b in zip(codes, built)]
+            elif not built[0]:
                 codes[0] = f"_T({codes[0]})"
         parts = codes + [f"{k}={v}" for k, v, _ in kw_args]
         rtype = None
@@ -540,6 +583,10 @@ def _tname(t):
     if isinstance(t, tuple):
         return "a list" if t[0] == "list" else f"a {t[1]}"
     return {NUM: "a number", STR: "text", BOOL: "a boolean", NONE: "none"}.get(t, "a value")
+
+
+def _is_int_literal(code: str) -> bool:
+    return code.isdigit()
 
 
 def _is_num_literal(code: str) -> bool:
@@ -597,13 +644,16 @@ class CodeUnit:
         self.count += 1
         fast = _Gen(scope, str(source), fast=True)
         fcode, _ = fast.gen(tree, dict(lex or {}))
+        # a Python error (a value of the wrong type met at run time) becomes a RuleRuntimeError
+        # that names the expression; `try` costs nothing when nothing is raised
+        guard = f"    except _PE as _x:\n        raise _rt(_x, {_clip(str(source))!r}) from None\n"
         if fcode != code:
             # plain subscripts first; on any lookup error, the checked version explains it
-            self.lines.append(f"def {name}_safe(_V, _L):\n    return {code}\n")
-            self.lines.append(f"def {name}(_V, _L):\n    try:\n        return {fcode}\n"
-                              f"    except _LE:\n        return {name}_safe(_V, _L)\n")
+            self.lines.append(f"def {name}_safe(_V, _L):\n    try:\n        return {code}\n" + guard)
+            self.lines.append(f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {fcode}\n"
+                              f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
         else:
-            self.lines.append(f"def {name}(_V, _L):\n    return {code}\n")
+            self.lines.append(f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {code}\n" + guard)
         h = Handle(name, str(source), typ, g.names_used)
         self.pending.append(h)
         return h
@@ -633,6 +683,8 @@ class CodeUnit:
                 body.append(f"    _o[_k] = {vcode}")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {op[:-1]!r}, {vcode})")
+        body = ["    try:"] + ["    " + b for b in body]
+        body.append(f"    except _PE as _x:\n        raise _rt(_x, {_clip(str(source))!r}) from None")
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
         h = Handle(name, str(source), None, g.names_used)
         h.target = root
@@ -655,11 +707,38 @@ class CodeUnit:
         ns["_aug"] = _aug
         ns["_key"] = _key
         ns["_get_or0"] = _get_or0
+        ns["_describe"] = _describe
+        ns["_PE"] = _PY_ERRORS
+        ns["_NOV"] = _NO_VALUES
+        ns["_rt"] = _runtime_error
         exec(code, ns)  # noqa: S102 - generated from the grammar, no builtins reachable
         for h in self.pending:
             h.fn = ns[h.name]
         self.ns = ns
         return ns
+
+
+_NO_VALUES = MappingProxyType({})
+_PY_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError,
+              RecursionError)
+
+
+def _clip(source: str) -> str:
+    return source if len(source) <= 60 else source[:57] + "..."
+
+
+def _runtime_error(exc, source):
+    from ..errors import RuleRuntimeError
+
+    if isinstance(exc, RecursionError):
+        why = "named expressions call each other without end"
+    elif isinstance(exc, ZeroDivisionError):
+        why = "division by zero"
+    elif isinstance(exc, OverflowError):
+        why = "a number too large"
+    else:
+        why = str(exc) or type(exc).__name__
+    return RuleRuntimeError(f"{why} (in '{source}')")
 
 
 def _aug(a, op, b):
@@ -670,6 +749,9 @@ def _aug(a, op, b):
     if op == "-":
         return (a or 0) - b
     if op == "*":
+        if int_too_big(a, b):
+            from ..errors import RuleRuntimeError
+            raise RuleRuntimeError("a number too large")
         return a * b
     if op == "//":
         if b == 0:
@@ -687,6 +769,14 @@ def _key(o, k):
         from ..errors import RuleRuntimeError
         raise RuleRuntimeError(f"index {k} is outside a list of {len(o)}")
     return k
+
+
+def _describe(e) -> str:
+    if isinstance(e, KeyError):
+        return f"no key {e.args[0]!r}"
+    if isinstance(e, IndexError):
+        return "index outside the list"
+    return "that value cannot be changed this way"
 
 
 def _get_or0(o, k):
@@ -712,21 +802,25 @@ class CompiledExpression:
     """One expression compiled once. `evaluate(mapping)` gives its value; the mapping supplies
     every name the expression was compiled with."""
 
-    __slots__ = ("source", "_fn", "_budget", "names")
+    __slots__ = ("source", "_fn", "_budget", "names", "evaluate")
 
     def __init__(self, source, fn, budget, names):
         self.source = source
         self._fn = fn
-        self._budget = budget
+        self._budget = budget  # None when the expression iterates over nothing
         self.names = names
-
-    def evaluate(self, mapping=None):
-        self._budget.left = self._budget.limit
-        m = mapping if mapping is not None else {}
-        return self._fn(m, m)
+        # `evaluate(mapping)` is the generated function itself when there is no work budget to
+        # reset (no call in between); otherwise a small closure resets the budget first
+        if budget is None:
+            self.evaluate = fn
+        else:
+            def evaluate(mapping=_NO_VALUES, _fn=fn, _b=budget):
+                _b.left = _b.limit
+                return _fn(mapping)
+            self.evaluate = evaluate
 
     def __call__(self, mapping=None):
-        return self.evaluate(mapping)
+        return self.evaluate(_NO_VALUES if mapping is None else mapping)
 
     def __repr__(self):
         return f"CompiledExpression({self.source!r})"
@@ -739,7 +833,7 @@ def compile_expression(source: str, names=(), *, functions: Optional[dict] = Non
     (params, body source) for named helper expressions. Raises ExpressionError with
     `.line`, `.column`, `.message` on a syntax or name error."""
     if isinstance(names, dict):
-        vars_ = {n: _type_of_value(v) for n, v in names.items()}
+        vars_ = {n: _example_type(v, entities) for n, v in names.items()}
     else:
         vars_ = {n: None for n in names}
     defines = {k: list(v[0]) for k, v in (functions or {}).items()}
@@ -750,4 +844,18 @@ def compile_expression(source: str, names=(), *, functions: Optional[dict] = Non
         unit.add_define(fname, list(params), body)
     h = unit.add_expression(source)
     unit.build()
-    return CompiledExpression(source, h.fn, budget, sorted(h.names))
+    iterates = any("_T(" in line for line in unit.lines)
+    return CompiledExpression(source, h.fn, budget if iterates else None, sorted(h.names))
+
+
+def _example_type(v, entities=None):
+    """The type of an example value; a list also tells its elements' type when they agree
+    (all numbers, or all ids of components of one type)."""
+    if isinstance(v, list) and v:
+        if all(type(x) is int for x in v):
+            return _list_of(NUM)
+        if entities and all(isinstance(x, str) and x in entities for x in v):
+            kinds = {(entities[x] or {}).get("type") for x in v}
+            if len(kinds) == 1 and None not in kinds:
+                return _list_of(("entity", kinds.pop()))
+    return _type_of_value(v)
