@@ -467,7 +467,10 @@ class State:
         L = {"player": player, "round": fr.get("round", 1)}
         L.update(action.kwargs)
         fr["acted"] = fr.get("acted", 0) + 1
-        d["stack"].append({"k": "fx", "b": a.block, "i": 0, "L": L})
+        if rs.simple_blocks[a.block]:  # nothing in it can suspend: run it in place
+            self._exec({"b": a.block, "i": 0, "L": L})
+        else:
+            d["stack"].append({"k": "fx", "b": a.block, "i": 0, "L": L})
         self._run()
 
     # ------------------------------------------------------------------ the flow
