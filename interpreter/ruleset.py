@@ -38,6 +38,7 @@ class Action:
     label_parts: Optional[list] = None
     req_fns: tuple = ()
     req_levels: tuple = ((),)
+    label_static: bool = False
 
 
 @dataclass
@@ -100,6 +101,7 @@ class Ruleset:
     provenance: dict
     files: list
     warnings: list = field(default_factory=list)
+    init_templates: dict = field(default_factory=dict)
     tree: Any = None
     unit: Any = None
     budget: Any = None
@@ -374,7 +376,11 @@ class _Compiler:
         return Action(aid, label, params, reqs, block, bool(d.get("fallback")), parts)
 
     def finish_actions(self, actions):
+        state_names = set(self.scope.vars) | set(self.scope.defines) | {"round"}
         for a in actions.values():
+            if a.label_parts:
+                a.label_static = all(isinstance(part, str) or (part is not None and not (set(part.names or ()) & state_names))
+                                     for part in a.label_parts)
             a.req_fns = tuple(h.fn for h, _, _ in a.requires if h is not None)
             # each requirement is checked as soon as the last parameter it reads is bound
             names = [n for n, _ in a.params]

@@ -51,6 +51,9 @@ class Action:
         if self._label is None:
             if self._lab is not None:
                 parts, v, L = self._lab
+                if L is None:  # a label that reads only the parameters and the player
+                    L = {k: _thaw(x) for k, x in self.args}
+                    L["player"] = self.player
                 self._label = "".join(part if isinstance(part, str) else _fmt(part.fn(v, L)) for part in parts)
                 self._lab = None
             else:
@@ -173,19 +176,24 @@ class State:
              "rng": [str(seed), 0], "log": [], "error": None}
         st = cls(rs, d)
         rs.budget.reset()
+        inits = [(name, vd) for name, vd in rs.vars.items() if vd.init is not None]
+        template = rs.init_templates.get(players)
+        if template is None:  # the literal initial values, serialised once per player count
+            lit = {}
+            for name, vd in rs.vars.items():
+                if vd.init is None:
+                    lit[name] = [vd.value for _ in range(players)] if vd.per_player else vd.value
+            template = rs.init_templates[players] = marshal.dumps(lit)
+        lit = marshal.loads(template)
         for name, vd in rs.vars.items():
-            if vd.init is not None:
-                if vd.per_player:
-                    v[name] = [vd.init.fn(v, {"p": p}) for p in range(players)]
-                else:
-                    v[name] = vd.init.fn(v, {})
+            if vd.init is None:
+                v[name] = lit[name]
+            elif vd.per_player:
+                v[name] = [vd.init.fn(v, {"p": p}) for p in range(players)]
             else:
-                val = vd.value
-                if vd.per_player:
-                    v[name] = [marshal.loads(marshal.dumps(val)) for _ in range(players)]
-                else:
-                    v[name] = marshal.loads(marshal.dumps(val))
-        v.update(marshal.loads(marshal.dumps(v)))  # no shared references between players
+                v[name] = vd.init.fn(v, {})
+        if inits:  # an init may hand back a constant: copy so nothing is shared
+            v.update(marshal.loads(marshal.dumps(v)))
         st.chance = chance
         st._push_phase(rs.start, sub=False)
         st._run()
@@ -325,7 +333,7 @@ class State:
             if not ok:
                 continue
             if not params:
-                target.append(Action._fast(aid, (), p, (parts, v, L) if parts else None))
+                target.append(Action._fast(aid, (), p, (parts, v, None if a.label_static else L) if parts else None))
                 continue
             if len(params) == 1 and not levels[1] and not parts:
                 name, h = params[0]
@@ -359,7 +367,8 @@ class State:
                     if len(target) >= MAX_PARAM_COMBINATIONS:
                         raise RuleRuntimeError(f"action '{aid}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
                     args = tuple((n, _freeze(L[n])) for n, _ in params)
-                    target.append(Action._fast(aid, args, p, (parts, v, dict(L)) if parts else None))
+                    target.append(Action._fast(aid, args, p, (parts, v, None if a.label_static else dict(L))
+                                               if parts else None))
                 else:
                     self._enumerate(a, aid, p, v, L, i + 1, target, parts)
         L.pop(name, None)
