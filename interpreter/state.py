@@ -18,6 +18,9 @@ from .errors import RuleRuntimeError
 __all__ = ["State", "Action", "Outcome"]
 
 MAX_PARAM_COMBINATIONS = 20_000
+# marshal format 2 writes no back-references: a copy never shares a list between two places,
+# exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses)
+_NOREF = 2
 MAX_CHOICE_COMBINATIONS = 5_000
 
 
@@ -183,7 +186,7 @@ class State:
             for name, vd in rs.vars.items():
                 if vd.init is None:
                     lit[name] = [vd.value for _ in range(players)] if vd.per_player else vd.value
-            template = rs.init_templates[players] = marshal.dumps(lit)
+            template = rs.init_templates[players] = marshal.dumps(lit, _NOREF)
         lit = marshal.loads(template)
         for name, vd in rs.vars.items():
             if vd.init is None:
@@ -193,7 +196,7 @@ class State:
             else:
                 v[name] = vd.init.fn(v, {})
         if inits:  # an init may hand back a constant: copy so nothing is shared
-            v.update(marshal.loads(marshal.dumps(v)))
+            v.update(marshal.loads(marshal.dumps(v, _NOREF)))
         st.chance = chance
         st._push_phase(rs.start, sub=False)
         st._run()
@@ -206,7 +209,7 @@ class State:
         return self.d["vars"]
 
     def copy(self) -> "State":
-        s = State(self.rs, marshal.loads(marshal.dumps(self.d)))
+        s = State(self.rs, marshal.loads(marshal.dumps(self.d, _NOREF)))
         return s
 
     def to_json(self) -> str:
@@ -399,7 +402,7 @@ class State:
                 return self._refusal(action)
         if action.player is not None and legal and action.player != legal[0].player:
             return Outcome(False, "not_your_turn", f"it is player {legal[0].player}'s turn")
-        snapshot = marshal.dumps(d)
+        snapshot = marshal.dumps(d, _NOREF)
         try:
             self._apply_legal(action, legal[0].player)
         except _Fail as f:

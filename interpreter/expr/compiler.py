@@ -11,6 +11,7 @@ expression of the ruleset) or `_f_name` (a whitelisted builtin). Attribute acces
 from __future__ import annotations
 
 import ast
+import marshal as _marshal
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Optional
@@ -671,7 +672,7 @@ class CodeUnit:
             cont = None
             tgt = base
             if op == "=":
-                body.append(f"    {tgt} = {vcode}")
+                body.append(f"    {tgt} = _cp({vcode})")
             else:
                 body.append(f"    {tgt} = _aug({tgt}, {op[:-1]!r}, {vcode})")
         else:
@@ -680,7 +681,7 @@ class CodeUnit:
                 body.append(f"    _o = _I(_o, {k})")
             body.append(f"    _k = _key(_o, {path[-1]})")
             if op == "=":
-                body.append(f"    _o[_k] = {vcode}")
+                body.append(f"    _o[_k] = _cp({vcode})")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {op[:-1]!r}, {vcode})")
         body = ["    try:"] + ["    " + b for b in body]
@@ -707,6 +708,7 @@ class CodeUnit:
         ns["_aug"] = _aug
         ns["_key"] = _key
         ns["_get_or0"] = _get_or0
+        ns["_cp"] = _cp
         ns["_describe"] = _describe
         ns["_PE"] = _PY_ERRORS
         ns["_NOV"] = _NO_VALUES
@@ -777,6 +779,14 @@ def _describe(e) -> str:
     if isinstance(e, IndexError):
         return "index outside the list"
     return "that value cannot be changed this way"
+
+
+def _cp(x):
+    """Assignment copies a list or map: rules have value semantics, never aliasing."""
+    t = type(x)
+    if t is list or t is dict:
+        return _marshal.loads(_marshal.dumps(x, 2))
+    return x
 
 
 def _get_or0(o, k):
