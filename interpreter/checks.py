@@ -6,7 +6,7 @@ provenance report. Errors raise RulebookError; warnings are returned.
 """
 from __future__ import annotations
 
-from .errors import Diagnostic, Pos, RuleRuntimeError, RulebookError
+from .errors import Diagnostic, RuleRuntimeError, RulebookError
 from .loader import key_pos, pos_of, value_pos
 
 __all__ = ["phase_graph", "run_checks"]
@@ -108,7 +108,6 @@ def run_checks(rs, composed) -> list:
                                             key_pos(phases_node, pid),
                                             "give some phase on its way a 'next' that leads to 'end'"))
     # static assertions
-    ns = rs.unit.ns
     const_vars = {"num_players": 0, "players": [], "current_phase": None}
     for when, h, message, pos in rs.assertions:
         if when != "static" or h is None:

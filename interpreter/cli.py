@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import sys
-from typing import Optional
 
 __all__ = ["run", "main"]
 
@@ -132,7 +131,7 @@ def _combinations(rs_tree_combos, module_decls, base_players):
 
 
 def cmd_validate(args, out, err, _in) -> int:
-    from .compose import compose, find_ruleset
+    from .compose import find_ruleset
     from .errors import RulebookError
     from .ruleset import load
 

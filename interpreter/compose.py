@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .errors import Diagnostic, Pos, RulebookError, suggest
 from .loader import Map, Seq, expand_includes, key_pos, load_file, pos_of, value_pos

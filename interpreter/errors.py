@@ -7,7 +7,7 @@ diagnostics between stages. It does not decide what is an error; the stages do.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 __all__ = [

@@ -6,7 +6,6 @@ arguments and prints.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -210,8 +209,6 @@ def _chance_children(make, limit=10**6):
 
 
 def perft(rs, players: int, depth: int, seed: int = 0, chance_setup_limit: int = 10_000) -> dict:
-    from .state import State
-
     roots = []
     setup_note = "enumerated"
     try:

@@ -420,7 +420,6 @@ class _Compiler:
     def phase(self, pid, d, scope: Scope, actions) -> Phase:
         kind = d.get("kind") or ("turns" if d.get("actions") else "auto")
         pscope = scope.with_locals({"round": "number"})
-        turn_scope = pscope
         for a in d.get("actions") or []:
             if a not in actions:
                 self.err("reference", f"phase '{pid}' offers unknown action '{a}'",

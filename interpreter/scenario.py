@@ -25,8 +25,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import Diagnostic, ExpressionError, RuleRuntimeError, RulebookError
-from .loader import Map, Text, expr_pos, load_file, plain, pos_of
+from .errors import ExpressionError, RuleRuntimeError, RulebookError
+from .loader import Text, expr_pos, load_file, plain, pos_of
 
 __all__ = ["run_scenarios", "ScenarioResult"]
 

@@ -11,7 +11,7 @@ import hashlib
 import itertools
 import json
 import marshal
-from typing import Any, Iterable, Optional
+from typing import Optional
 
 from .errors import RuleRuntimeError
 

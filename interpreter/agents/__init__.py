@@ -120,7 +120,6 @@ class MCTSAgent(Agent):
                     path.append((child, mover))
                     node = child
                     break
-                logn = math.log(max(1, sum(node.children[a._key][0].avail for a in legal)) + 1)
                 best, best_u = None, -1e18
                 for a in legal:
                     ch, _m = node.children[a._key]

@@ -669,7 +669,6 @@ class CodeUnit:
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
         body = []
         if not path:
-            cont = None
             tgt = base
             if op == "=":
                 body.append(f"    {tgt} = _cp({vcode})")

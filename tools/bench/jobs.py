@@ -5,7 +5,6 @@ Run: .venv/bin/python tools/bench/jobs.py [--ruleset davos] [--players 4] [--gam
 """
 import argparse
 import io
-import json
 import os
 import sys
 import tempfile
