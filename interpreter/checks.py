@@ -36,6 +36,7 @@ def _blocks_of(ph):
 
 
 def _entered(rs, block, seen):
+    """Phases entered (with `enter`) from a block, through nested blocks and procedures."""
     if block in seen:
         return set()
     seen.add(block)
@@ -50,6 +51,8 @@ def _entered(rs, block, seen):
                 out |= _entered(rs, op[3], seen)
         elif kind == "for":
             out |= _entered(rs, op[3], seen)
+        elif kind == "call":
+            out |= _entered(rs, rs.proc_blocks[op[1]], seen)
     return out
 
 
