@@ -200,6 +200,11 @@ class _Builder:
                                    self.pos(node),
                                    "rule files are plain data: remove the tag"))
         value = self.loader.construct_object(node, deep=True)
+        if isinstance(value, bool) and node.style is None and node.value.lower() not in ("true", "false"):
+            # YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant
+            self.diags.append(Diagnostic(
+                "yaml-bool", f"'{node.value}' is read as the boolean {str(value).lower()} by YAML",
+                self.pos(node), f"write {str(value).lower()} for a boolean, or quote it: '{node.value}'"))
         if isinstance(value, str):
             block = node.style in ("|", ">")
             if node.end_mark.line > node.start_mark.line:
