@@ -338,13 +338,14 @@ class State:
             if not params:
                 target.append(Action._fast(aid, (), p, (parts, v, None if a.label_static else L) if parts else None))
                 continue
-            if len(params) == 1 and not levels[1] and not parts:
+            if len(params) == 1 and not levels[1] and (not parts or a.label_static):
                 name, h = params[0]
                 dom = h.fn(v, L)
                 if type(dom) is dict:
                     dom = list(dom)
                 fast = Action._fast
-                target.extend([fast(aid, ((name, x if type(x) in _SCALARS else _freeze(x)),), p, None)
+                lab = (parts, v, None) if parts else None
+                target.extend([fast(aid, ((name, x if type(x) in _SCALARS else _freeze(x)),), p, lab)
                                for x in dom])
                 continue
             self._enumerate(a, aid, p, v, L, 0, target, parts)
@@ -369,7 +370,7 @@ class State:
                 if last:
                     if len(target) >= MAX_PARAM_COMBINATIONS:
                         raise RuleRuntimeError(f"action '{aid}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
-                    args = tuple((n, _freeze(L[n])) for n, _ in params)
+                    args = tuple([(n, _freeze(L[n])) for n, _ in params])
                     target.append(Action._fast(aid, args, p, (parts, v, None if a.label_static else dict(L))
                                                if parts else None))
                 else:
