@@ -66,6 +66,7 @@ class Composed:
     tree: Map  # the composed top-level mapping
     modules: tuple
     files: list = field(default_factory=list)  # display paths read
+    trees: list = field(default_factory=list)  # (display path, tree) of every file read
     origin: dict = field(default_factory=dict)  # (section, id) -> display path of the definer
 
 
@@ -102,7 +103,7 @@ def read_ruleset(folder: str):
         _merge_file(merged, tree, display, origin, diags)
     if diags:
         raise RulebookError(diags, "load")
-    return merged, [p for p, _ in parts], origin
+    return merged, [p for p, _ in parts], origin, parts
 
 
 def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list):
@@ -245,7 +246,8 @@ def _ordered_before(decls, a, b) -> bool:
 
 
 def compose(folder: str, modules=()) -> Composed:
-    base, files, origin = read_ruleset(folder)
+    base, files, origin, trees = read_ruleset(folder)
+    trees = list(trees)
     rel = _display(folder)
     decls = base.get("modules") or Map()
     diags: list = []
@@ -270,6 +272,7 @@ def compose(folder: str, modules=()) -> Composed:
                 diags.extend(e.diagnostics)
                 continue
             files.append(rel(full))
+            trees.append((rel(full), tree))
             if not isinstance(tree, Map):
                 diags.append(Diagnostic("shape", "a module file must be a mapping of sections", pos_of(tree)))
                 continue
@@ -284,7 +287,7 @@ def compose(folder: str, modules=()) -> Composed:
                                             "write its definition, or remove the line (null deletes only in a module)"))
     if diags:
         raise RulebookError(diags, "modules")
-    return Composed(folder, base, tuple(order), files, origin)
+    return Composed(folder, base, tuple(order), files=files, origin=origin, trees=trees)
 
 
 def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display, diags):

@@ -141,11 +141,23 @@ def plain(node):
 
 
 class _Builder:
-    def __init__(self, path: str, loader: yaml.SafeLoader):
+    def __init__(self, path: str, loader, text: str = ""):
         self.path = path
         self.loader = loader
         self.count = 0
         self.diags: list[Diagnostic] = []
+        self.text = text
+        self._line_starts = None
+
+    def _offset(self, mark) -> int:
+        """Character offset of a mark from its line and column (the same for both parsers)."""
+        if self._line_starts is None:
+            starts = [0]
+            for i, ch in enumerate(self.text):
+                if ch == "\n":
+                    starts.append(i + 1)
+            self._line_starts = starts
+        return self._line_starts[mark.line] + mark.column
 
     def pos(self, node) -> Pos:
         m = node.start_mark
@@ -200,7 +212,7 @@ class _Builder:
                                    self.pos(node),
                                    "rule files are plain data: remove the tag"))
         value = self.loader.construct_object(node, deep=True)
-        if isinstance(value, bool) and node.style is None and node.value.lower() not in ("true", "false"):
+        if isinstance(value, bool) and not node.style and node.value.lower() not in ("true", "false"):
             # YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant
             self.diags.append(Diagnostic(
                 "yaml-bool", f"'{node.value}' is read as the boolean {str(value).lower()} by YAML",
@@ -215,11 +227,10 @@ class _Builder:
 
     def _rows(self, node):
         """The file lines of a scalar written over several lines (see `_map_multiline`)."""
-        buf = getattr(self.loader, "buffer", None)
-        if not isinstance(buf, str):
+        if not self.text:
             return None
         start, end = node.start_mark, node.end_mark
-        raw = buf[start.index:end.index].split("\n")
+        raw = self.text[self._offset(start):self._offset(end)].split("\n")
         rows = []
         if node.style in ("|", ">"):
             body = raw[1:]
@@ -294,8 +305,45 @@ class _Stop(Exception):
         self.diag = diag
 
 
+_FILE_CACHE: dict = {}
+
+
+def clone(node):
+    """A copy of a positioned tree whose mappings and lists can be changed freely (text leaves
+    are immutable and shared)."""
+    if isinstance(node, Map):
+        m = Map((k, clone(v)) for k, v in node.items())
+        m.pos, m.kpos, m.vpos = node.pos, dict(node.kpos), dict(node.vpos)
+        return m
+    if isinstance(node, Seq):
+        q = Seq(clone(v) for v in node)
+        q.pos, q.ipos = node.pos, list(node.ipos)
+        return q
+    return node
+
+
 def load_file(path: str, display: Optional[str] = None) -> Any:
-    """Load one YAML file into a positioned tree, or raise RulebookError with positions."""
+    """Load one YAML file into a positioned tree, or raise RulebookError with positions.
+
+    Parsed files are kept per process by path, size and modification time (composing every
+    module combination reads the same files again); each call returns its own copy."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), display, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _FILE_CACHE:
+        return clone(_FILE_CACHE[key])
+    tree = _load_file(path, display)
+    if key is not None:
+        if len(_FILE_CACHE) > 2000:
+            _FILE_CACHE.clear()
+        _FILE_CACHE[key] = tree
+        return clone(tree)
+    return tree
+
+
+def _load_file(path: str, display: Optional[str] = None) -> Any:
     shown = display or path
     try:
         size = os.path.getsize(path)
@@ -321,9 +369,31 @@ def load_file(path: str, display: Optional[str] = None) -> Any:
     return load_text(text, shown)
 
 
-def load_text(text: str, shown: str = "<text>"):
+def _c_parser_fits(text: str) -> bool:
+    """Can libyaml's C parser (many times faster) read this file? Only when it is present and
+    the file is well-formed and not too deep: its composer recurses in C, so depth is checked
+    first on the event stream (which does not recurse). Anything else goes to the pure-Python
+    parser, whose error messages the diagnostics are written for."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        return False
+    depth = 0
     try:
-        loader = yaml.SafeLoader(text)
+        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > LIMITS["depth"]:
+                    return False
+            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except Exception:  # noqa: BLE001 - any complaint: let the Python parser explain it
+        return False
+    return True
+
+
+def load_text(text: str, shown: str = "<text>"):
+    fast = _c_parser_fits(text)
+    try:
+        loader = yaml.CSafeLoader(text) if fast else yaml.SafeLoader(text)
     except yaml.reader.ReaderError as e:  # a control character
         before = text[: e.position]
         line = before.count("\n") + 1
@@ -355,7 +425,7 @@ def load_text(text: str, shown: str = "<text>"):
             raise RulebookError([_deep_at(text, shown)], "load") from None
         if node is None:
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
-        b = _Builder(shown, loader)
+        b = _Builder(shown, loader, text)
         try:
             b.measure(node)
             tree = b.build(node)

@@ -118,9 +118,9 @@ class Ruleset:
 def load(name_or_path, modules=(), *, check: bool = True) -> Ruleset:
     folder = find_ruleset(name_or_path)
     composed = compose(folder, modules)
-    from .schema import validate_tree
+    from .schema import validate_files
 
-    validate_tree(composed.tree)
+    validate_files(composed.trees)
     rs = compile_composed(composed)
     if check:
         from .checks import run_checks
@@ -175,6 +175,9 @@ class _Compiler:
     def run(self) -> Ruleset:
         t = self.t
         game = t.get("game") or Map()
+        if not game.get("name"):
+            self.err("game", "the game has no name", pos_of(game) if t.get("game") else pos_of(t),
+                     "game.yaml needs 'game: {name: ...}'")
         # components
         comps = t.get("components") or {}
         entities: dict = {}

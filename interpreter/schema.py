@@ -88,6 +88,34 @@ def _best(err):
 _VALUE_ERRORS = ("type", "enum", "pattern", "minimum", "maximum", "minItems", "maxItems", "const")
 
 
+_VALID: dict = {}
+
+
+def validate_files(files) -> None:
+    """Validate each rule file (display path, tree) on its own: every file of a ruleset, a
+    module file too, is a rule file. Results are kept per file content, so checking every
+    module combination validates each file once."""
+    import json as _json
+
+    diags = []
+    for display, tree in files:
+        key = (display, _json.dumps(plain(tree), sort_keys=True, default=str))
+        if key in _VALID:
+            diags.extend(_VALID[key])
+            continue
+        try:
+            validate_tree(tree)
+            found = []
+        except RulebookError as e:
+            found = e.diagnostics
+        if len(_VALID) > 2000:
+            _VALID.clear()
+        _VALID[key] = found
+        diags.extend(found)
+    if diags:
+        raise RulebookError(diags, "schema")
+
+
 def validate_tree(tree) -> None:
     import jsonschema
 
