@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from .errors import Diagnostic, Pos, RulebookError, suggest
-from .loader import Map, Seq, expand_includes, key_pos, load_file, pos_of, value_pos
+from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, value_pos
 
 __all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE"]
 
@@ -155,7 +155,7 @@ def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list)
                 diags.append(Diagnostic("duplicate", f"section '{section}' is set in two files",
                                         key_pos(tree, section), f"also set in {origin.get((section,), '?')}"))
                 continue
-            merged[section] = value
+            merged[section] = clone(value)  # modules may overlay inside it: never touch the file's tree
             merged.kpos[section] = key_pos(tree, section)
             merged.vpos[section] = value_pos(tree, section)
             origin[(section,)] = display

@@ -326,20 +326,20 @@ def load_file(path: str, display: Optional[str] = None) -> Any:
     """Load one YAML file into a positioned tree, or raise RulebookError with positions.
 
     Parsed files are kept per process by path, size and modification time (composing every
-    module combination reads the same files again); each call returns its own copy."""
+    module combination reads the same files again). The tree is shared: treat it as read-only
+    (compose.py copies what it changes)."""
     try:
         st = os.stat(path)
         key = (os.path.abspath(path), display, st.st_size, st.st_mtime_ns)
     except OSError:
         key = None
     if key is not None and key in _FILE_CACHE:
-        return clone(_FILE_CACHE[key])
+        return _FILE_CACHE[key]
     tree = _load_file(path, display)
     if key is not None:
         if len(_FILE_CACHE) > 2000:
             _FILE_CACHE.clear()
         _FILE_CACHE[key] = tree
-        return clone(tree)
     return tree
 
 

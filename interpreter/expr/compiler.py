@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import marshal as _marshal
+from types import FunctionType as _FunctionType
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Optional
@@ -114,6 +115,18 @@ def _parse(source: str, start: str = "expression"):
     except UnexpectedInput as e:  # pragma: no cover - other lark errors
         raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
                               getattr(e, "column", 1) or 1, source=source) from None
+
+
+_TOKEN = None
+
+
+def _Token():
+    global _TOKEN
+    if _TOKEN is None:
+        from lark import Token
+
+        _TOKEN = Token
+    return _TOKEN
 
 
 MAX_DEPTH = 64  # nesting of the parse tree; deeper would overflow Python's own compiler
@@ -224,9 +237,7 @@ class _Gen:
 
     # ------------------------------------------------------------------ dispatch
     def gen(self, node, lex) -> tuple[str, Any]:
-        from lark import Token
-
-        if isinstance(node, Token):
+        if isinstance(node, _Token()):
             if node.type == "NAME":
                 return self.name(node, lex)
             raise AssertionError(node.type)
@@ -245,6 +256,8 @@ class _Gen:
 
     def g_string(self, node, lex):
         raw = str(node.children[0])
+        if "\\" not in raw:
+            return repr(raw[1:-1]), STR
         try:
             value = ast.literal_eval(raw)
         except Exception:
@@ -640,11 +653,21 @@ class CodeUnit:
             if source == "None":
                 source = "none"
         g, tree = self._gen(str(source), "expression", scope)
-        code, typ = g.gen(tree, dict(lex or {}))
-        name = f"_e{self.count}"
+        key = (str(source), _signature(tree, scope, lex))
+        hit = _GEN_CACHE.get(key)
+        if hit is not None:
+            code, typ, fcode, names_used = hit
+            g.names_used = set(names_used)
+        else:
+            code, typ = g.gen(tree, dict(lex or {}))
+            fast = _Gen(scope, str(source), fast=True)
+            fcode, _ = fast.gen(tree, dict(lex or {}))
+            if len(_GEN_CACHE) > 100_000:
+                _GEN_CACHE.clear()
+            _GEN_CACHE[key] = (code, typ, fcode, frozenset(g.names_used))
+        # named by content: the same expression in another module combination compiles once
+        name = "_e" + _digest(code, fcode, str(source))
         self.count += 1
-        fast = _Gen(scope, str(source), fast=True)
-        fcode, _ = fast.gen(tree, dict(lex or {}))
         # a Python error (a value of the wrong type met at run time) becomes a RuleRuntimeError
         # that names the expression; `try` costs nothing when nothing is raised
         guard = f"    except _PE as _x:\n        raise _rt(_x, {_clip(str(source))!r}) from None\n"
@@ -664,9 +687,9 @@ class CodeUnit:
         scope = scope or self.scope
         g, tree = self._gen(str(source), "statement", scope)
         root, path, op, vcode = g.statement(tree, {})
-        name = f"_s{self.count}"
-        self.count += 1
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
+        name = "_s" + _digest(base, repr(path), op, vcode, str(source))
+        self.count += 1
         body = []
         if not path:
             tgt = base
@@ -700,8 +723,6 @@ class CodeUnit:
         return typ, g.names_used
 
     def build(self, constants: Optional[dict] = None) -> dict:
-        src = "\n".join(self.lines)
-        code = compile(src, "<rulebook expressions>", "exec")
         ns = make_runtime(self.entities, self.budget)
         ns["_K"] = dict(constants if constants is not None else self.scope.constants)
         ns["_aug"] = _aug
@@ -712,7 +733,20 @@ class CodeUnit:
         ns["_PE"] = _PY_ERRORS
         ns["_NOV"] = _NO_VALUES
         ns["_rt"] = _runtime_error
-        exec(code, ns)  # noqa: S102 - generated from the grammar, no builtins reachable
+        # each generated function is compiled once per process (by its source text) and bound
+        # to this ruleset's namespace; the source comes from the grammar, no builtins reachable
+        entries = list(dict.fromkeys(self.lines))
+        missing = [e for e in entries if e not in _CODE_CACHE]
+        if missing:
+            scratch = {"__builtins__": {}, "_NOV": _NO_VALUES}
+            exec(compile("\n".join(missing), "<rulebook expressions>", "exec"), scratch)  # noqa: S102
+            for e in missing:
+                _CODE_CACHE[e] = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(e)]
+            if len(_CODE_CACHE) > 200_000:
+                _CODE_CACHE.clear()
+        for e in entries:
+            for n, code, defaults in _CODE_CACHE[e]:
+                ns[n] = _FunctionType(code, ns, n, defaults)
         for h in self.pending:
             h.fn = ns[h.name]
         self.ns = ns
@@ -720,6 +754,52 @@ class CodeUnit:
 
 
 _NO_VALUES = MappingProxyType({})
+_CODE_CACHE: dict = {}
+_GEN_CACHE: dict = {}
+
+
+def _signature(tree, scope, lex) -> tuple:
+    """What the generated code of a tree depends on: for each name in it, what the scope
+    says it is (local, var, constant, define, builtin) with its type, and the component
+    types' attributes (for the attribute checks)."""
+    names = set()
+    for tok in tree.scan_values(lambda t: getattr(t, "type", None) == "NAME"):
+        names.add(str(tok))
+    sig = []
+    lx = lex or {}
+    for n in sorted(names):
+        if n in lx:
+            sig.append((n, "x", repr(lx[n])))
+        elif n in scope.locals:
+            sig.append((n, "l", repr(scope.locals[n])))
+        elif n in scope.vars:
+            sig.append((n, "v", repr(scope.vars[n])))
+        elif n in scope.constants:
+            v = scope.constants[n]
+            sig.append((n, "k", repr(v) if isinstance(v, (int, float, str, bool)) or v is None
+                        else repr(scope.const_types.get(n)) + type(v).__name__))
+        elif n in scope.defines:
+            sig.append((n, "d", repr(scope.defines[n])))
+        else:
+            sig.append((n, "?", ""))
+    ent = getattr(scope, "_ent_sig", None)
+    if ent is None:
+        ent = hash(tuple(sorted((t, tuple(sorted(a))) for t, a in scope.entity_types.items())))
+        try:
+            scope._ent_sig = ent
+        except AttributeError:
+            pass
+    return (tuple(sig), ent)
+
+
+def _digest(*parts) -> str:
+    import hashlib
+
+    return hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:16]
+
+
+def _def_names(src: str) -> list:
+    return [line[4:line.index("(")] for line in src.splitlines() if line.startswith("def ")]
 _PY_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError,
               RecursionError)
 
