@@ -121,7 +121,8 @@ def validate_tree(tree) -> None:
 
     validator = jsonschema.Draft202012Validator(schema())
     data = plain(tree)
-    errors = sorted(validator.iter_errors(data), key=lambda e: jsonschema.exceptions.relevance(e))
+    # best error first: jsonschema's relevance (the key best_match maximises), most relevant first
+    errors = sorted(validator.iter_errors(data), key=jsonschema.exceptions.relevance, reverse=True)
     diags = []
     seen = set()
     for err in errors:
@@ -141,5 +142,4 @@ def validate_tree(tree) -> None:
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in leaf.absolute_path)
         diags.append(Diagnostic("schema", f"{msg} (at {where})", pos, hint))
     if diags:
-        diags.sort(key=lambda d: (d.pos.file, d.pos.line, d.pos.col))
         raise RulebookError(diags, "schema")
