@@ -149,6 +149,7 @@ def run_checks(rs, composed) -> list:
     if diags:
         raise RulebookError(diags, "checks")
     # unused definitions
+    define_names = _define_names_used(rs)
     used = set()
     for h in rs.unit.pending:
         used |= set(h.names or ())
@@ -162,7 +163,7 @@ def run_checks(rs, composed) -> list:
                 if not any(op[0] == "call" and op[1] == name for b in rs.blocks for op in b):
                     warnings.append(Diagnostic("unused", f"procedure '{name}' is never used",
                                                key_pos(tree[section], name), severity="warning"))
-            elif name not in used and name not in _define_names_used(rs):
+            elif name not in used and name not in define_names:
                 warnings.append(Diagnostic("unused", f"{'define' if section == 'define' else 'var'} '{name}' is never used",
                                            key_pos(tree[section], name), severity="warning"))
     return warnings
