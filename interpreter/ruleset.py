@@ -191,7 +191,7 @@ class _Compiler:
                     self.err("duplicate", f"component id '{cid}' is used by two types",
                              key_pos(defs, cid), "component ids are unique across all types")
                     continue
-                r = plain(rec) if rec is not None else {}
+                r = _plain_record(rec) if rec is not None else {}
                 entities[cid] = {"id": cid, "type": typ, **r}
                 ids.append(cid)
                 names.update(r.keys())
@@ -580,6 +580,22 @@ class _Compiler:
                  suggest(next(iter(keys), ""), ["if", "for", "let", "move", "shuffle", "random", "choose",
                                                  "enter", "do", "log", "fail", "end_phase"]))
         return None
+
+
+_RECORDS: dict = {}
+
+
+def _plain_record(rec) -> dict:
+    """plain() of a component record, once per parsed record (parsed files are shared and
+    read-only, so every module combination reuses it); callers copy it."""
+    hit = _RECORDS.get(id(rec))
+    if hit is not None and hit[0] is rec:
+        return hit[1]
+    if len(_RECORDS) > 100_000:
+        _RECORDS.clear()
+    r = plain(rec)
+    _RECORDS[id(rec)] = (rec, r)
+    return r
 
 
 def _define_closure(names, define_names) -> set:

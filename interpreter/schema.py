@@ -93,15 +93,13 @@ _VALID: dict = {}
 
 def validate_files(files) -> None:
     """Validate each rule file (display path, tree) on its own: every file of a ruleset, a
-    module file too, is a rule file. Results are kept per file content, so checking every
-    module combination validates each file once."""
-    import json as _json
-
+    module file too, is a rule file. Parsed files are shared read-only trees (loader.py), so
+    the result is kept per tree: checking every module combination validates each file once."""
     diags = []
     for display, tree in files:
-        key = (display, _json.dumps(plain(tree), sort_keys=True, default=str))
-        if key in _VALID:
-            diags.extend(_VALID[key])
+        hit = _VALID.get(id(tree))
+        if hit is not None and hit[0] is tree:
+            diags.extend(hit[1])
             continue
         try:
             validate_tree(tree)
@@ -110,7 +108,7 @@ def validate_files(files) -> None:
             found = e.diagnostics
         if len(_VALID) > 2000:
             _VALID.clear()
-        _VALID[key] = found
+        _VALID[id(tree)] = (tree, found)  # the tree is kept, so its id is not reused
         diags.extend(found)
     if diags:
         raise RulebookError(diags, "schema")
