@@ -22,24 +22,31 @@ from .builtins import BUILTINS, ITERATING, Budget, int_too_big, make_runtime
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
 
-_PARSER = None
+_PARSERS: dict = {}
 
 
-def _parser():
-    global _PARSER
-    if _PARSER is None:
+def _parser(positions: bool = True):
+    """The LALR parser; `positions` puts line and column on every tree node (tokens always
+    have them). Trees without them are cheaper: they are used first, and an expression with
+    an error is parsed again with positions to say exactly where."""
+    p = _PARSERS.get(positions)
+    if p is None:
         from lark import Lark
 
-        _PARSER = Lark.open(
+        p = _PARSERS[positions] = Lark.open(
             "grammar.lark",
             rel_to=__file__,
             parser="lalr",
             start=["expression", "statement"],
-            propagate_positions=True,
+            propagate_positions=positions,
             maybe_placeholders=True,
             cache=True,
         )
-    return _PARSER
+    return p
+
+
+class _Retry(Exception):
+    """An error was found on a tree without node positions: parse again with them."""
 
 
 _TOKEN_NAMES = {
@@ -52,15 +59,15 @@ _TOKEN_NAMES = {
 _TREE_CACHE: dict = {}
 
 
-def parse(source: str, start: str = "expression"):
+def parse(source: str, start: str = "expression", positions: bool = True):
     """Parse to a Lark tree or raise ExpressionError with line and column. Trees are cached by
     text, so composing many module combinations parses each expression once."""
-    key = (str(source), start) if isinstance(source, str) else None
+    key = (str(source), start, positions) if isinstance(source, str) else None
     if key is not None:
         tree = _TREE_CACHE.get(key)
         if tree is not None:
             return tree
-    tree = _parse(source, start)
+    tree = _parse(source, start, positions)
     if key is not None:
         if len(_TREE_CACHE) > 50_000:
             _TREE_CACHE.clear()
@@ -68,7 +75,7 @@ def parse(source: str, start: str = "expression"):
     return tree
 
 
-def _parse(source: str, start: str = "expression"):
+def _parse(source: str, start: str = "expression", positions: bool = True):
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     if not isinstance(source, str):
@@ -201,14 +208,17 @@ class Scope:
 class _Gen:
     """Tree -> Python source, with name resolution and light type checks."""
 
-    def __init__(self, scope: Scope, source: str, fast: bool = False):
+    def __init__(self, scope: Scope, source: str, fast: bool = False, positioned: bool = True):
         self.scope = scope
         self.source = source
         self.fast = fast
+        self.positioned = positioned
         self.uses_budget = False
         self.names_used: set = set()
 
     def err(self, node, message, hint=None, code="name"):
+        if not self.positioned and not hasattr(node, "line"):
+            raise _Retry()
         line = getattr(getattr(node, "meta", None), "line", None) or getattr(node, "line", 1) or 1
         col = getattr(getattr(node, "meta", None), "column", None) or getattr(node, "column", 1) or 1
         raise ExpressionError(message, line, col, code=code, hint=hint, source=self.source)
@@ -640,19 +650,38 @@ class CodeUnit:
         self.ns: Optional[dict] = None
         self.pending: list = []  # (index, holder) resolved after build()
 
-    def _gen(self, source: str, start: str, scope: Scope):
-        tree = parse(source, start)
-        g = _Gen(scope, source)
+    def _gen(self, source: str, start: str, scope: Scope, positions: bool = False):
+        tree = parse(source, start, positions)
+        g = _Gen(scope, source, positioned=positions)
         return g, tree
 
     def add_expression(self, source: str, scope: Optional[Scope] = None, lex: Optional[dict] = None):
         """Compile-check one expression now; return a handle whose `.fn` is set by build()."""
+        try:
+            return self._add_expression(source, scope, lex, False)
+        except _Retry:
+            return self._add_expression(source, scope, lex, True)
+
+    def add_statement(self, source: str, scope: Optional[Scope] = None):
+        """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
+        try:
+            return self._add_statement(source, scope, False)
+        except _Retry:
+            return self._add_statement(source, scope, True)
+
+    def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
+        try:
+            return self._add_define(name, params, source, scope, False)
+        except _Retry:
+            return self._add_define(name, params, source, scope, True)
+
+    def _add_expression(self, source, scope, lex, positions):
         scope = scope or self.scope
         if isinstance(source, bool) or source is None or isinstance(source, (int, float)):
             source = repr(source) if not isinstance(source, bool) else ("true" if source else "false")
             if source == "None":
                 source = "none"
-        g, tree = self._gen(str(source), "expression", scope)
+        g, tree = self._gen(str(source), "expression", scope, positions)
         key = (str(source), _signature(tree, scope, lex))
         hit = _GEN_CACHE.get(key)
         if hit is not None:
@@ -660,7 +689,7 @@ class CodeUnit:
             g.names_used = set(names_used)
         else:
             code, typ = g.gen(tree, dict(lex or {}))
-            fast = _Gen(scope, str(source), fast=True)
+            fast = _Gen(scope, str(source), fast=True, positioned=positions)
             fcode, _ = fast.gen(tree, dict(lex or {}))
             if len(_GEN_CACHE) > 100_000:
                 _GEN_CACHE.clear()
@@ -682,10 +711,9 @@ class CodeUnit:
         self.pending.append(h)
         return h
 
-    def add_statement(self, source: str, scope: Optional[Scope] = None):
-        """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
+    def _add_statement(self, source, scope, positions):
         scope = scope or self.scope
-        g, tree = self._gen(str(source), "statement", scope)
+        g, tree = self._gen(str(source), "statement", scope, positions)
         root, path, op, vcode = g.statement(tree, {})
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
         name = "_s" + _digest(base, repr(path), op, vcode, str(source))
@@ -714,9 +742,9 @@ class CodeUnit:
         self.pending.append(h)
         return h
 
-    def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
+    def _add_define(self, name, params, source, scope, positions):
         scope = scope or self.scope
-        g, tree = self._gen(str(source), "expression", scope)
+        g, tree = self._gen(str(source), "expression", scope, positions)
         code, typ = g.gen(tree, {p: None for p in params})
         args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
         self.lines.append(f"def d_{name}({args}):\n    return {code}\n")
