@@ -211,7 +211,10 @@ class _Builder:
             raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
                                    self.pos(node),
                                    "rule files are plain data: remove the tag"))
-        value = self.loader.construct_object(node, deep=True)
+        if node.tag == "tag:yaml.org,2002:str":
+            value = node.value  # the common case, without the constructor's machinery
+        else:
+            value = self.loader.construct_object(node, deep=True)
         if isinstance(value, bool) and not node.style and node.value.lower() not in ("true", "false"):
             # YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant
             self.diags.append(Diagnostic(

@@ -24,6 +24,59 @@ def schema_path() -> str:
     raise FileNotFoundError("ruleset.schema.json is not installed")
 
 
+def _inline_refs(schema_doc: dict) -> dict:
+    """The schema with every `$ref` to a definition that does not refer back to itself
+    replaced by the definition: the same meaning, far fewer reference look-ups while
+    validating. Recursive definitions (effects contain effects) keep their `$ref`."""
+    defs = schema_doc.get("$defs", {})
+
+    def refs_in(node, acc):
+        if isinstance(node, dict):
+            r = node.get("$ref")
+            if isinstance(r, str) and r.startswith("#/$defs/"):
+                acc.add(r[len("#/$defs/"):])
+            for v in node.values():
+                refs_in(v, acc)
+        elif isinstance(node, list):
+            for v in node:
+                refs_in(v, acc)
+        return acc
+
+    graph = {name: refs_in(d, set()) for name, d in defs.items()}
+
+    def reaches(a, b, seen=None):
+        seen = seen or set()
+        for n in graph.get(a, ()):
+            if n == b or (n not in seen and (seen.add(n) or reaches(n, b, seen))):
+                return True
+        return False
+
+    recursive = {n for n in defs if reaches(n, n)}
+
+    def sub(node):
+        if isinstance(node, dict):
+            r = node.get("$ref")
+            if isinstance(r, str) and r.startswith("#/$defs/") and len(node) == 1:
+                name = r[len("#/$defs/"):]
+                if name not in recursive and name in defs:
+                    return sub(defs[name])
+            return {k: (v if k == "$defs" else sub(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [sub(v) for v in node]
+        return node
+
+    out = sub(schema_doc)
+    out["$defs"] = {k: sub(v) for k, v in defs.items()}
+    return out
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(_inline_refs(schema()))
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict:
     with open(schema_path(), encoding="utf-8") as fh:
@@ -117,7 +170,7 @@ def validate_files(files) -> None:
 def validate_tree(tree) -> None:
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = _validator()
     data = plain(tree)
     # best error first: jsonschema's relevance (the key best_match maximises), most relevant first
     errors = sorted(validator.iter_errors(data), key=jsonschema.exceptions.relevance, reverse=True)

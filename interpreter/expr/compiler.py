@@ -83,7 +83,7 @@ def _parse(source: str, start: str = "expression", positions: bool = True):
     if len(source) > 4000:
         raise ExpressionError("expression longer than 4000 characters", 1, 1, code="too-long")
     try:
-        tree = _parser().parse(source, start=start)
+        tree = _parser(positions).parse(source, start=start)
         _check_depth(tree, source)
         return tree
     except UnexpectedCharacters as e:
