@@ -745,7 +745,15 @@ class CodeUnit:
     def _add_define(self, name, params, source, scope, positions):
         scope = scope or self.scope
         g, tree = self._gen(str(source), "expression", scope, positions)
-        code, typ = g.gen(tree, {p: None for p in params})
+        lex = {p: None for p in params}
+        key = ("define", str(source), _signature(tree, scope, lex))
+        hit = _GEN_CACHE.get(key)
+        if hit is not None:
+            code, typ, names_used = hit
+            g.names_used = set(names_used)
+        else:
+            code, typ = g.gen(tree, lex)
+            _GEN_CACHE[key] = (code, typ, frozenset(g.names_used))
         args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
         self.lines.append(f"def d_{name}({args}):\n    return {code}\n")
         return typ, g.names_used
@@ -784,18 +792,22 @@ class CodeUnit:
 _NO_VALUES = MappingProxyType({})
 _CODE_CACHE: dict = {}
 _GEN_CACHE: dict = {}
+_NAMES: dict = {}
 
 
 def _signature(tree, scope, lex) -> tuple:
     """What the generated code of a tree depends on: for each name in it, what the scope
     says it is (local, var, constant, define, builtin) with its type, and the component
     types' attributes (for the attribute checks)."""
-    names = set()
-    for tok in tree.scan_values(lambda t: getattr(t, "type", None) == "NAME"):
-        names.add(str(tok))
+    hit = _NAMES.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        names = hit[1]
+    else:
+        names = sorted({str(tok) for tok in tree.scan_values(lambda t: getattr(t, "type", None) == "NAME")})
+        _NAMES[id(tree)] = (tree, names)  # trees are cached by text, so this is kept with them
     sig = []
     lx = lex or {}
-    for n in sorted(names):
+    for n in names:
         if n in lx:
             sig.append((n, "x", repr(lx[n])))
         elif n in scope.locals:
