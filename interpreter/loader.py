@@ -33,13 +33,14 @@ _ALLOWED_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 class Map(dict):
     """A YAML mapping that remembers its position and those of its keys and values."""
 
-    __slots__ = ("pos", "kpos", "vpos")
+    __slots__ = ("pos", "kpos", "vpos", "digest")
 
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
         self.pos: Pos = Pos("<generated>", 0, 0)
         self.kpos: dict = {}
         self.vpos: dict = {}
+        self.digest = None  # of the file's bytes, on a file's top mapping
 
 
 class Seq(list):
@@ -369,7 +370,12 @@ def _load_file(path: str, display: Optional[str] = None) -> Any:
     if not text.strip() or all(l.strip().startswith("#") or not l.strip() for l in text.splitlines()):
         raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1),
                                         "a rule file holds a mapping of sections")], "load")
-    return load_text(text, shown)
+    tree = load_text(text, shown)
+    if isinstance(tree, Map):
+        import hashlib
+
+        tree.digest = hashlib.sha256(raw).hexdigest()
+    return tree
 
 
 def _c_parser_fits(text: str) -> bool:

@@ -681,19 +681,17 @@ class CodeUnit:
             source = repr(source) if not isinstance(source, bool) else ("true" if source else "false")
             if source == "None":
                 source = "none"
-        g, tree = self._gen(str(source), "expression", scope, positions)
-        key = (str(source), _signature(tree, scope, lex))
-        hit = _GEN_CACHE.get(key)
+        key = ("expr", str(source), _signature(str(source), scope, lex))
+        hit = _cached_gen(key)
         if hit is not None:
             code, typ, fcode, names_used = hit
-            g.names_used = set(names_used)
         else:
+            g, tree = self._gen(str(source), "expression", scope, positions)
             code, typ = g.gen(tree, dict(lex or {}))
             fast = _Gen(scope, str(source), fast=True, positioned=positions)
             fcode, _ = fast.gen(tree, dict(lex or {}))
-            if len(_GEN_CACHE) > 100_000:
-                _GEN_CACHE.clear()
-            _GEN_CACHE[key] = (code, typ, fcode, frozenset(g.names_used))
+            names_used = g.names_used
+            _store_gen(key, (code, typ, fcode, sorted(names_used)))
         # named by content: the same expression in another module combination compiles once
         name = "_e" + _digest(code, fcode, str(source))
         self.count += 1
@@ -707,14 +705,22 @@ class CodeUnit:
                               f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
         else:
             self.lines.append(f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {code}\n" + guard)
-        h = Handle(name, str(source), typ, g.names_used)
+        h = Handle(name, str(source), typ, set(names_used))
         self.pending.append(h)
         return h
 
     def _add_statement(self, source, scope, positions):
         scope = scope or self.scope
-        g, tree = self._gen(str(source), "statement", scope, positions)
-        root, path, op, vcode = g.statement(tree, {})
+        key = ("stmt", str(source), _signature(str(source), scope, None))
+        hit = _cached_gen(key)
+        if hit is not None:
+            root, path, op, vcode, names_used = hit
+            path = list(path)
+        else:
+            g, tree = self._gen(str(source), "statement", scope, positions)
+            root, path, op, vcode = g.statement(tree, {})
+            names_used = g.names_used
+            _store_gen(key, (root, list(path), op, vcode, sorted(names_used)))
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
         name = "_s" + _digest(base, repr(path), op, vcode, str(source))
         self.count += 1
@@ -737,26 +743,26 @@ class CodeUnit:
         body = ["    try:"] + ["    " + b for b in body]
         body.append(f"    except _PE as _x:\n        raise _rt(_x, {_clip(str(source))!r}) from None")
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
-        h = Handle(name, str(source), None, g.names_used)
+        h = Handle(name, str(source), None, set(names_used))
         h.target = root
         self.pending.append(h)
         return h
 
     def _add_define(self, name, params, source, scope, positions):
         scope = scope or self.scope
-        g, tree = self._gen(str(source), "expression", scope, positions)
         lex = {p: None for p in params}
-        key = ("define", str(source), _signature(tree, scope, lex))
-        hit = _GEN_CACHE.get(key)
+        key = ("define", str(source), _signature(str(source), scope, lex))
+        hit = _cached_gen(key)
         if hit is not None:
             code, typ, names_used = hit
-            g.names_used = set(names_used)
         else:
+            g, tree = self._gen(str(source), "expression", scope, positions)
             code, typ = g.gen(tree, lex)
-            _GEN_CACHE[key] = (code, typ, frozenset(g.names_used))
+            names_used = g.names_used
+            _store_gen(key, (code, typ, sorted(names_used)))
         args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
         self.lines.append(f"def d_{name}({args}):\n    return {code}\n")
-        return typ, g.names_used
+        return typ, set(names_used)
 
     def build(self, constants: Optional[dict] = None) -> dict:
         ns = make_runtime(self.entities, self.budget)
@@ -774,10 +780,27 @@ class CodeUnit:
         entries = list(dict.fromkeys(self.lines))
         missing = [e for e in entries if e not in _CODE_CACHE]
         if missing:
+            from .. import diskcache
+
+            disk = diskcache.section("code") if diskcache.enabled() else {}
+            still = []
+            for e in missing:
+                hit = disk.get(diskcache.digest(e)) if disk is not None else None
+                if hit is not None:
+                    _CODE_CACHE[e] = [(n, code, _NOV_DEFAULTS if has_defaults else None)
+                                      for n, code, has_defaults in hit]
+                else:
+                    still.append(e)
+            missing = still
+        if missing:
             scratch = {"__builtins__": {}, "_NOV": _NO_VALUES}
             exec(compile("\n".join(missing), "<rulebook expressions>", "exec"), scratch)  # noqa: S102
             for e in missing:
                 _CODE_CACHE[e] = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(e)]
+                if diskcache.enabled():
+                    diskcache.section("code")[diskcache.digest(e)] = [
+                        (n, code, defaults is not None) for n, code, defaults in _CODE_CACHE[e]]
+                    diskcache.touch()
             if len(_CODE_CACHE) > 200_000:
                 _CODE_CACHE.clear()
         for e in entries:
@@ -790,24 +813,44 @@ class CodeUnit:
 
 
 _NO_VALUES = MappingProxyType({})
+_NOV_DEFAULTS = (_NO_VALUES, _NO_VALUES)
 _CODE_CACHE: dict = {}
 _GEN_CACHE: dict = {}
 _NAMES: dict = {}
 
 
-def _signature(tree, scope, lex) -> tuple:
-    """What the generated code of a tree depends on: for each name in it, what the scope
-    says it is (local, var, constant, define, builtin) with its type, and the component
+_STRING_RE = None
+_KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "lambda", "let",
+                       "true", "false", "none", "True", "False", "None"})
+
+
+def _text_names(source: str) -> tuple:
+    """The identifiers of an expression, found in its text (string literals left out): a
+    superset of its names (attribute and keyword names too), enough to key caches by."""
+    global _STRING_RE
+    hit = _NAMES.get(source)
+    if hit is not None:
+        return hit
+    import re
+
+    if _STRING_RE is None:
+        _STRING_RE = (re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\""),
+                      re.compile(r"[A-Za-z_][A-Za-z0-9_]*"))
+    text = _STRING_RE[0].sub("''", source)
+    names = tuple(sorted(set(_STRING_RE[1].findall(text)) - _KEYWORDS))
+    if len(_NAMES) > 200_000:
+        _NAMES.clear()
+    _NAMES[source] = names
+    return names
+
+
+def _signature(source: str, scope, lex) -> tuple:
+    """What the generated code of an expression depends on: for each name in it, what the
+    scope says it is (local, var, constant, define, builtin) with its type, and the component
     types' attributes (for the attribute checks)."""
-    hit = _NAMES.get(id(tree))
-    if hit is not None and hit[0] is tree:
-        names = hit[1]
-    else:
-        names = sorted({str(tok) for tok in tree.scan_values(lambda t: getattr(t, "type", None) == "NAME")})
-        _NAMES[id(tree)] = (tree, names)  # trees are cached by text, so this is kept with them
     sig = []
     lx = lex or {}
-    for n in names:
+    for n in _text_names(source):
         if n in lx:
             sig.append((n, "x", repr(lx[n])))
         elif n in scope.locals:
@@ -824,12 +867,39 @@ def _signature(tree, scope, lex) -> tuple:
             sig.append((n, "?", ""))
     ent = getattr(scope, "_ent_sig", None)
     if ent is None:
-        ent = hash(tuple(sorted((t, tuple(sorted(a))) for t, a in scope.entity_types.items())))
+        ent = repr(sorted((t, sorted(a)) for t, a in scope.entity_types.items()))
+        import hashlib
+
+        ent = hashlib.sha1(ent.encode()).hexdigest()
         try:
             scope._ent_sig = ent
         except AttributeError:
             pass
     return (tuple(sig), ent)
+
+
+def _cached_gen(key):
+    hit = _GEN_CACHE.get(key)
+    if hit is not None:
+        return hit
+    from .. import diskcache
+
+    if diskcache.enabled():
+        hit = diskcache.section("gen").get(diskcache.digest(repr(key)))
+        if hit is not None:
+            _GEN_CACHE[key] = hit
+    return hit
+
+
+def _store_gen(key, value):
+    if len(_GEN_CACHE) > 100_000:
+        _GEN_CACHE.clear()
+    _GEN_CACHE[key] = value
+    from .. import diskcache
+
+    if diskcache.enabled():
+        diskcache.section("gen")[diskcache.digest(repr(key))] = value
+        diskcache.touch()
 
 
 def _digest(*parts) -> str:
