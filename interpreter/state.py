@@ -846,7 +846,7 @@ class State:
             elif vis == "hidden":
                 view[name] = _hidden(val)
             elif vis == "count":
-                view[name] = _hidden(val)
+                view[name] = _sizes(val)
             elif vis == "owner":
                 view[name] = [x if i == player else _hidden(x) for i, x in enumerate(val)]
         pend = self.d["pending"]
@@ -910,6 +910,14 @@ class State:
                 slots[si][pi] = x
         s.d["rng"] = [f"{s.d['rng'][0]}/d{seed}", 0]
         return s
+
+
+def _sizes(val):
+    """What a `count` var shows: the size of each list, keeping the keys of a map of lists
+    (a map of decks shows how many cards each deck holds, not which)."""
+    if isinstance(val, dict):
+        return {k: _sizes(v) for k, v in val.items()}
+    return _hidden(val)
 
 
 def _hidden(val):
