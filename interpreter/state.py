@@ -605,8 +605,9 @@ class State:
         order = fr["order"]
         # a turn in progress?
         if fr["player"] is not None:
-            per_turn = ph.per_turn.fn(v, L) if ph.per_turn is not None else 1
-            if fr["acted"] < per_turn and fr["acted"] > 0:
+            acted = fr["acted"]
+            # the turn goes on while its player has actions left (one by default)
+            if acted == 0 or acted < (ph.per_turn.fn(v, L) if ph.per_turn is not None else 1):
                 if ph.end is not None and ph.end.fn(v, L):
                     fr["st"] = "exit"
                     fr["player"] = None
@@ -615,15 +616,7 @@ class State:
                 if acts:
                     self._waiting = acts
                     return True
-            if fr["acted"] == 0:
-                if ph.end is not None and ph.end.fn(v, L):
-                    fr["st"] = "exit"
-                    fr["player"] = None
-                    return False
-                acts = self._actions_for(ph, fr["player"], fr)
-                if acts:
-                    self._waiting = acts
-                    return True
+            if acted == 0:
                 d["log"].append(f"player {fr['player']} cannot act and is skipped")
                 fr["skips"] += 1
             else:
