@@ -51,15 +51,25 @@ def _load(name, mods):
     return _RS[key]
 
 
+def _only_sizes(view) -> bool:
+    if not isinstance(view, dict):
+        return False
+    if set(view) == {"hidden"}:
+        return True
+    return all(_only_sizes(v) for v in view.values())
+
+
 def _check_observation(rs, st):
     n = st.num_players
     for p in range(n):
         view = st.observe(p)
         vs = view["vars"]
         for name, decl in rs.vars.items():
-            if decl.visibility in ("hidden", "count"):
+            if decl.visibility == "hidden":
                 assert isinstance(vs[name], dict) and set(vs[name]) == {"hidden"}, \
-                    f"player {p} sees the contents of {decl.visibility} var '{name}'"
+                    f"player {p} sees the contents of hidden var '{name}'"
+            elif decl.visibility == "count":  # sizes only (a map of lists keeps its keys)
+                assert _only_sizes(vs[name]), f"player {p} sees the contents of count var '{name}'"
             elif decl.visibility == "owner":
                 for q in range(n):
                     if q != p:
