@@ -478,7 +478,8 @@ class State:
         fr = self._top_phase()
         a = rs.actions[action.name]
         L = {"player": player, "round": fr.get("round", 1)}
-        L.update(action.kwargs)
+        for k, x in action.args:
+            L[k] = x if type(x) in _SCALARS else _thaw(x)
         fr["acted"] = fr.get("acted", 0) + 1
         if rs.simple_blocks[a.block]:  # nothing in it can suspend: run it in place
             self._exec({"b": a.block, "i": 0, "L": L})
