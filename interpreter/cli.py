@@ -136,6 +136,7 @@ def cmd_validate(args, out, err, _in) -> int:
     from .ruleset import load
 
     folder = find_ruleset(args.ruleset)
+    shown = args.ruleset if not os.path.exists(args.ruleset) else os.path.basename(os.path.abspath(folder))
     todo = [list(args.module)]
     if args.all_combinations:
         rs0 = load(folder, modules=args.module)
@@ -167,14 +168,14 @@ def cmd_validate(args, out, err, _in) -> int:
         return 0 if ok else 1
     for mods, e in all_diags:
         label = "+".join(mods) or "base"
-        print(f"{args.ruleset} [{label}]: {e.stage} stage failed with {len(e.diagnostics)} error(s)", file=err)
+        print(f"{shown} [{label}]: {e.stage} stage failed with {len(e.diagnostics)} error(s)", file=err)
         print(e.render(), file=err)
     if not args.no_warnings:
         for w in warnings:
             print(w.render(), file=err)
     for mods, rs in reports:
         label = "+".join(mods) or "base"
-        print(f"{args.ruleset} [{label}]: valid ({len(rs.phases)} phases, {len(rs.actions)} actions, "
+        print(f"{shown} [{label}]: valid ({len(rs.phases)} phases, {len(rs.actions)} actions, "
               f"{len(rs.entities)} components, players {','.join(map(str, rs.players))})", file=out)
     if args.provenance and reports:
         print(_provenance_text(reports[0][1]), file=out)
