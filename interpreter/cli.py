@@ -420,6 +420,7 @@ def cmd_play(args, out, err, stdin) -> int:
 
 
 def cmd_replay(args, out, err, stdin) -> int:
+    from .errors import RuleRuntimeError
     from .ruleset import load
     from .state import Action
 
@@ -429,10 +430,23 @@ def cmd_replay(args, out, err, stdin) -> int:
     except (OSError, ValueError) as e:
         print(f"rulebook: error: cannot read replay {args.file}: {e}", file=err)
         return 1
+    if not (isinstance(data, dict) and isinstance(data.get("ruleset"), str)
+            and isinstance(data.get("players"), int) and isinstance(data.get("actions", []), list)):
+        print(f"rulebook: error: {args.file} is not a replay (it needs 'ruleset', 'players' and 'actions'; "
+              "`rulebook play` writes one)", file=err)
+        return 1
     rs = load(data["ruleset"], modules=data.get("modules") or [])
-    st = rs.new_game(data["players"], seed=data.get("seed", 0))
+    try:
+        st = rs.new_game(data["players"], seed=int(data.get("seed", 0)))
+    except (RuleRuntimeError, ValueError, TypeError) as e:
+        print(f"rulebook: error: {args.file}: cannot start the game: {e}", file=err)
+        return 1
     for i, aj in enumerate(data.get("actions") or []):
-        a = Action.from_json(aj)
+        try:
+            a = Action.from_json(aj)
+        except (KeyError, TypeError, AttributeError):
+            print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {aj!r}"[:300], file=err)
+            return 1
         res = st.apply(a)
         print(f"{i + 1:4d}. player {aj.get('player')}: {aj.get('label')}" + ("" if res else f"  REFUSED: {res.reason}"), file=out)
         if not res:

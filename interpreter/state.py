@@ -388,7 +388,12 @@ class State:
         if d["terminal"]:
             return Outcome(False, "game_over", "the game is over")
         if isinstance(action, dict):
-            action = Action.from_json(action)
+            try:
+                action = Action.from_json(action)
+            except (KeyError, TypeError, AttributeError):
+                return Outcome(False, "bad_action", "an action is {'action': name, 'args': {...}}")
+        elif not isinstance(action, (Action, str)):
+            return Outcome(False, "bad_action", f"not an action: {action!r}"[:200])
         elif isinstance(action, str):
             matches = [a for a in self.legal_actions() if a.label == action]
             if not matches:
