@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
 
 __all__ = [
     "Pos",
@@ -20,9 +20,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Pos:
-    """A place in a source file; line and col are 1-based."""
+class Pos(NamedTuple):
+    """A place in a source file; line and col are 1-based. (A named tuple: the loader makes
+    one for every key and value of every rule file.)"""
 
     file: str
     line: int

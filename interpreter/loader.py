@@ -153,12 +153,16 @@ class _Builder:
     def _offset(self, mark) -> int:
         """Character offset of a mark from its line and column (the same for both parsers)."""
         if self._line_starts is None:
+            # YAML's line breaks: \n, \r\n, \r, NEL, LS, PS
+            text = self.text
             starts = [0]
-            for i, ch in enumerate(self.text):
-                if ch == "\n":
+            for i, ch in enumerate(text):
+                if ch in "\n\x85\u2028\u2029" or (ch == "\r" and text[i + 1:i + 2] != "\n"):
                     starts.append(i + 1)
             self._line_starts = starts
-        return self._line_starts[mark.line] + mark.column
+        if mark.line >= len(self._line_starts):
+            return len(self.text)
+        return min(self._line_starts[mark.line] + mark.column, len(self.text))
 
     def pos(self, node) -> Pos:
         m = node.start_mark

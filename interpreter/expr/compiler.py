@@ -850,36 +850,50 @@ def _signature(source: str, scope, lex) -> tuple:
     types' attributes (for the attribute checks)."""
     sig = []
     lx = lex or {}
+    locs, vars_, consts, defs = scope.locals, scope.vars, scope.constants, scope.defines
     for n in _text_names(source):
+        # types are strings, tuples or None: hashable as they are (repr only for the disk key)
         if n in lx:
-            sig.append((n, "x", repr(lx[n])))
-        elif n in scope.locals:
-            sig.append((n, "l", repr(scope.locals[n])))
-        elif n in scope.vars:
-            sig.append((n, "v", repr(scope.vars[n])))
-        elif n in scope.constants:
-            v = scope.constants[n]
+            sig.append((n, "x", lx[n]))
+        elif n in locs:
+            sig.append((n, "l", locs[n]))
+        elif n in vars_:
+            sig.append((n, "v", vars_[n]))
+        elif n in consts:
+            v = consts[n]
             sig.append((n, "k", repr(v) if isinstance(v, (int, float, str, bool)) or v is None
-                        else repr(scope.const_types.get(n)) + type(v).__name__))
-        elif n in scope.defines:
-            sig.append((n, "d", repr(scope.defines[n])))
+                        else (scope.const_types.get(n), type(v).__name__)))
+        elif n in defs:
+            sig.append((n, "d", tuple(defs[n])))
         else:
             sig.append((n, "?", ""))
-    ent = getattr(scope, "_ent_sig", None)
-    if ent is None:
-        ent = repr(sorted((t, sorted(a)) for t, a in scope.entity_types.items()))
-        import hashlib
+    return (tuple(sig), _entity_signature(scope.entity_types))
 
-        ent = hashlib.sha1(ent.encode()).hexdigest()
-        try:
-            scope._ent_sig = ent
-        except AttributeError:
-            pass
-    return (tuple(sig), ent)
+
+_ENT_SIG: dict = {}
+
+
+def _entity_signature(entity_types: dict) -> str:
+    """The component types' attributes, as one short text (the same dict object is shared by
+    every scope of a ruleset, so this is computed once per ruleset)."""
+    hit = _ENT_SIG.get(id(entity_types))
+    if hit is not None and hit[0] is entity_types:
+        return hit[1]
+    import hashlib
+
+    text = repr(sorted((t, sorted(a)) for t, a in entity_types.items()))
+    sig = hashlib.sha1(text.encode()).hexdigest()
+    if len(_ENT_SIG) > 1000:
+        _ENT_SIG.clear()
+    _ENT_SIG[id(entity_types)] = (entity_types, sig)
+    return sig
 
 
 def _cached_gen(key):
-    hit = _GEN_CACHE.get(key)
+    try:
+        hit = _GEN_CACHE.get(key)
+    except TypeError:  # an unhashable type in the signature: compile without the cache
+        return None
     if hit is not None:
         return hit
     from .. import diskcache
@@ -894,7 +908,10 @@ def _cached_gen(key):
 def _store_gen(key, value):
     if len(_GEN_CACHE) > 100_000:
         _GEN_CACHE.clear()
-    _GEN_CACHE[key] = value
+    try:
+        _GEN_CACHE[key] = value
+    except TypeError:
+        return
     from .. import diskcache
 
     if diskcache.enabled():
