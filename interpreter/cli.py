@@ -405,7 +405,11 @@ def cmd_play(args, out, err, stdin) -> int:
                 print(f"  type a number from 0 to {len(legal) - 1} (or q to save and quit)", file=out)
         else:
             a = agent.act(st, p)
-            print(f"player {p} ({specs[p % len(specs)]}): {a.label}", file=out)
+            if st.pending is not None and any(x is None for x in agents):
+                # the answer to a decision may name what only its player could see
+                print(f"player {p} ({specs[p % len(specs)]}) answers: {st.pending['prompt']}", file=out)
+            else:
+                print(f"player {p} ({specs[p % len(specs)]}): {a.label}", file=out)
         res = st.apply(a)
         if not res:
             print(f"  refused: {res.reason}", file=out)
