@@ -25,6 +25,8 @@ test: venv
 bench: venv
 	$(BIN)/python tools/bench/expr.py
 	$(BIN)/python tools/bench/engine.py
+	$(BIN)/python tools/bench/startup.py
+	$(BIN)/python tools/bench/jobs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
