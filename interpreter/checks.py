@@ -28,6 +28,8 @@ def phase_graph(rs):
         for b in _blocks_of(ph):
             for sub in _entered(rs, b, set()):
                 g.add_edge(pid, sub, kind="enter")
+        for sub in _action_enters(rs, ph):  # an action of the phase enters a sub-phase
+            g.add_edge(pid, sub, kind="enter")
     return g
 
 
@@ -71,15 +73,7 @@ def run_checks(rs, composed) -> list:
     tree = composed.tree
     phases_node = tree.get("phases") or {}
     g = phase_graph(rs)
-    for pid, ph in rs.phases.items():
-        for sub in _action_enters(rs, ph):
-            g.add_edge(pid, sub, kind="enter")
-        # procedures can enter phases too
-    for name, p in getattr(rs, "_procs", {}).items():
-        pass
     entered = {v for _, v, d in g.edges(data=True) if d.get("kind") == "enter"}
-    for name in (tree.get("procedures") or {}):
-        pass
     if rs.start in rs.phases:
         reach = nx.descendants(g, rs.start) | {rs.start}
         # phases entered from procedures are reachable from wherever the procedure is used

@@ -108,8 +108,6 @@ def read_ruleset(folder: str):
 
 def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list):
     for section, value in tree.items():
-        if section == "include" and display != list(origin.get(("__root__",), [display]))[0]:
-            pass
         if section in KEYED or section in NESTED_KEYED:
             if value is None:
                 continue

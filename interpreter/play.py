@@ -252,12 +252,9 @@ def _new_with_chance(rs, players, seed, script):
 
 # ----------------------------------------------------------------------------- graph
 def graph_text(rs, fmt: str) -> str:
-    from .checks import phase_graph, _action_enters
+    from .checks import phase_graph
 
     g = phase_graph(rs)
-    for pid, ph in rs.phases.items():
-        for sub in _action_enters(rs, ph):
-            g.add_edge(pid, sub, kind="enter")
     if fmt == "mermaid":
         lines = ["flowchart TD"]
         lines.append(f"    START((start)) --> {rs.start}")
@@ -299,12 +296,9 @@ def graph_svg(rs) -> str:
     Pure Python, so it works without Graphviz."""
     from html import escape
 
-    from .checks import _action_enters, phase_graph
+    from .checks import phase_graph
 
     g = phase_graph(rs)
-    for pid, ph in rs.phases.items():
-        for sub in _action_enters(rs, ph):
-            g.add_edge(pid, sub, kind="enter")
     import networkx as nx
 
     depth = nx.single_source_shortest_path_length(g, rs.start) if rs.start in g else {}

@@ -315,7 +315,6 @@ class _Compiler:
             self.unit.build(constants)
         except SyntaxError as e:  # pragma: no cover - would be a generator bug
             raise RulebookError([Diagnostic("internal", f"generated code failed to compile: {e}", pos_of(t))], "compile")
-        self.define_names = {}
         self.finish_actions(actions)
         return Ruleset(
             name=str(game.get("name", os.path.basename(self.c.folder))),
@@ -391,7 +390,7 @@ class _Compiler:
             for h, _, _ in a.requires:
                 if h is None:
                     continue
-                used = set(h.names or ()) | _define_closure(h.names or (), self.define_names)
+                used = set(h.names or ())
                 lvl = max([names.index(n) + 1 for n in names if n in used] or [0])
                 levels[lvl].append(h.fn)
             a.req_levels = tuple(tuple(x) for x in levels)
@@ -596,12 +595,6 @@ def _plain_record(rec) -> dict:
     r = plain(rec)
     _RECORDS[id(rec)] = (rec, r)
     return r
-
-
-def _define_closure(names, define_names) -> set:
-    """Names read through named expressions: a define may read an action parameter only if
-    it is passed in, so the parameters an expression reads are its own names."""
-    return set()
 
 
 _SIMPLE_OPS = {"stmt", "let", "log", "move", "shuffle", "random", "fail"}

@@ -607,7 +607,6 @@ class State:
             fr["player"] = None
             fr["begin"] = fr["idx"]
             fr["acted"] = 0
-            fr["turn_started"] = False
         order = fr["order"]
         # a turn in progress?
         if fr["player"] is not None:
@@ -635,7 +634,6 @@ class State:
                 if ph.round_block is not None:
                     d["stack"].append({"k": "fx", "b": ph.round_block, "i": 0,
                                        "L": {"player": None, "round": fr["round"]}})
-                    fr["pending_round_check"] = True
                     return False
         L = {"player": None, "round": fr["round"]}
         if ph.rounds is not None and fr["round"] > ph.rounds.fn(v, L):

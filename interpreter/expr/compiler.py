@@ -99,7 +99,7 @@ def _parse(source: str, start: str = "expression", positions: bool = True):
             hint = "use '==' to compare; effects assign with 'name = value'"
         raise ExpressionError(f"unexpected character {ch!r}", e.line, e.column, hint=hint,
                               source=source) from None
-    except UnexpectedEOF as e:
+    except UnexpectedEOF:
         line = source.count("\n") + 1
         col = len(source.rsplit("\n", 1)[-1]) + 1
         raise ExpressionError("the expression ends too early", line, col,
