@@ -233,6 +233,121 @@ class _Builder:
         return value
 
 
+    def from_events(self):
+        """The tree in one pass over libyaml's event stream, for the plain data rule files
+        are: no document markers beyond one, no explicit tags, keys that are scalars. Anything
+        else (and any YAML error) returns `_SLOW`, and the composing path below reads the file
+        and explains what it finds. Both paths give the same tree and the same diagnostics;
+        this one skips building a node graph and resolves plain scalars by their first
+        character."""
+        path, diags = self.path, self.diags
+        depth_limit, node_limit = LIMITS["depth"], LIMITS["nodes"]
+        stack: list = []  # [container, is_map, pending key, its position]
+        anchors: dict = {}  # name -> (node, its position, its size in nodes)
+        root = _SLOW
+        count = 0
+        documents = 0
+        try:
+            for ev in yaml.parse(self.text, Loader=yaml.CSafeLoader):
+                cls = type(ev)
+                if cls is _ScalarEvent:
+                    if ev.tag is not None:
+                        return _SLOW
+                    m = ev.start_mark
+                    pos = Pos(path, m.line + 1, m.column + 1)
+                    node = self._event_scalar(ev, pos)
+                    if node is _SLOW:
+                        return _SLOW
+                    size = 1
+                    if ev.anchor is not None:
+                        anchors[ev.anchor] = (node, pos, 1)
+                elif cls is _MappingStartEvent or cls is _SequenceStartEvent:
+                    if ev.tag is not None or len(stack) >= depth_limit:
+                        return _SLOW
+                    m = ev.start_mark
+                    pos = Pos(path, m.line + 1, m.column + 1)
+                    if cls is _MappingStartEvent:
+                        node = Map()
+                    else:
+                        node = Seq()
+                    node.pos = pos
+                    size = 1
+                elif cls is _MappingEndEvent or cls is _SequenceEndEvent:
+                    frame = stack.pop()
+                    if frame[4] is not None:
+                        anchors[frame[4]] = (frame[0], frame[0].pos, count - frame[5] + 1)
+                    continue
+                elif cls is _AliasEvent:
+                    hit = anchors.get(ev.anchor)
+                    if hit is None:
+                        return _SLOW
+                    node, pos, size = hit
+                    if count + size > node_limit:
+                        return _SLOW
+                    node = clone(node)
+                elif cls is _DocumentStartEvent:
+                    documents += 1
+                    if documents > 1:
+                        return _SLOW
+                    continue
+                else:  # stream start and end, document end
+                    continue
+                count += size
+                if count > node_limit:
+                    return _SLOW
+                if not stack:
+                    root = node
+                else:
+                    top = stack[-1]
+                    if top[1]:
+                        if top[2] is _SLOW:  # this node is a key
+                            if isinstance(node, (dict, list)):
+                                return _SLOW
+                            key = str(node) if isinstance(node, Text) else node
+                            parent = top[0]
+                            if key in parent:
+                                diags.append(Diagnostic(
+                                    "duplicate-key", f"key '{key}' appears twice in this mapping",
+                                    pos, f"the first is at line {parent.kpos[key].line}"))
+                            top[2], top[3] = key, pos
+                        else:
+                            parent, key = top[0], top[2]
+                            parent[key] = node
+                            parent.kpos[key] = top[3]
+                            parent.vpos[key] = pos
+                            top[2] = _SLOW
+                    else:
+                        top[0].append(node)
+                        top[0].ipos.append(pos)
+                if (cls is _MappingStartEvent or cls is _SequenceStartEvent):
+                    stack.append([node, cls is _MappingStartEvent, _SLOW, None, ev.anchor, count])
+        except Exception:  # noqa: BLE001 - any complaint: the composing path explains it
+            return _SLOW
+        return root
+
+    def _event_scalar(self, ev, pos):
+        value = ev.value
+        if ev.style:  # quoted or block: a string
+            tag = _STR_TAG
+        elif not ev.implicit[0]:
+            return _SLOW
+        else:
+            tag = _plain_tag(value)
+        if tag == _STR_TAG:
+            block = ev.style in ("|", ">")
+            if ev.end_mark.line > ev.start_mark.line:
+                block = self._rows(ev) or block
+            return Text(value, pos, quoted=ev.style in ("'", '"'), block=block)
+        if tag not in _ALLOWED_SCALAR_TAGS:
+            return _SLOW
+        out = _SAFE_CONSTRUCTORS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value, ev.start_mark, ev.end_mark))
+        if isinstance(out, bool) and value.lower() not in ("true", "false"):
+            # YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant
+            self.diags.append(Diagnostic(
+                "yaml-bool", f"'{value}' is read as the boolean {str(out).lower()} by YAML",
+                pos, f"write {str(out).lower()} for a boolean, or quote it: '{value}'"))
+        return out
+
     def _rows(self, node):
         """The file lines of a scalar written over several lines (see `_map_multiline`)."""
         if not self.text:
@@ -302,6 +417,34 @@ class _Builder:
             f"this value expands to {sizes[id(node)]} nodes through aliases; the limit is {limit} "
             "(aliases that repeat aliases, a 'billion laughs')", self.pos(node),
             "write the data out, or use fewer nested aliases"))
+
+
+_SLOW = object()  # from_events: this file needs the composing path
+_STR_TAG = "tag:yaml.org,2002:str"
+_ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
+_MappingStartEvent, _MappingEndEvent = yaml.MappingStartEvent, yaml.MappingEndEvent
+_SequenceStartEvent, _SequenceEndEvent = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+_DocumentStartEvent = yaml.DocumentStartEvent
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_SAFE_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
+_RESOLVERS = yaml.resolver.Resolver.yaml_implicit_resolvers
+_PLAIN_TAGS: dict = {}
+
+
+def _plain_tag(value: str) -> str:
+    """The tag YAML's resolver gives an untagged plain scalar (the same rules, looked up by
+    the first character as the resolver does, remembered per text)."""
+    tag = _PLAIN_TAGS.get(value)
+    if tag is None:
+        tag = _STR_TAG
+        for t, regexp in _RESOLVERS.get(value[:1], []) + _RESOLVERS.get(None, []):
+            if regexp.match(value):
+                tag = t
+                break
+        if len(_PLAIN_TAGS) > 100_000:
+            _PLAIN_TAGS.clear()
+        _PLAIN_TAGS[value] = tag
+    return tag
 
 
 def _short_tag(tag: str) -> str:
@@ -404,6 +547,13 @@ def _c_parser_fits(text: str) -> bool:
 
 
 def load_text(text: str, shown: str = "<text>"):
+    if getattr(yaml, "__with_libyaml__", False):
+        b = _Builder(shown, None, text)
+        tree = b.from_events()
+        if tree is not _SLOW:
+            if b.diags:
+                raise RulebookError(b.diags, "load")
+            return tree
     fast = _c_parser_fits(text)
     try:
         loader = yaml.CSafeLoader(text) if fast else yaml.SafeLoader(text)
