@@ -776,40 +776,86 @@ class CodeUnit:
         ns["_NOV"] = _NO_VALUES
         ns["_rt"] = _runtime_error
         # each generated function is compiled once per process (by its source text) and bound
-        # to this ruleset's namespace; the source comes from the grammar, no builtins reachable
+        # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
+        # A function not compiled yet is bound as a stub that compiles it on its first call and
+        # then becomes it (the same function object takes the compiled code): validating a
+        # ruleset compiles only what its set-up runs, and play pays once per function it uses.
         entries = list(dict.fromkeys(self.lines))
         missing = [e for e in entries if e not in _CODE_CACHE]
-        if missing:
+        if missing and diskcache_enabled():
             from .. import diskcache
 
-            disk = diskcache.section("code") if diskcache.enabled() else {}
-            still = []
+            disk = diskcache.section("code")
             for e in missing:
-                hit = disk.get(diskcache.digest(e)) if disk is not None else None
+                hit = disk.get(diskcache.digest(e))
                 if hit is not None:
                     _CODE_CACHE[e] = [(n, code, _NOV_DEFAULTS if has_defaults else None)
                                       for n, code, has_defaults in hit]
-                else:
-                    still.append(e)
-            missing = still
-        if missing:
-            scratch = {"__builtins__": {}, "_NOV": _NO_VALUES}
-            exec(compile("\n".join(missing), "<rulebook expressions>", "exec"), scratch)  # noqa: S102
-            for e in missing:
-                _CODE_CACHE[e] = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(e)]
-                if diskcache.enabled():
-                    diskcache.section("code")[diskcache.digest(e)] = [
-                        (n, code, defaults is not None) for n, code, defaults in _CODE_CACHE[e]]
-                    diskcache.touch()
-            if len(_CODE_CACHE) > 200_000:
-                _CODE_CACHE.clear()
+        lazy: dict = {}
         for e in entries:
-            for n, code, defaults in _CODE_CACHE[e]:
-                ns[n] = _FunctionType(code, ns, n, defaults)
+            codes = _CODE_CACHE.get(e)
+            if codes is not None:
+                for n, code, defaults in codes:
+                    ns[n] = _FunctionType(code, ns, n, defaults)
+            else:
+                for n in _def_names(e):
+                    stub = ns[n] = _FunctionType(_stub_code(), ns, n)
+                    stub.__kwdefaults__ = {"_me_": n}
+                    lazy[n] = e
+        if lazy:
+            ns["_LAZY"] = lambda name: _materialize(ns, lazy, name)
         for h in self.pending:
             h.fn = ns[h.name]
         self.ns = ns
         return ns
+
+
+_STUB = []
+
+
+def _stub_code():
+    """The code of a function not compiled yet: compile it (see `_materialize`), then call it."""
+    if not _STUB:
+        scratch: dict = {"__builtins__": {}}
+        exec(compile("def _stub(*_a, _me_=None, **_k):\n    return _LAZY(_me_)(*_a, **_k)\n",  # noqa: S102
+                     "<rulebook stub>", "exec"), scratch)
+        _STUB.append(scratch["_stub"].__code__)
+    return _STUB[0]
+
+
+def _materialize(ns: dict, lazy: dict, name: str):
+    """Compile the generated source that defines `name` and give its functions (the stubs in
+    `ns`, which other code may already hold) their compiled code."""
+    entry = lazy.get(name)
+    if entry is not None:
+        codes = _CODE_CACHE.get(entry)
+        if codes is None:
+            scratch = {"__builtins__": {}, "_NOV": _NO_VALUES}
+            exec(compile(entry, "<rulebook expressions>", "exec"), scratch)  # noqa: S102
+            codes = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(entry)]
+            if len(_CODE_CACHE) > 200_000:
+                _CODE_CACHE.clear()
+            _CODE_CACHE[entry] = codes
+            if diskcache_enabled():
+                from .. import diskcache
+
+                diskcache.section("code")[diskcache.digest(entry)] = [
+                    (n, code, defaults is not None) for n, code, defaults in codes]
+                diskcache.touch()
+        for n, code, defaults in codes:
+            fn = ns[n]
+            if fn.__code__ is _STUB[0]:
+                fn.__code__ = code
+                fn.__defaults__ = defaults
+                fn.__kwdefaults__ = None
+            lazy.pop(n, None)
+    return ns[name]
+
+
+def diskcache_enabled() -> bool:
+    from .. import diskcache
+
+    return diskcache.enabled()
 
 
 _NO_VALUES = MappingProxyType({})

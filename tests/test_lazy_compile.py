@@ -1,0 +1,47 @@
+"""Generated functions are compiled on their first call: a function held before that call (by
+an action's requirement list, say) becomes the compiled function itself, and an expression
+never called is never compiled."""
+from interpreter.expr import compiler as C
+from interpreter.expr.compiler import CodeUnit, Scope, compile_expression
+
+
+def _unit(*sources, defines=None):
+    scope = Scope(vars={"a": "number", "b": "number", "m": None}, defines={k: p for k, (p, _) in (defines or {}).items()})
+    unit = CodeUnit(scope, {})
+    for name, (params, body) in (defines or {}).items():
+        unit.add_define(name, params, body)
+    handles = [unit.add_expression(s) for s in sources]
+    unit.build()
+    return unit, handles
+
+
+def test_a_function_held_before_its_first_call_becomes_the_compiled_one():
+    unit, (h1, h2) = _unit("a * 1000 + b * 77 + 424242", "a - b - 171717")
+    held = h1.fn
+    assert held.__code__ is C._stub_code()  # (the expression is new to this process)
+    assert held({"a": 2, "b": 3}, {}) == 2000 + 231 + 424242
+    assert held.__code__ is not C._stub_code()
+    assert held is unit.ns[h1.name] and held({"a": 1, "b": 0}, {}) == 1000 + 424242
+    assert h2.fn({"a": 5, "b": 1}, {}) == 5 - 1 - 171717
+
+
+def test_an_expression_never_called_is_never_compiled():
+    before = len(C._CODE_CACHE)
+    _unit("a * 31337 + b * 8675309")
+    assert len(C._CODE_CACHE) == before
+
+
+def test_the_checked_fallback_and_named_expressions_compile_on_demand():
+    unit, (h,) = _unit("twice(m['k']) + 999331", defines={"twice": (["x"], "x * 2 + 123457")})
+    assert h.fn({"m": {"k": 4}}, {}) == 8 + 123457 + 999331
+    try:
+        h.fn({"m": {}}, {})  # a missing key: the checked version explains it
+    except Exception as e:  # noqa: BLE001
+        assert "k" in str(e)
+    else:
+        raise AssertionError("a missing key was not reported")
+
+
+def test_compile_expression_still_evaluates():
+    ce = compile_expression("sum(x * 3 for x in xs) + 8181", ["xs"])
+    assert ce.evaluate({"xs": [1, 2, 3]}) == 18 + 8181
