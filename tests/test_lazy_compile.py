@@ -1,8 +1,16 @@
 """Generated functions are compiled on their first call: a function held before that call (by
 an action's requirement list, say) becomes the compiled function itself, and an expression
 never called is never compiled."""
+import pytest
+
 from interpreter.expr import compiler as C
 from interpreter.expr.compiler import CodeUnit, Scope, compile_expression
+
+
+@pytest.fixture(autouse=True)
+def _no_disk_cache(monkeypatch):
+    """Code from the per-user cache would arrive compiled: these tests watch first calls."""
+    monkeypatch.setenv("RULEBOOK_CACHE", "0")
 
 
 def _unit(*sources, defines=None):
