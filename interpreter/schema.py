@@ -1,12 +1,16 @@
 """Shape checks with JSON Schema (draft 2020-12), errors mapped back to `file:line:col`.
 
-Owns: loading the bundled schema and turning jsonschema's errors into Diagnostics, best first.
+Owns: loading the bundled schema, a fast validity check compiled from it (so a valid file never
+imports jsonschema), and turning jsonschema's errors into Diagnostics, best first.
 Does not own anything the schema cannot say (references, expression types): that is checks.py.
 """
 from __future__ import annotations
 
 import json
+import numbers
 import os
+import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from .errors import Diagnostic, Pos, RulebookError, suggest
@@ -89,6 +93,217 @@ def _validator():
 def schema() -> dict:
     with open(schema_path(), encoding="utf-8") as fh:
         return json.load(fh)
+
+
+# The fast check: the schema compiled once into closures that answer only "is this plain data
+# valid?", with jsonschema's Draft 2020-12 meaning. A keyword it does not implement makes it
+# refuse to build (None): then jsonschema decides every time, so it is never silently wrong.
+
+# keywords that say nothing about validity ($id only at the root: below it, it would move `$ref`)
+_ANNOTATIONS = frozenset({"description", "title", "$comment", "examples", "default", "$schema", "$defs"})
+
+
+class _Unsupported(Exception):
+    """The schema says something the fast check does not implement."""
+
+
+def _always(x):
+    return True
+
+
+def _never(x):
+    return False
+
+
+def _is_integer(x):
+    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, bool)
+
+
+_TYPES = {
+    "array": lambda x: isinstance(x, list),
+    "boolean": lambda x: isinstance(x, bool),
+    "integer": _is_integer,
+    "null": lambda x: x is None,
+    "number": _is_number,
+    "object": lambda x: isinstance(x, dict),
+    "string": lambda x: isinstance(x, str),
+}
+
+_TRUE, _FALSE = object(), object()
+
+
+def _unbool(x):
+    return _TRUE if x is True else _FALSE if x is False else x
+
+
+def _equal(one, two) -> bool:
+    """JSON equality as jsonschema's `_utils.equal`: 1 == 1.0, but True != 1, also inside lists
+    and mappings."""
+    if one is two:
+        return True
+    if isinstance(one, str) or isinstance(two, str):
+        return one == two
+    if isinstance(one, Sequence) and isinstance(two, Sequence):
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two))
+    if isinstance(one, Mapping) and isinstance(two, Mapping):
+        return len(one) == len(two) and all(k in two and _equal(v, two[k]) for k, v in one.items())
+    return _unbool(one) == _unbool(two)
+
+
+def _type(node, sub):
+    names = node["type"]
+    names = [names] if isinstance(names, str) else names
+    if not isinstance(names, list) or not all(n in _TYPES for n in names):
+        raise _Unsupported(f"type {names!r}")
+    tests = [_TYPES[n] for n in names]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda x: any(t(x) for t in tests)
+
+
+def _members(node, sub):
+    """`properties` and `additionalProperties` together: each key's value against its
+    property's schema, or else against the additional one (absent: anything)."""
+    props = {k: sub(v) for k, v in node.get("properties", {}).items()}
+    extra = sub(node.get("additionalProperties", True))
+
+    def check(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if not props.get(k, extra)(v):
+                    return False
+        return True
+    return check
+
+
+def _required(node, sub):
+    names = node["required"]
+    return lambda x: not isinstance(x, dict) or all(k in x for k in names)
+
+
+def _min_properties(node, sub):
+    least = node["minProperties"]
+    return lambda x: not isinstance(x, dict) or len(x) >= least
+
+
+def _max_properties(node, sub):
+    most = node["maxProperties"]
+    return lambda x: not isinstance(x, dict) or len(x) <= most
+
+
+def _property_names(node, sub):
+    name = sub(node["propertyNames"])
+    return lambda x: not isinstance(x, dict) or all(name(k) for k in x)
+
+
+def _items(node, sub):
+    item = sub(node["items"])
+    return lambda x: not isinstance(x, list) or all(item(v) for v in x)
+
+
+def _min_items(node, sub):
+    least = node["minItems"]
+    return lambda x: not isinstance(x, list) or len(x) >= least
+
+
+def _minimum(node, sub):
+    low = node["minimum"]
+    return lambda x: not _is_number(x) or not x < low
+
+
+def _maximum(node, sub):
+    high = node["maximum"]
+    return lambda x: not _is_number(x) or not x > high
+
+
+def _pattern(node, sub):
+    search = re.compile(node["pattern"]).search
+    return lambda x: not isinstance(x, str) or search(x) is not None
+
+
+def _enum(node, sub):
+    values = node["enum"]
+    return lambda x: any(_equal(v, x) for v in values)
+
+
+def _any_of(node, sub):
+    branches = [sub(b) for b in node["anyOf"]]
+    return lambda x: any(b(x) for b in branches)
+
+
+def _ref(node, sub):
+    return sub.ref(node["$ref"])
+
+
+# keyword -> builder(schema node, subschema compiler) -> check; one builder may own two keywords
+_KEYWORDS = {
+    "type": _type, "enum": _enum, "anyOf": _any_of, "$ref": _ref,
+    "properties": _members, "additionalProperties": _members, "required": _required,
+    "propertyNames": _property_names, "minProperties": _min_properties, "maxProperties": _max_properties,
+    "items": _items, "minItems": _min_items,
+    "minimum": _minimum, "maximum": _maximum, "pattern": _pattern,
+}
+
+
+class _Compiler:
+    """Compiles schema nodes into checks; owns the `#/$defs/...` look-ups, each definition
+    compiled once, a recursive one through a late-bound slot."""
+
+    def __init__(self, schema_doc: dict):
+        self.defs = schema_doc.get("$defs", {})
+        self.compiled: dict = {}
+
+    def __call__(self, node):
+        if isinstance(node, bool):
+            return _always if node else _never
+        if not isinstance(node, dict):
+            raise _Unsupported(f"schema {node!r}")
+        unknown = [k for k in node if k not in _KEYWORDS and k not in _ANNOTATIONS]
+        if unknown:
+            raise _Unsupported(f"keyword {unknown[0]!r}")
+        builders = dict.fromkeys(_KEYWORDS[k] for k in node if k in _KEYWORDS)
+        checks = [build(node, self) for build in builders]
+        if not checks:
+            return _always
+        if len(checks) == 1:
+            return checks[0]
+
+        def check(x):
+            for c in checks:
+                if not c(x):
+                    return False
+            return True
+        return check
+
+    def ref(self, ref):
+        name = ref[len("#/$defs/"):] if isinstance(ref, str) and ref.startswith("#/$defs/") else ""
+        if not name or any(c in name for c in "/~%") or name not in self.defs:
+            raise _Unsupported(f"$ref {ref!r}")
+        if name not in self.compiled:
+            slot = []
+            self.compiled[name] = lambda x: slot[0](x)  # what the definition's own body sees
+            slot.append(self(self.defs[name]))
+            self.compiled[name] = slot[0]
+        return self.compiled[name]
+
+
+def _build_fast_check(schema_doc: dict):
+    """The schema's validity check (plain data -> bool), or None if it uses a keyword the check
+    does not implement."""
+    root = {k: v for k, v in schema_doc.items() if k != "$id"}
+    try:
+        return _Compiler(schema_doc)(root)
+    except _Unsupported:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _fast_check():
+    return _build_fast_check(schema())
 
 
 def _locate(tree, path, value=False):
@@ -191,10 +406,13 @@ def validate_files(files) -> None:
 
 
 def validate_tree(tree) -> None:
+    data = plain(tree)
+    fast = _fast_check()
+    if fast is not None and fast(data):
+        return  # valid: jsonschema is needed only to explain an error
     import jsonschema
 
     validator = _validator()
-    data = plain(tree)
     # best error first: jsonschema's relevance (the key best_match maximises), most relevant first
     errors = sorted(validator.iter_errors(data), key=jsonschema.exceptions.relevance, reverse=True)
     diags = []
