@@ -45,6 +45,141 @@ def _parser(positions: bool = True):
     return p
 
 
+_DRIVERS: dict = {}
+
+
+def _driver(positions: bool):
+    """The parse loop for the grammar (see `_Driver`), or None where it cannot drive this Lark."""
+    if positions not in _DRIVERS:
+        try:
+            _DRIVERS[positions] = _Driver(_parser(positions))
+        except LookupError:
+            _DRIVERS[positions] = None
+    return _DRIVERS[positions]
+
+
+class _Driver:
+    """Lark's LALR parser for the grammar, run by a tighter loop: the same parse table, the
+    same per-state (contextual) lexers and the same tree-building callbacks as `Lark.parse`,
+    so the same tree, with the reductions looked up by state instead of by rule object and
+    the tokens read in the same loop. It only parses: on anything unexpected it returns None
+    and `Lark.parse` runs, which raises the error the messages are written for."""
+
+    def __init__(self, lark):
+        from lark.parsers.lalr_analysis import Shift
+
+        try:
+            frontend = lark.parser
+            table = frontend.parser._parse_table
+            callbacks = frontend.parser.parser.callbacks
+            self.state_lexers = frontend.lexer.lexers
+        except AttributeError:
+            raise LookupError("another version of Lark") from None
+        self.token_callbacks = {k for k in callbacks if isinstance(k, str)}
+        from lark.parse_tree_builder import ExpandSingleChild
+
+        def reduction(rule):
+            cb = callbacks[rule]
+            if len(rule.expansion) == 1 and type(cb) is ExpandSingleChild:
+                cb = None  # `?rule: child`: the child is the value, nothing to build
+            return (len(rule.expansion), rule.origin.name, cb)
+
+        self.rows = {}
+        for state, row in table.states.items():
+            self.rows[state] = {sym: ((arg, None) if action is Shift else (None, reduction(arg)))
+                                for sym, (action, arg) in row.items()}
+        self.start_states, self.end_states = table.start_states, table.end_states
+        self.lexers: dict = {}  # id(Lark's lexer for a state) -> what the loop needs of it
+
+    def _lexer(self, state):
+        lx = self.state_lexers[state]
+        got = self.lexers.get(id(lx))
+        if got is None:
+            try:
+                regexps = lx.scanner._mres  # building the scanner builds lx.callback too
+                ignore, newline_types, callback = lx.ignore_types, lx.newline_types, lx.callback
+            except AttributeError:
+                raise LookupError("another version of Lark") from None
+            if len(regexps) != 1 or ignore & set(callback) or getattr(lx, "use_bytes", False):
+                raise LookupError("a lexer the loop does not drive")
+            got = self.lexers[id(lx)] = (regexps[0].match, ignore, newline_types, callback)
+        return got
+
+    def parse(self, text: str, start: str):
+        from lark import Token
+
+        rows, token_callbacks = self.rows, self.token_callbacks
+        states = [self.start_states[start]]
+        values: list = []
+        end_state = self.end_states[start]
+        pos, line, line_start, n = 0, 1, 0, len(text)
+        last = None
+        while True:
+            tok = None
+            while pos < n:
+                match, ignore, newline_types, callback = self._lexer(states[-1])
+                m = match(text, pos)
+                if m is None:
+                    return None
+                value, type_ = m.group(0), m.lastgroup
+                start_pos, start_line, start_col = pos, line, pos - line_start + 1
+                if type_ in newline_types:
+                    nl = value.count("\n")
+                    if nl:
+                        line += nl
+                        line_start = pos + value.rindex("\n") + 1
+                pos += len(value)
+                if type_ in ignore:
+                    continue
+                tok = Token(type_, value, start_pos, start_line, start_col, line, pos - line_start + 1, pos)
+                cb = callback.get(type_)
+                if cb is not None:
+                    tok = cb(tok)
+                break
+            if tok is None:
+                tok = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
+                is_end = True
+            else:
+                last = tok
+                is_end = False
+            while True:
+                act = rows[states[-1]].get(tok.type)
+                if act is None:
+                    return None
+                shift, reduce = act
+                if shift is not None:
+                    if is_end:
+                        return None
+                    states.append(shift)
+                    values.append(tok if tok.type not in token_callbacks else None)
+                    if tok.type in token_callbacks:
+                        return None
+                    break
+                size, origin, cb = reduce
+                if cb is None:
+                    del states[-1]
+                    goto = rows[states[-1]].get(origin)
+                    if goto is None or goto[0] is None:
+                        return None
+                    states.append(goto[0])
+                    if is_end and states[-1] == end_state:
+                        return values[-1]
+                    continue
+                if size:
+                    kids = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    kids = []
+                values.append(cb(kids))
+                goto = rows[states[-1]].get(origin)
+                if goto is None or goto[0] is None:
+                    return None
+                states.append(goto[0])
+                if is_end and states[-1] == end_state:
+                    return values[-1]
+
+
 class _Retry(Exception):
     """An error was found on a tree without node positions: parse again with them."""
 
@@ -83,7 +218,13 @@ def _parse(source: str, start: str = "expression", positions: bool = True):
     if len(source) > 4000:
         raise ExpressionError("expression longer than 4000 characters", 1, 1, code="too-long")
     try:
-        tree = _parser(positions).parse(source, start=start)
+        driver = _driver(positions)
+        try:
+            tree = driver.parse(source, start) if driver is not None else None
+        except LookupError:  # a lexer the loop does not drive: Lark's own loop parses
+            tree = None
+        if tree is None:
+            tree = _parser(positions).parse(source, start=start)
         _check_depth(tree, source)
         return tree
     except UnexpectedCharacters as e:
