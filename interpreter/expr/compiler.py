@@ -90,6 +90,21 @@ class _Driver:
                                 for sym, (action, arg) in row.items()}
         self.start_states, self.end_states = table.start_states, table.end_states
         self.lexers: dict = {}  # id(Lark's lexer for a state) -> what the loop needs of it
+        self.chains: dict = {}  # (state below, top state, token type) -> top state after unit reductions
+
+    def _chain(self, below, top, token_type, end_state):
+        """The top state after the `?rule: child` reductions that `token_type` makes in `top`
+        over `below` (None if the table has no way on)."""
+        rows = self.rows
+        while top != end_state:
+            act = rows[top].get(token_type)
+            if act is None or act[0] is not None or act[1][2] is not None:
+                break
+            goto = rows[below].get(act[1][1])
+            if goto is None or goto[0] is None:
+                return None
+            top = goto[0]
+        return top
 
     def _lexer(self, state):
         lx = self.state_lexers[state]
@@ -102,13 +117,14 @@ class _Driver:
                 raise LookupError("another version of Lark") from None
             if len(regexps) != 1 or ignore & set(callback) or getattr(lx, "use_bytes", False):
                 raise LookupError("a lexer the loop does not drive")
-            got = self.lexers[id(lx)] = (regexps[0].match, ignore, newline_types, callback)
+            got = self.lexers[id(lx)] = (regexps[0].match, ignore, newline_types,
+                                         {t: _keywords(cb) for t, cb in callback.items()})
         return got
 
     def parse(self, text: str, start: str):
         from lark import Token
 
-        rows, token_callbacks = self.rows, self.token_callbacks
+        rows, token_callbacks, chains = self.rows, self.token_callbacks, self.chains
         states = [self.start_states[start]]
         values: list = []
         end_state = self.end_states[start]
@@ -131,8 +147,11 @@ class _Driver:
                 pos += len(value)
                 if type_ in ignore:
                     continue
-                tok = Token(type_, value, start_pos, start_line, start_col, line, pos - line_start + 1, pos)
                 cb = callback.get(type_)
+                if cb is not None and type(cb) is dict:  # a keyword read as a name: its own type
+                    type_ = cb.get(value, type_)
+                    cb = None
+                tok = Token(type_, value, start_pos, start_line, start_col, line, pos - line_start + 1, pos)
                 if cb is not None:
                     tok = cb(tok)
                 break
@@ -157,12 +176,17 @@ class _Driver:
                     break
                 size, origin, cb = reduce
                 if cb is None:
-                    del states[-1]
-                    goto = rows[states[-1]].get(origin)
-                    if goto is None or goto[0] is None:
-                        return None
-                    states.append(goto[0])
-                    if is_end and states[-1] == end_state:
+                    # a run of `?rule: child` reductions replaces only the top state, and where
+                    # it ends depends only on the state below, the top state and the token
+                    key = (states[-2], states[-1], tok.type)
+                    top = chains.get(key)
+                    if top is None:
+                        top = self._chain(*key, end_state)
+                        if top is None:
+                            return None
+                        chains[key] = top
+                    states[-1] = top
+                    if is_end and top == end_state:
                         return values[-1]
                     continue
                 if size:
@@ -178,6 +202,23 @@ class _Driver:
                 states.append(goto[0])
                 if is_end and states[-1] == end_state:
                     return values[-1]
+
+
+def _keywords(callback):
+    """Lark's callback that gives a keyword matched as a name the keyword's type, as a dict
+    (text -> type, the first terminal of Lark's order winning as its alternation does); any
+    other callback as it is."""
+    from lark.lexer import PatternStr, UnlessCallback
+
+    if type(callback) is not UnlessCallback:
+        return callback
+    terminals = getattr(callback.scanner, "terminals", None)
+    if not terminals or not all(type(t.pattern) is PatternStr and not t.pattern.flags for t in terminals):
+        return callback
+    table: dict = {}
+    for t in terminals:
+        table.setdefault(t.pattern.value, t.name)
+    return table
 
 
 class _Retry(Exception):
