@@ -147,14 +147,16 @@ def run_checks(rs, composed) -> list:
     used = set()
     for h in rs.unit.pending:
         used |= set(h.names or ())
+    called = {op[1] for b in rs.blocks for op in b if op[0] == "call"}
+    offered = {a for ph in rs.phases.values() for a in ph.actions}
     for section in ("define", "vars", "procedures", "actions"):
         for name in (tree.get(section) or {}):
             if section == "actions":
-                if not any(name in ph.actions for ph in rs.phases.values()):
+                if name not in offered:
                     warnings.append(Diagnostic("unused", f"action '{name}' is offered by no phase",
                                                key_pos(tree[section], name), severity="warning"))
             elif section == "procedures":
-                if not any(op[0] == "call" and op[1] == name for b in rs.blocks for op in b):
+                if name not in called:
                     warnings.append(Diagnostic("unused", f"procedure '{name}' is never used",
                                                key_pos(tree[section], name), severity="warning"))
             elif name not in used and name not in define_names:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from typing import Any, Optional
 
 import yaml
@@ -33,7 +34,7 @@ _ALLOWED_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 class Map(dict):
     """A YAML mapping that remembers its position and those of its keys and values."""
 
-    __slots__ = ("pos", "kpos", "vpos", "digest")
+    __slots__ = ("pos", "kpos", "vpos", "digest", "text_keys")
 
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
@@ -41,6 +42,7 @@ class Map(dict):
         self.kpos: dict = {}
         self.vpos: dict = {}
         self.digest = None  # of the file's bytes, on a file's top mapping
+        self.text_keys = False  # on a file's top mapping: every key in the file is text
 
 
 class Seq(list):
@@ -149,17 +151,13 @@ class _Builder:
         self.diags: list[Diagnostic] = []
         self.text = text
         self._line_starts = None
+        self.text_keys = True  # until a key that is not text is met
 
     def _offset(self, mark) -> int:
         """Character offset of a mark from its line and column (the same for both parsers)."""
         if self._line_starts is None:
             # YAML's line breaks: \n, \r\n, \r, NEL, LS, PS
-            text = self.text
-            starts = [0]
-            for i, ch in enumerate(text):
-                if ch in "\n\x85\u2028\u2029" or (ch == "\r" and text[i + 1:i + 2] != "\n"):
-                    starts.append(i + 1)
-            self._line_starts = starts
+            self._line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(self.text)]
         if mark.line >= len(self._line_starts):
             return len(self.text)
         return min(self._line_starts[mark.line] + mark.column, len(self.text))
@@ -196,6 +194,8 @@ class _Builder:
                                            self.pos(knode)))
                 if isinstance(key, Text):
                     key = str(key)
+                else:
+                    self.text_keys = False
                 if key in m:
                     self.diags.append(Diagnostic(
                         "duplicate-key", f"key '{key}' appears twice in this mapping",
@@ -304,6 +304,8 @@ class _Builder:
                             if isinstance(node, (dict, list)):
                                 return _SLOW
                             key = str(node) if isinstance(node, Text) else node
+                            if type(key) is not str:
+                                self.text_keys = False
                             parent = top[0]
                             if key in parent:
                                 diags.append(Diagnostic(
@@ -419,6 +421,7 @@ class _Builder:
             "write the data out, or use fewer nested aliases"))
 
 
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _SLOW = object()  # from_events: this file needs the composing path
 _STR_TAG = "tag:yaml.org,2002:str"
 _ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
@@ -553,6 +556,8 @@ def load_text(text: str, shown: str = "<text>"):
         if tree is not _SLOW:
             if b.diags:
                 raise RulebookError(b.diags, "load")
+            if isinstance(tree, Map):
+                tree.text_keys = b.text_keys
             return tree
     fast = _c_parser_fits(text)
     try:
@@ -602,6 +607,8 @@ def load_text(text: str, shown: str = "<text>"):
             raise RulebookError([Diagnostic("yaml-too-deep", "nesting too deep", Pos(shown, 1, 1))], "load") from None
         if b.diags:
             raise RulebookError(b.diags, "load")
+        if isinstance(tree, Map):
+            tree.text_keys = b.text_keys
         return tree
     finally:
         loader.dispose()

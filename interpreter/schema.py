@@ -406,10 +406,11 @@ def validate_files(files) -> None:
 
 
 def validate_tree(tree) -> None:
-    data = plain(tree)
     fast = _fast_check()
-    if fast is not None and fast(data):
+    # the positioned tree is plain data already (mappings, lists, text) when every key is text
+    if fast is not None and fast(tree if getattr(tree, "text_keys", False) else plain(tree)):
         return  # valid: jsonschema is needed only to explain an error
+    data = plain(tree)
     import jsonschema
 
     validator = _validator()

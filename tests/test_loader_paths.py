@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not getattr(yaml, "__with_libyaml__", False), re
 
 def _shape(n):
     if isinstance(n, L.Map):
-        return ("map", n.pos, [(k, n.kpos[k], n.vpos[k], _shape(v)) for k, v in n.items()])
+        return ("map", n.pos, n.text_keys, [(k, n.kpos[k], n.vpos[k], _shape(v)) for k, v in n.items()])
     if isinstance(n, L.Seq):
         return ("seq", n.pos, list(n.ipos), [_shape(v) for v in n])
     if isinstance(n, L.Text):

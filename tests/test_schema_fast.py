@@ -168,3 +168,28 @@ def test_valid_ruleset_loads_without_jsonschema():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_positioned_tree_with_text_keys_is_checked_as_it_is():
+    """validate_tree gives the loaded tree itself to the fast check when every key in the file is
+    text (Map, Seq and Text are dict, list and str): the same verdict as on its plain copy."""
+    paths = sorted(glob.glob(os.path.join(ROOT, "rulesets", "*", "**", "*.yaml"), recursive=True))
+    paths += sorted(glob.glob(os.path.join(HERE, "rulesets", "**", "*.yaml"), recursive=True))
+    checked = 0
+    for path in paths:
+        try:
+            tree = load_file(path)
+        except RulebookError:
+            continue
+        if getattr(tree, "text_keys", False):
+            assert FAST(tree) == FAST(plain(tree)), path
+            checked += 1
+    assert checked > 50
+
+
+def test_a_key_that_is_not_text_takes_the_plain_copy(tmp_path):
+    from interpreter.loader import load_text
+
+    tree = load_text("game: {name: g}\n1: x\n", "f.yaml")
+    assert tree.text_keys is False
+    assert load_text("game: {name: g}\n", "f.yaml").text_keys is True
