@@ -874,19 +874,18 @@ class CodeUnit:
             fcode, _ = fast.gen(tree, dict(lex or {}))
             names_used = g.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
-        # named by content: the same expression in another module combination compiles once
-        name = "_e" + _digest(code, fcode, str(source))
         self.count += 1
-        # a Python error (a value of the wrong type met at run time) becomes a RuleRuntimeError
-        # that names the expression; `try` costs nothing when nothing is raised
-        guard = f"    except _PE as _x:\n        raise _rt(_x, {_clip(str(source))!r}) from None\n"
-        if fcode != code:
-            # plain subscripts first; on any lookup error, the checked version explains it
-            self.lines.append(f"def {name}_safe(_V, _L):\n    try:\n        return {code}\n" + guard)
-            self.lines.append(f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {fcode}\n"
-                              f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
-        else:
-            self.lines.append(f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {code}\n" + guard)
+        try:
+            name, entries = _SOURCES[key]
+        except (KeyError, TypeError):
+            name, entries = _expression_source(str(source), code, fcode)
+            if len(_SOURCES) > 100_000:
+                _SOURCES.clear()
+            try:
+                _SOURCES[key] = (name, entries)
+            except TypeError:
+                pass
+        self.lines.extend(entries)
         h = Handle(name, str(source), typ, set(names_used))
         self.pending.append(h)
         return h
@@ -990,6 +989,24 @@ class CodeUnit:
             h.fn = ns[h.name]
         self.ns = ns
         return ns
+
+
+_SOURCES: dict = {}  # an expression's cache key -> (function name, generated source entries)
+
+
+def _expression_source(source: str, code: str, fcode: str) -> tuple:
+    """The generated function(s) of an expression, named by content: the same expression in
+    another module combination compiles once."""
+    name = "_e" + _digest(code, fcode, source)
+    # a Python error (a value of the wrong type met at run time) becomes a RuleRuntimeError
+    # that names the expression; `try` costs nothing when nothing is raised
+    guard = f"    except _PE as _x:\n        raise _rt(_x, {_clip(source)!r}) from None\n"
+    if fcode != code:
+        # plain subscripts first; on any lookup error, the checked version explains it
+        return name, (f"def {name}_safe(_V, _L):\n    try:\n        return {code}\n" + guard,
+                      f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {fcode}\n"
+                      f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
+    return name, (f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {code}\n" + guard,)
 
 
 _STUB = []
@@ -1153,8 +1170,17 @@ def _digest(*parts) -> str:
     return hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:16]
 
 
+_DEF_NAMES: dict = {}
+
+
 def _def_names(src: str) -> list:
-    return [line[4:line.index("(")] for line in src.splitlines() if line.startswith("def ")]
+    names = _DEF_NAMES.get(src)
+    if names is None:
+        names = [line[4:line.index("(")] for line in src.splitlines() if line.startswith("def ")]
+        if len(_DEF_NAMES) > 200_000:
+            _DEF_NAMES.clear()
+        _DEF_NAMES[src] = names
+    return names
 _PY_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError,
               RecursionError)
 
