@@ -254,7 +254,7 @@ class _Builder:
                     if ev.tag is not None:
                         return _SLOW
                     m = ev.start_mark
-                    pos = Pos(path, m.line + 1, m.column + 1)
+                    pos = _tuple_new(Pos, (path, m.line + 1, m.column + 1))
                     node = self._event_scalar(ev, pos)
                     if node is _SLOW:
                         return _SLOW
@@ -265,7 +265,7 @@ class _Builder:
                     if ev.tag is not None or len(stack) >= depth_limit:
                         return _SLOW
                     m = ev.start_mark
-                    pos = Pos(path, m.line + 1, m.column + 1)
+                    pos = _tuple_new(Pos, (path, m.line + 1, m.column + 1))
                     if cls is _MappingStartEvent:
                         node = Map()
                     else:
@@ -421,6 +421,7 @@ class _Builder:
             "write the data out, or use fewer nested aliases"))
 
 
+_tuple_new = tuple.__new__  # Pos(...) without the named tuple's Python-level __new__
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _SLOW = object()  # from_events: this file needs the composing path
 _STR_TAG = "tag:yaml.org,2002:str"
