@@ -34,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
                             help="add a module (repeatable)")
 
     v = sub.add_parser("validate", help="check a ruleset: schema, names, expressions, phase graph, counts")
-    ruleset_args(v)
+    v.add_argument("ruleset", nargs="+", metavar="ruleset",
+                   help="a bundled ruleset name (e.g. davos) or a path; several are checked in turn")
+    v.add_argument("--module", "-m", action="append", default=[], metavar="NAME", help="add a module (repeatable)")
     v.add_argument("--all-combinations", action="store_true", help="check every module combination the game allows")
     v.add_argument("--format", choices=["text", "json"], default="text")
     v.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
@@ -133,7 +135,25 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 0
-    sys.exit(code)
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """End the process without Python's own teardown. Everything a command writes is closed
+    by the command, the exit handlers (the per-user cache) run here, and the output is
+    flushed; what is skipped is freeing, one by one, every object the command built, which
+    after validating every bundled ruleset took longer (about 0.4 s) than any stage of it."""
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
+                pass
+        os._exit(code)
 
 
 # ------------------------------------------------------------------------------ commands
@@ -143,12 +163,35 @@ def _combinations(rs_tree_combos, module_decls, base_players):
 
 
 def cmd_validate(args, out, err, _in) -> int:
+    """One ruleset as before; several in turn (one process: imports and shared work paid once),
+    the exit code the worst of them, and with --format json a list of their reports."""
+    if len(args.ruleset) == 1:
+        return _validate(args.ruleset[0], args, out, err)
+    from .errors import RulebookError
+
+    reports: list = []
+    code = 0
+    for name in args.ruleset:
+        try:
+            code = max(code, _validate(name, args, out, err, reports if args.format == "json" else None))
+        except RulebookError as e:
+            print(e.render(), file=err)
+            code = max(code, 1)
+            if args.format == "json":
+                reports.append({"ruleset": name, "valid": False,
+                                "errors": [d.to_json() for d in e.diagnostics]})
+    if args.format == "json":
+        print(json.dumps(reports, indent=2), file=out)
+    return code
+
+
+def _validate(name, args, out, err, collect=None) -> int:
     from .compose import find_ruleset
     from .errors import RulebookError
     from .ruleset import load
 
-    folder = find_ruleset(args.ruleset)
-    shown = args.ruleset if not os.path.exists(args.ruleset) else os.path.basename(os.path.abspath(folder))
+    folder = find_ruleset(name)
+    shown = name if not os.path.exists(name) else os.path.basename(os.path.abspath(folder))
     todo = [list(args.module)]
     if args.all_combinations:
         rs0 = load(folder, modules=args.module)
@@ -168,7 +211,7 @@ def cmd_validate(args, out, err, _in) -> int:
             all_diags.append((mods, e))
     if args.format == "json":
         payload = {
-            "ruleset": args.ruleset, "valid": ok,
+            "ruleset": name, "valid": ok,
             "combinations": [{"modules": m, "valid": True, "players": list(r.players)} for m, r in reports]
                             + [{"modules": m, "valid": False, "stage": e.stage,
                                 "errors": [d.to_json() for d in e.diagnostics]} for m, e in all_diags],
@@ -176,7 +219,10 @@ def cmd_validate(args, out, err, _in) -> int:
         }
         if args.provenance and reports:
             payload["provenance"] = reports[0][1].provenance
-        print(json.dumps(payload, indent=2), file=out)
+        if collect is not None:
+            collect.append(payload)
+        else:
+            print(json.dumps(payload, indent=2), file=out)
         return 0 if ok else 1
     for mods, e in all_diags:
         label = "+".join(mods) or "base"

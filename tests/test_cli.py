@@ -23,6 +23,37 @@ def test_validate_unknown_ruleset_suggests():
     assert "did you mean 'tictactoe'?" in err
 
 
+def test_validate_several_rulesets_in_one_command():
+    code, out, err = cli("validate", "tictactoe", "kuhn-poker")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "tictactoe [base]: valid (1 phases, 1 actions, 0 components, players 2)",
+        "kuhn-poker [base]: valid (3 phases, 4 actions, 3 components, players 2)",
+    ]
+    code, out, err = cli("validate", "tictactoe", "tictactoo")
+    assert code == 1 and "tictactoe [base]: valid" in out and "did you mean 'tictactoe'?" in err
+    code, out, _ = cli("validate", "tictactoe", "kuhn-poker", "--format", "json")
+    reports = json.loads(out)
+    assert [r["ruleset"] for r in reports] == ["tictactoe", "kuhn-poker"] and all(r["valid"] for r in reports)
+
+
+def test_the_command_ends_with_its_exit_code_and_flushed_output(tmp_path):
+    """main() ends the process without Python's teardown: the exit code and every line of
+    output still arrive, and the per-user cache is still written."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RULEBOOK_CACHE_DIR=str(tmp_path))
+    ok = subprocess.run([sys.executable, "-m", "interpreter", "validate", "tictactoe", "kuhn-poker"],
+                        capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and len(ok.stdout.splitlines()) == 2
+    assert any(tmp_path.iterdir()), "the exit handlers ran (the cache was written)"
+    bad = subprocess.run([sys.executable, "-m", "interpreter", "validate", "tictactoo"], capture_output=True,
+                         text=True, env=env)
+    assert bad.returncode == 1 and "did you mean" in bad.stderr
+
+
 def test_usage_error_is_2():
     assert cli("simulate")[0] == 2
     assert cli("frobnicate")[0] == 2
