@@ -246,6 +246,7 @@ class _Builder:
         anchors: dict = {}  # name -> (node, its position, its size in nodes)
         root = _SLOW
         count = 0
+        copied = 0  # nodes copied for aliases
         documents = 0
         try:
             for ev in yaml.parse(self.text, Loader=yaml.CSafeLoader):
@@ -282,8 +283,9 @@ class _Builder:
                     if hit is None:
                         return _SLOW
                     node, pos, size = hit
-                    if count + size > node_limit:
-                        return _SLOW
+                    copied += size
+                    if copied > _ALIAS_COPY_LIMIT:  # many copies (an alias bomb?): the composing
+                        return _SLOW                # path measures them before building
                     node = clone(node)
                 elif cls is _DocumentStartEvent:
                     documents += 1
@@ -424,6 +426,7 @@ class _Builder:
 _tuple_new = tuple.__new__  # Pos(...) without the named tuple's Python-level __new__
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 _SLOW = object()  # from_events: this file needs the composing path
+_ALIAS_COPY_LIMIT = 20_000
 _STR_TAG = "tag:yaml.org,2002:str"
 _ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
 _MappingStartEvent, _MappingEndEvent = yaml.MappingStartEvent, yaml.MappingEndEvent

@@ -82,3 +82,14 @@ def test_event_reader_takes_the_bundled_rule_files():
         with open(path, encoding="utf-8") as fh:
             taken += L._Builder(path, None, fh.read()).from_events() is not L._SLOW
     assert paths and taken == len(paths)
+
+
+def test_many_alias_copies_go_to_the_composing_path():
+    """The event reader copies an alias's nodes; past a few thousand copies (an alias bomb, or
+    simply heavy use) it hands the file to the composing path, which measures before building."""
+    with open(os.path.join(ROOT, "tests", "golden", "alias_bomb", "game.yaml"), encoding="utf-8") as fh:
+        bomb = fh.read()
+    assert L._Builder("f.yaml", None, bomb).from_events() is L._SLOW
+    heavy = "a: &a [" + ", ".join(["x"] * 300) + "]\nb: [" + ", ".join(["*a"] * 100) + "]\n"
+    assert L._Builder("f.yaml", None, heavy).from_events() is L._SLOW
+    assert _read(heavy, composing=False) == _read(heavy, composing=True)
