@@ -92,6 +92,7 @@ class _Driver:
         self.start_states, self.end_states = table.start_states, table.end_states
         self.lexers: dict = {}  # id(Lark's lexer for a state) -> what the loop needs of it
         self.chains: dict = {}  # (state below, top state, token type) -> top state after unit reductions
+        self.by_state: dict = {}  # parser state -> its lexer's (match, ignore, newline types, callbacks)
 
     def _chain(self, below, top, token_type, end_state):
         """The top state after the `?rule: child` reductions that `token_type` makes in `top`
@@ -125,7 +126,7 @@ class _Driver:
     def parse(self, text: str, start: str):
         from lark import Token
 
-        rows, token_callbacks, chains = self.rows, self.token_callbacks, self.chains
+        rows, token_callbacks, chains, by_state = self.rows, self.token_callbacks, self.chains, self.by_state
         states = [self.start_states[start]]
         values: list = []
         end_state = self.end_states[start]
@@ -134,7 +135,10 @@ class _Driver:
         while True:
             tok = None
             while pos < n:
-                match, ignore, newline_types, callback = self._lexer(states[-1])
+                lx = by_state.get(states[-1])
+                if lx is None:
+                    lx = by_state[states[-1]] = self._lexer(states[-1])
+                match, ignore, newline_types, callback = lx
                 m = match(text, pos)
                 if m is None:
                     return None
