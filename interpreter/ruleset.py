@@ -311,10 +311,7 @@ class _Compiler:
             players = tuple(all_counts) or (2,)
         if self.diags:
             raise RulebookError(self.diags, "compile")
-        try:
-            self.unit.build(constants)
-        except SyntaxError as e:  # pragma: no cover - would be a generator bug
-            raise RulebookError([Diagnostic("internal", f"generated code failed to compile: {e}", pos_of(t))], "compile")
+        self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
         self.finish_actions(actions)
         return Ruleset(
             name=str(game.get("name", os.path.basename(self.c.folder))),

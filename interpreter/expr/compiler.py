@@ -1038,7 +1038,13 @@ def _materialize(ns: dict, lazy: dict, name: str):
         codes = _CODE_CACHE.get(entry)
         if codes is None:
             scratch = {"__builtins__": {}, "_NOV": _NO_VALUES}
-            exec(compile(entry, "<rulebook expressions>", "exec"), scratch)  # noqa: S102
+            try:
+                code = compile(entry, "<rulebook expressions>", "exec")
+            except SyntaxError as e:  # a generator bug (tests compile every bundled function)
+                from ..errors import RuleRuntimeError
+
+                raise RuleRuntimeError(f"internal error: generated code failed to compile: {e}") from None
+            exec(code, scratch)  # noqa: S102
             codes = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(entry)]
             if len(_CODE_CACHE) > 200_000:
                 _CODE_CACHE.clear()
