@@ -878,8 +878,11 @@ class CodeUnit:
         else:
             g, tree = self._gen(str(source), "expression", scope, positions)
             code, typ = g.gen(tree, dict(lex or {}))
-            fast = _Gen(scope, str(source), fast=True, positioned=positions)
-            fcode, _ = fast.gen(tree, dict(lex or {}))
+            if "[" in str(source) or "." in str(source):
+                fast = _Gen(scope, str(source), fast=True, positioned=positions)
+                fcode, _ = fast.gen(tree, dict(lex or {}))
+            else:  # no indexing and no attribute: the fast variant would be the same code
+                fcode = code
             names_used = g.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.count += 1
