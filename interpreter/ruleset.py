@@ -463,8 +463,11 @@ class _Compiler:
         if not isinstance(effects, list):
             self.err("effect", "effects must be a list", pos_of(effects))
             effects = []
+        sc, sc_locals = scope, scope.locals  # a new scope only once an effect has bound a name
         for i, e in enumerate(effects):
-            sc = scope.with_locals(loc)
+            if loc != sc_locals:
+                sc = scope.with_locals(loc)
+                sc_locals = dict(loc)
             op = self.effect(e, sc, effects, i, loc)
             if op is not None:
                 ops.append(op)
