@@ -193,8 +193,10 @@ def _validate(name, args, out, err, collect=None) -> int:
     folder = find_ruleset(name)
     shown = name if not os.path.exists(name) else os.path.basename(os.path.abspath(folder))
     todo = [list(args.module)]
+    done = {}  # modules -> the ruleset already loaded with them
     if args.all_combinations:
         rs0 = load(folder, modules=args.module)
+        done[tuple(sorted(args.module))] = rs0
         combos = rs0.combinations or [{"modules": [], "players": list(rs0.players)}]
         todo = [sorted(c.get("modules") or []) for c in combos]
     all_diags = []
@@ -203,7 +205,7 @@ def _validate(name, args, out, err, collect=None) -> int:
     ok = True
     for mods in todo:
         try:
-            rs = load(folder, modules=mods)
+            rs = done.get(tuple(sorted(mods))) or load(folder, modules=mods)
             warnings.extend(w for w in rs.warnings if w not in warnings)
             reports.append((mods, rs))
         except RulebookError as e:
