@@ -4,6 +4,7 @@ corners of the grammar; on input Lark refuses it gives no tree (Lark then explai
 import functools
 import glob
 import os
+import random
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -111,3 +112,58 @@ def test_the_loop_agrees_with_lark_on_random_token_soup(pieces, start):
     text = " ".join(pieces)
     ours, theirs = _both(text, start, False)
     assert ours == theirs
+
+
+# --- random well-formed expressions (seeded): most parse, so the trees themselves are compared
+_R = random.Random(11)
+NAMES = ["a", "b", "xs", "card", "p", "iffy", "notes", "orbit", "lambdas", "True", "none", "false"]
+def atom(d):
+    k = _R.randint(0, 9)
+    if k == 0: return str(_R.randint(0, 99))
+    if k == 1: return _R.choice(["'s'", '"t"', "'a\\'b'", "2.5"])
+    if k == 2 and d > 0: return "(" + expr(d - 1) + ")"
+    if k == 3 and d > 0: return "[" + ", ".join(expr(d - 1) for _ in range(_R.randint(0, 3))) + "]"
+    if k == 4 and d > 0: return "{" + ", ".join(expr(d - 1) + ": " + expr(d - 1) for _ in range(_R.randint(0, 2))) + "}"
+    if k == 5 and d > 0: return "[" + expr(d - 1) + " for x in " + expr(d - 1) + (" if " + expr(d - 1) if _R.random() < .5 else "") + "]"
+    if k == 6 and d > 0: return "(" + expr(d - 1) + ", " + expr(d - 1) + ")"
+    return _R.choice(NAMES)
+def postfix(d):
+    s = atom(d) if _R.random() < .7 else _R.choice(["f", "count", "max"]) + "(" + args(d) + ")"
+    for _ in range(_R.randint(0, 2)):
+        k = _R.randint(0, 2)
+        if k == 0: s += "." + _R.choice(NAMES[:5])
+        elif k == 1 and d > 0: s += "[" + expr(d - 1) + "]"
+        elif d > 0: s += "[" + _R.choice(["", expr(d - 1)]) + ":" + _R.choice(["", expr(d - 1)]) + "]"
+    return s
+def args(d):
+    if d <= 0: return ""
+    k = _R.randint(0, 3)
+    if k == 0: return ""
+    if k == 1: return expr(d - 1) + " for y in " + postfix(d - 1)
+    parts = [expr(d - 1) for _ in range(_R.randint(1, 3))]
+    if _R.random() < .3: parts.append("key=" + ("lambda q: " + expr(d - 1) if _R.random() < .5 else expr(d - 1)))
+    return ", ".join(parts)
+OPS = ["+", "-", "*", "/", "//", "%", "**", "<", "<=", "==", "!=", ">", ">=", "in", "not in", "and", "or"]
+def expr(d):
+    k = _R.randint(0, 6)
+    if d <= 0 or k < 2: return postfix(d)
+    if k == 2: return _R.choice(["-", "+", "not "]) + expr(d - 1)
+    if k == 3: return expr(d - 1) + " if " + expr(d - 1) + " else " + expr(d - 1)
+    if k == 4 and _R.random() < .3: return "let z = " + expr(d - 1) + "; " + expr(d - 1)
+    return expr(d - 1) + " " + _R.choice(OPS) + " " + expr(d - 1)
+
+
+def test_the_loop_agrees_with_lark_on_random_expressions():
+    compared = 0
+    for i in range(2000):
+        text = expr(_R.randint(0, 4))
+        if _R.random() < .2:
+            text = text.replace(" ", "\n  ", 1)
+        start = "expression"
+        if _R.random() < .2:
+            start = "statement"
+            text = _R.choice(["x", "m[k]", "a.b"]) + " " + _R.choice(["=", "+=", "-=", "*=", "//="]) + " " + text
+        ours, theirs = _both(text, start, positions=(i % 10 == 0))
+        assert ours == theirs, text
+        compared += theirs is not None
+    assert compared > 1500
