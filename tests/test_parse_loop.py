@@ -116,47 +116,72 @@ def test_the_loop_agrees_with_lark_on_random_token_soup(pieces, start):
 
 # --- random well-formed expressions (seeded): most parse, so the trees themselves are compared
 _R = random.Random(11)
-NAMES = ["a", "b", "xs", "card", "p", "iffy", "notes", "orbit", "lambdas", "True", "none", "false"]
-def atom(d):
-    k = _R.randint(0, 9)
-    if k == 0: return str(_R.randint(0, 99))
-    if k == 1: return _R.choice(["'s'", '"t"', "'a\\'b'", "2.5"])
-    if k == 2 and d > 0: return "(" + expr(d - 1) + ")"
-    if k == 3 and d > 0: return "[" + ", ".join(expr(d - 1) for _ in range(_R.randint(0, 3))) + "]"
-    if k == 4 and d > 0: return "{" + ", ".join(expr(d - 1) + ": " + expr(d - 1) for _ in range(_R.randint(0, 2))) + "}"
-    if k == 5 and d > 0: return "[" + expr(d - 1) + " for x in " + expr(d - 1) + (" if " + expr(d - 1) if _R.random() < .5 else "") + "]"
-    if k == 6 and d > 0: return "(" + expr(d - 1) + ", " + expr(d - 1) + ")"
-    return _R.choice(NAMES)
-def postfix(d):
-    s = atom(d) if _R.random() < .7 else _R.choice(["f", "count", "max"]) + "(" + args(d) + ")"
+_NAMES = ["a", "b", "xs", "card", "p", "iffy", "notes", "orbit", "lambdas", "True", "none", "false"]
+_OPS = ["+", "-", "*", "/", "//", "%", "**", "<", "<=", "==", "!=", ">", ">=", "in", "not in", "and", "or"]
+
+
+def _atom(d):
+    k = _R.randint(0, 9) if d > 0 else _R.choice([0, 1, 9])
+    if k == 0:
+        return str(_R.randint(0, 99))
+    if k == 1:
+        return _R.choice(["'s'", '"t"', "'a\\'b'", "2.5"])
+    if k == 2:
+        return "(" + _expr(d - 1) + ")"
+    if k == 3:
+        return "[" + ", ".join(_expr(d - 1) for _ in range(_R.randint(0, 3))) + "]"
+    if k == 4:
+        return "{" + ", ".join(_expr(d - 1) + ": " + _expr(d - 1) for _ in range(_R.randint(0, 2))) + "}"
+    if k == 5:
+        cond = " if " + _expr(d - 1) if _R.random() < .5 else ""
+        return "[" + _expr(d - 1) + " for x in " + _expr(d - 1) + cond + "]"
+    if k == 6:
+        return "(" + _expr(d - 1) + ", " + _expr(d - 1) + ")"
+    return _R.choice(_NAMES)
+
+
+def _postfix(d):
+    s = _atom(d) if _R.random() < .7 else _R.choice(["f", "count", "max"]) + "(" + _args(d) + ")"
     for _ in range(_R.randint(0, 2)):
-        k = _R.randint(0, 2)
-        if k == 0: s += "." + _R.choice(NAMES[:5])
-        elif k == 1 and d > 0: s += "[" + expr(d - 1) + "]"
-        elif d > 0: s += "[" + _R.choice(["", expr(d - 1)]) + ":" + _R.choice(["", expr(d - 1)]) + "]"
+        k = _R.randint(0, 2) if d > 0 else 0
+        if k == 0:
+            s += "." + _R.choice(_NAMES[:5])
+        elif k == 1:
+            s += "[" + _expr(d - 1) + "]"
+        else:
+            s += "[" + _R.choice(["", _expr(d - 1)]) + ":" + _R.choice(["", _expr(d - 1)]) + "]"
     return s
-def args(d):
-    if d <= 0: return ""
-    k = _R.randint(0, 3)
-    if k == 0: return ""
-    if k == 1: return expr(d - 1) + " for y in " + postfix(d - 1)
-    parts = [expr(d - 1) for _ in range(_R.randint(1, 3))]
-    if _R.random() < .3: parts.append("key=" + ("lambda q: " + expr(d - 1) if _R.random() < .5 else expr(d - 1)))
+
+
+def _args(d):
+    k = _R.randint(0, 3) if d > 0 else 0
+    if k == 0:
+        return ""
+    if k == 1:
+        return _expr(d - 1) + " for y in " + _postfix(d - 1)
+    parts = [_expr(d - 1) for _ in range(_R.randint(1, 3))]
+    if _R.random() < .3:
+        parts.append("key=" + ("lambda q: " + _expr(d - 1) if _R.random() < .5 else _expr(d - 1)))
     return ", ".join(parts)
-OPS = ["+", "-", "*", "/", "//", "%", "**", "<", "<=", "==", "!=", ">", ">=", "in", "not in", "and", "or"]
-def expr(d):
+
+
+def _expr(d):
     k = _R.randint(0, 6)
-    if d <= 0 or k < 2: return postfix(d)
-    if k == 2: return _R.choice(["-", "+", "not "]) + expr(d - 1)
-    if k == 3: return expr(d - 1) + " if " + expr(d - 1) + " else " + expr(d - 1)
-    if k == 4 and _R.random() < .3: return "let z = " + expr(d - 1) + "; " + expr(d - 1)
-    return expr(d - 1) + " " + _R.choice(OPS) + " " + expr(d - 1)
+    if d <= 0 or k < 2:
+        return _postfix(d)
+    if k == 2:
+        return _R.choice(["-", "+", "not "]) + _expr(d - 1)
+    if k == 3:
+        return _expr(d - 1) + " if " + _expr(d - 1) + " else " + _expr(d - 1)
+    if k == 4 and _R.random() < .3:
+        return "let z = " + _expr(d - 1) + "; " + _expr(d - 1)
+    return _expr(d - 1) + " " + _R.choice(_OPS) + " " + _expr(d - 1)
 
 
 def test_the_loop_agrees_with_lark_on_random_expressions():
     compared = 0
     for i in range(2000):
-        text = expr(_R.randint(0, 4))
+        text = _expr(_R.randint(0, 4))
         if _R.random() < .2:
             text = text.replace(" ", "\n  ", 1)
         start = "expression"
