@@ -197,9 +197,7 @@ class _Builder:
                 else:
                     self.text_keys = False
                 if key in m:
-                    self.diags.append(Diagnostic(
-                        "duplicate-key", f"key '{key}' appears twice in this mapping",
-                        self.pos(knode), f"the first is at line {m.kpos[key].line}"))
+                    self.diags.append(_duplicate_key(key, self.pos(knode), m.kpos[key]))
                 value = self.build(vnode, depth + 1)
                 m[key] = value
                 m.kpos[key] = self.pos(knode)
@@ -221,10 +219,7 @@ class _Builder:
         else:
             value = self.loader.construct_object(node, deep=True)
         if isinstance(value, bool) and not node.style and node.value.lower() not in ("true", "false"):
-            # YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant
-            self.diags.append(Diagnostic(
-                "yaml-bool", f"'{node.value}' is read as the boolean {str(value).lower()} by YAML",
-                self.pos(node), f"write {str(value).lower()} for a boolean, or quote it: '{node.value}'"))
+            self.diags.append(_yaml_bool(node.value, value, self.pos(node)))
         if isinstance(value, str):
             block = node.style in ("|", ">")
             if node.end_mark.line > node.start_mark.line:
@@ -242,7 +237,9 @@ class _Builder:
         character."""
         path, diags = self.path, self.diags
         depth_limit, node_limit = LIMITS["depth"], LIMITS["nodes"]
-        stack: list = []  # [container, is_map, pending key, its position]
+        # open containers: [node, is a mapping, pending key (or _SLOW), the key's position,
+        # its anchor, the node count when it opened]
+        stack: list = []
         anchors: dict = {}  # name -> (node, its position, its size in nodes)
         root = _SLOW
         count = 0
@@ -310,9 +307,7 @@ class _Builder:
                                 self.text_keys = False
                             parent = top[0]
                             if key in parent:
-                                diags.append(Diagnostic(
-                                    "duplicate-key", f"key '{key}' appears twice in this mapping",
-                                    pos, f"the first is at line {parent.kpos[key].line}"))
+                                diags.append(_duplicate_key(key, pos, parent.kpos[key]))
                             top[2], top[3] = key, pos
                         else:
                             parent, key = top[0], top[2]
@@ -346,10 +341,7 @@ class _Builder:
             return _SLOW
         out = _SAFE_CONSTRUCTORS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value, ev.start_mark, ev.end_mark))
         if isinstance(out, bool) and value.lower() not in ("true", "false"):
-            # YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant
-            self.diags.append(Diagnostic(
-                "yaml-bool", f"'{value}' is read as the boolean {str(out).lower()} by YAML",
-                pos, f"write {str(out).lower()} for a boolean, or quote it: '{value}'"))
+            self.diags.append(_yaml_bool(value, out, pos))
         return out
 
     def _rows(self, node):
@@ -452,6 +444,18 @@ def _plain_tag(value: str) -> str:
             _PLAIN_TAGS.clear()
         _PLAIN_TAGS[value] = tag
     return tag
+
+
+def _duplicate_key(key, pos: Pos, first: Pos) -> Diagnostic:
+    return Diagnostic("duplicate-key", f"key '{key}' appears twice in this mapping", pos,
+                      f"the first is at line {first.line}")
+
+
+def _yaml_bool(text: str, value: bool, pos: Pos) -> Diagnostic:
+    """YAML 1.1 reads yes/no/on/off/y/n as booleans: almost never what a designer meant."""
+    word = str(value).lower()
+    return Diagnostic("yaml-bool", f"'{text}' is read as the boolean {word} by YAML", pos,
+                      f"write {word} for a boolean, or quote it: '{text}'")
 
 
 def _short_tag(tag: str) -> str:

@@ -76,7 +76,8 @@ class _Driver:
             self.state_lexers = frontend.lexer.lexers
         except AttributeError:
             raise LookupError("another version of Lark") from None
-        self.token_callbacks = {k for k in callbacks if isinstance(k, str)}
+        if any(isinstance(k, str) for k in callbacks):
+            raise LookupError("callbacks on tokens")  # this grammar has none; Lark's loop handles them
         from lark.parse_tree_builder import ExpandSingleChild
 
         def reduction(rule):
@@ -126,7 +127,7 @@ class _Driver:
     def parse(self, text: str, start: str):
         from lark import Token
 
-        rows, token_callbacks, chains, by_state = self.rows, self.token_callbacks, self.chains, self.by_state
+        rows, chains, by_state = self.rows, self.chains, self.by_state
         states = [self.start_states[start]]
         values: list = []
         end_state = self.end_states[start]
@@ -178,9 +179,7 @@ class _Driver:
                     if is_end:
                         return None
                     states.append(shift)
-                    values.append(tok if tok.type not in token_callbacks else None)
-                    if tok.type in token_callbacks:
-                        return None
+                    values.append(tok)
                     break
                 size, origin, cb = reduce
                 if cb is None:
@@ -974,9 +973,9 @@ class CodeUnit:
         # ruleset compiles only what its set-up runs, and play pays once per function it uses.
         entries = list(dict.fromkeys(self.lines))
         missing = [e for e in entries if e not in _CODE_CACHE]
-        if missing and diskcache_enabled():
-            from .. import diskcache
+        from .. import diskcache
 
+        if missing and diskcache.enabled():
             disk = diskcache.section("code")
             for e in missing:
                 hit = disk.get(diskcache.digest(e))
@@ -1052,9 +1051,9 @@ def _materialize(ns: dict, lazy: dict, name: str):
             if len(_CODE_CACHE) > 200_000:
                 _CODE_CACHE.clear()
             _CODE_CACHE[entry] = codes
-            if diskcache_enabled():
-                from .. import diskcache
+            from .. import diskcache
 
+            if diskcache.enabled():
                 diskcache.section("code")[diskcache.digest(entry)] = [
                     (n, code, defaults is not None) for n, code, defaults in codes]
                 diskcache.touch()
@@ -1066,12 +1065,6 @@ def _materialize(ns: dict, lazy: dict, name: str):
                 fn.__kwdefaults__ = None
             lazy.pop(n, None)
     return ns[name]
-
-
-def diskcache_enabled() -> bool:
-    from .. import diskcache
-
-    return diskcache.enabled()
 
 
 _NO_VALUES = MappingProxyType({})

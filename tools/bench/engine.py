@@ -7,7 +7,7 @@
    --combinations), with `interpreter.play.play_game` and random agents. A ruleset that does not
    load, or games that fail, are reported, not fatal.
 
-Run: /tmp/venv/bin/python tools/bench/engine.py [--seconds 2] [--combinations] [--only NAME]
+Run: .venv/bin/python tools/bench/engine.py [--seconds 2] [--combinations] [--only NAME]
 """
 import argparse
 import os

@@ -3,7 +3,7 @@
 in the same run. Prints per-expression rates, the ratio rulebook time / Python time, and the
 geometric mean of the ratios (target: within 1.5x).
 
-Run: /tmp/venv/bin/python tools/bench/expr.py [--seconds 0.3] [--repeat 5]
+Run: .venv/bin/python tools/bench/expr.py [--seconds 0.3] [--repeat 5]
 """
 import argparse
 import math
