@@ -8,6 +8,7 @@ Owns: the compiled form of every section. Does not own play (state.py) or the CL
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -105,6 +106,7 @@ class Ruleset:
     tree: Any = None
     unit: Any = None
     budget: Any = None
+    digest: str = ""  # of every rule file read (path and bytes) and the modules chosen
 
     def new_game(self, players: Optional[int] = None, seed: int = 0):
         from .state import State
@@ -342,6 +344,7 @@ class _Compiler:
             tree=t,
             unit=self.unit,
             budget=self.budget,
+            digest=_rules_digest(self.c),
         )
 
     # actions -------------------------------------------------------------------------------
@@ -642,6 +645,17 @@ def _provenance(t) -> dict:
         for _, d in (defs or {}).items():
             visit(f"components.{typ}", d)
     return out
+
+
+def _rules_digest(composed: Composed) -> str:
+    """A fingerprint of the rules: the modules chosen and every file read, by its path inside
+    the ruleset folder and the digest of its bytes. Two loads of unchanged files agree."""
+    h = hashlib.sha256()
+    h.update(("modules:" + ",".join(composed.modules) + "\n").encode())
+    for display, tree in composed.trees:
+        rel = os.path.relpath(os.path.abspath(display), composed.folder)
+        h.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())
+    return h.hexdigest()[:16]
 
 
 def compile_composed(composed: Composed) -> Ruleset:
