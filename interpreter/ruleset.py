@@ -1,10 +1,11 @@
-"""From a composed tree to an immutable, compiled Ruleset.
+"""From a composed tree to a compiled Ruleset.
 
 Stages, each a gate (all errors of a stage are reported together, then it stops):
   compose (compose.py) -> schema (schema.py) -> compile (here: names, expressions, effects,
   phases) -> checks (checks.py: graph, references, counts, assertions, unused definitions).
 
-Owns: the compiled form of every section. Does not own play (state.py) or the CLI.
+Owns: the compiled form of every section, effect lists included (as the effect dataclasses of
+engine/effects.py). Does not own play (interpreter/engine/) or the CLI.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Optional
 
 from .compose import Composed, compose, find_ruleset
+from .engine import effects as fx
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
 from .expr.compiler import CodeUnit, Handle, Scope
@@ -37,7 +39,6 @@ class Action:
     block: int
     fallback: bool
     label_parts: Optional[list] = None
-    req_fns: tuple = ()
     req_levels: tuple = ((),)
     label_static: bool = False
 
@@ -74,7 +75,8 @@ class VarDecl:
 
 @dataclass
 class Ruleset:
-    """An immutable compiled ruleset; `new_game` starts a game."""
+    """A compiled ruleset; `new_game` starts a game. Treat it as read-only: games share it
+(only its per-player-count templates of initial values are filled in as games start)."""
 
     name: str
     title: str
@@ -108,13 +110,12 @@ class Ruleset:
     budget: Any = None
     digest: str = ""  # of every rule file read (path and bytes) and the modules chosen
 
-    def new_game(self, players: Optional[int] = None, seed: int = 0):
-        from .state import State
+    def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded"):
+        """Start a game. With chance="manual" the game stops at each chance node
+        (State.is_chance / chance_outcomes / apply_chance) instead of using the seeded RNG."""
+        from .engine import State
 
-        return State.new(self, players if players is not None else self.players[0], seed)
-
-    def allowed_players(self) -> tuple:
-        return self.players
+        return State.new(self, players if players is not None else self.players[0], seed, chance)
 
 
 def load(name_or_path, modules=(), *, check: bool = True) -> Ruleset:
@@ -329,7 +330,7 @@ class _Compiler:
             phases=phases,
             blocks=self.blocks,
             proc_blocks={k: v["block"] for k, v in self.procs.items()},
-            simple_blocks=_simple_blocks(self.blocks),
+            simple_blocks=fx.simple_blocks(self.blocks),
             end_if=end_if,
             max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
             score_rows=rows,
@@ -383,7 +384,6 @@ class _Compiler:
             if a.label_parts:
                 a.label_static = all(isinstance(part, str) or (part is not None and not (set(part.names or ()) & state_names))
                                      for part in a.label_parts)
-            a.req_fns = tuple(h.fn for h, _, _ in a.requires if h is not None)
             # each requirement is checked as soon as the last parameter it reads is bound
             names = [n for n, _ in a.params]
             levels = [[] for _ in range(len(names) + 1)]
@@ -481,7 +481,7 @@ class _Compiler:
         p = value_pos(parent, i) if isinstance(parent, (Seq, Map)) else pos_of(e)
         if isinstance(e, str):
             h = self.stmt(e, scope)
-            return ("stmt", h, e) if h else None
+            return fx.Stmt(h, str(e), p) if h else None
         if not isinstance(e, dict):
             self.err("effect", "an effect is an assignment text or a mapping", p)
             return None
@@ -495,7 +495,7 @@ class _Compiler:
                 self.err("effect", f"'if' does not take {', '.join(sorted(extra))}", p)
             if "then" not in e:
                 self.err("effect", "'if' needs 'then'", key_pos(e, "if"))
-            return ("if", cond, then_b, else_b)
+            return fx.If(cond, then_b, else_b, p)
         if "for" in keys:
             spec = str(e["for"])
             if " in " not in spec:
@@ -510,14 +510,14 @@ class _Compiler:
             h = self.expr(coll_text, scope, e, "for")
             elem = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
             body = self.block(e.get("do") or [], scope.with_locals({var: elem}))
-            return ("for", var, h, body)
+            return fx.For(var, h, body, p)
         if "let" in keys:
             binds = []
             for name, src in (e["let"] or {}).items():
                 h = self.expr(src, scope.with_locals({k: None for k, _ in binds}), e["let"], name)
                 binds.append((str(name), h))
                 loc[name] = h.type if h else None
-            return ("let", tuple(binds))
+            return fx.Let(tuple(binds), p)
         if "move" in keys:
             m = e["move"]
             frm = self.expr(m.get("from"), scope, m, "from")
@@ -526,15 +526,15 @@ class _Compiler:
             item = self.expr(m.get("item"), scope, m, "item") if "item" in m else None
             if m.get("as"):
                 loc[m["as"]] = None
-            return ("move", frm, to, cnt, item, str(m.get("from_end", "top")), str(m.get("to_end", "top")),
-                    str(m["as"]) if m.get("as") else None)
+            return fx.Move(frm, to, cnt, item, str(m.get("from_end", "top")), str(m.get("to_end", "top")),
+                           str(m["as"]) if m.get("as") else None, p)
         if "shuffle" in keys:
-            return ("shuffle", self.expr(e["shuffle"], scope, e, "shuffle"))
+            return fx.Shuffle(self.expr(e["shuffle"], scope, e, "shuffle"), p)
         if "random" in keys:
             r = e["random"]
             h = self.expr(r.get("from"), scope, r, "from")
             loc[r["as"]] = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
-            return ("random", h, str(r["as"]))
+            return fx.Random(h, str(r["as"]), p)
         if "choose" in keys:
             c = e["choose"]
             who = self.expr(c.get("player", "player"), scope, c, "player")
@@ -542,13 +542,13 @@ class _Compiler:
             cnt = self.expr(c.get("count"), scope, c, "count") if c.get("count") is not None else None
             loc[c["as"]] = (frm.type[1] if frm is not None and cnt is None and isinstance(frm.type, tuple) and frm.type[0] == "list" else None)
             label = self.template(c["label"], scope.with_locals({"option": None})) if c.get("label") else None
-            return ("choose", who, frm, str(c["as"]), str(c.get("prompt", c["as"])), cnt, label)
+            return fx.Choose(who, frm, str(c["as"]), str(c.get("prompt", c["as"])), cnt, label, p)
         if "enter" in keys:
             target = e["enter"]
             if target not in self.phase_ids:
                 self.err("reference", f"'enter' names unknown phase '{target}'", value_pos(e, "enter"),
                          suggest(target, self.phase_ids))
-            return ("enter", str(target))
+            return fx.Enter(str(target), p)
         if "do" in keys:
             name = e["do"]
             if not isinstance(name, str):
@@ -571,13 +571,13 @@ class _Compiler:
                     binds.append((str(prm), self.expr(prm, scope)))
                 else:
                     self.err("reference", f"procedure '{name}' needs '{prm}'", p, f"add with: {{{prm}: ...}}")
-            return ("call", name, tuple(binds))
+            return fx.Call(name, tuple(binds), p)
         if "log" in keys:
-            return ("log", self.template(e["log"], scope))
+            return fx.Log(self.template(e["log"], scope), p)
         if "fail" in keys:
-            return ("fail", str(e["fail"]))
+            return fx.Fail(str(e["fail"]), p)
         if "end_phase" in keys:
-            return ("end_phase",)
+            return fx.EndPhase(p)
         self.err("effect", f"unknown effect '{', '.join(sorted(keys)) or '?'}'", p,
                  suggest(next(iter(keys), ""), ["if", "for", "let", "move", "shuffle", "random", "choose",
                                                  "enter", "do", "log", "fail", "end_phase"]))
@@ -598,26 +598,6 @@ def _plain_record(rec) -> dict:
     r = plain(rec)
     _RECORDS[id(rec)] = (rec, r)
     return r
-
-
-_SIMPLE_OPS = {"stmt", "let", "log", "move", "shuffle", "random", "fail"}
-
-
-def _simple_blocks(blocks) -> list:
-    """For each block: can it run to the end without suspending (no choice, loop frame,
-    procedure call, sub-phase or phase end)? Nested blocks have larger indices."""
-    simple = [False] * len(blocks)
-    for i in range(len(blocks) - 1, -1, -1):
-        ok = True
-        for op in blocks[i] or ():
-            if op[0] in _SIMPLE_OPS:
-                continue
-            if op[0] == "if" and simple[op[2]] and (op[3] is None or simple[op[3]]):
-                continue
-            ok = False
-            break
-        simple[i] = ok
-    return simple
 
 
 def _provenance(t) -> dict:

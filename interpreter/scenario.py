@@ -139,7 +139,7 @@ def _locals(st):
 
 
 def _find_action(st, step):
-    from .state import Action, _freeze
+    from .engine.values import Action, freeze as _freeze
 
     legal = st.legal_actions()
     if isinstance(step, str):
@@ -156,7 +156,7 @@ def _find_action(st, step):
 
 
 def _run_one(rs, s, shown, name) -> ScenarioResult:
-    from .state import State
+    from .engine import State
 
     msgs = []
     players = int(s.get("players", rs.players[0]))
@@ -172,15 +172,10 @@ def _run_one(rs, s, shown, name) -> ScenarioResult:
         pid = str(s["phase"])
         if pid not in rs.phases:
             return ScenarioResult(shown, name, False, [f"{_where(s['phase'], shown)}: unknown phase '{pid}'"])
-        st.d["stack"] = []
-        st.d["pending"] = None
-        st.d["terminal"] = False
-        st._push_phase(pid, sub=False)
         try:
-            st._run()
+            st.enter_phase(pid)
         except RuleRuntimeError as e:
             return ScenarioResult(shown, name, False, [f"entering phase '{pid}' failed: {e}"])
-        st._legal_step = -1
     for step in s.get("steps") or []:
         if isinstance(step, dict) and "expect" in step:
             m = _expect(rs, st, step["expect"], shown)
@@ -192,7 +187,7 @@ def _run_one(rs, s, shown, name) -> ScenarioResult:
             if err:
                 msgs.append(err)
                 break
-            st._legal_step = -1
+            st.touched()
             continue
         if isinstance(step, dict) and "refused" in step:
             a, label = _find_action(st, step["refused"])
@@ -237,5 +232,5 @@ def _assign(rs, st, stmt, shown):
         fn(st.vars, _locals(st))
     except RuleRuntimeError as e:
         return f"{_where(stmt, shown)}: {stmt!r} failed: {e}"
-    st._legal_step = -1
+    st.touched()
     return None

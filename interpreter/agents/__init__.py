@@ -40,8 +40,7 @@ def _value(state, player) -> float:
             return 1000.0 / len(w)
         return -1000.0
     if rs.heuristic is not None:
-        rs.budget.reset()
-        return float(rs.heuristic.fn(state.vars, {"p": player, "player": player}) or 0)
+        return float(state.evaluate(rs.heuristic, {"p": player, "player": player}) or 0)
     sc = state.scores()
     mine = sc[player]["total"]
     others = [s["total"] for p, s in sc.items() if p != player]
@@ -108,26 +107,26 @@ class MCTSAgent(Agent):
                     break
                 mover = s.current_player
                 for a in legal:
-                    ch = node.children.get(a._key)
+                    ch = node.children.get(a.key)
                     if ch is None:
-                        ch = node.children[a._key] = (_Node(), mover)
+                        ch = node.children[a.key] = (_Node(), mover)
                     ch[0].avail += 1
-                unvisited = [a for a in legal if node.children[a._key][0].visits == 0]
+                unvisited = [a for a in legal if node.children[a.key][0].visits == 0]
                 if unvisited:
                     a = self.rng.choice(unvisited)
                     s.apply(a)
-                    child, mover = node.children[a._key]
+                    child, mover = node.children[a.key]
                     path.append((child, mover))
                     node = child
                     break
                 best, best_u = None, -1e18
                 for a in legal:
-                    ch, _m = node.children[a._key]
+                    ch, _m = node.children[a.key]
                     u = ch.value / ch.visits + self.c * math.sqrt(math.log(ch.avail + 1) / ch.visits)
                     if u > best_u:
                         best, best_u = a, u
                 s.apply(best)
-                child, mover = node.children[best._key]
+                child, mover = node.children[best.key]
                 path.append((child, mover))
                 node = child
             # rollout
@@ -143,7 +142,7 @@ class MCTSAgent(Agent):
             for ch, mover in path:
                 ch.visits += 1
                 ch.value += rewards[mover] if mover is not None else 0.0
-        best = max(acts, key=lambda a: (root.children.get(a._key, (_Node(),))[0].visits, self.rng.random()))
+        best = max(acts, key=lambda a: (root.children.get(a.key, (_Node(),))[0].visits, self.rng.random()))
         return best
 
 
@@ -155,8 +154,7 @@ def _rewards(state, n):
         return [1.0 / len(w) if p in w else 0.0 for p in range(n)]
     rs = state.rs
     if rs.heuristic is not None:
-        rs.budget.reset()
-        totals = [rs.heuristic.fn(state.vars, {"p": p, "player": p}) or 0 for p in range(n)]
+        totals = [state.evaluate(rs.heuristic, {"p": p, "player": p}) or 0 for p in range(n)]
     else:
         sc = state.scores()
         totals = [sc[p]["total"] for p in range(n)]

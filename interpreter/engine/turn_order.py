@@ -1,0 +1,123 @@
+"""Turn order in a turns phase: the seats taking part (`players`), who starts (`first`), the
+direction (`order`), who is passed over (`skip`), rounds (`rounds`, `on_round`), the turn's
+own effects (`on_turn`), how many actions a turn holds (`actions_per_turn`) and the phase's
+`end` condition checked before each decision.
+
+Owns: `turn_step`, which moves a phase frame in its `turns` stage to the next decision or to
+its exit. The legal actions of the player to act come from legal.py.
+"""
+from __future__ import annotations
+
+from .frames import effect_frame
+from .legal import actions_for
+
+__all__ = ["turn_step"]
+
+
+def turn_step(state, frame, phase) -> bool:
+    """Advance the turns of `frame`; True when its player must act now (their legal actions
+    are left in `state.waiting`)."""
+    game_vars = state.d["vars"]
+    if frame["order"] is None and not _start_turns(state, frame, phase):
+        return False
+    if frame["player"] is not None:
+        waiting = _turn_goes_on(state, frame, phase)
+        if waiting is not None:
+            return waiting
+        if not _end_turn(state, frame, phase):
+            return False
+    names = {"player": None, "round": frame["round"]}
+    if phase.rounds is not None and frame["round"] > phase.rounds.fn(game_vars, names):
+        frame["stage"] = "exit"
+        return False
+    if phase.end is not None and phase.end.fn(game_vars, names):
+        frame["stage"] = "exit"
+        return False
+    player = _next_player(state, frame, phase)
+    if player is None:
+        return False
+    frame["player"] = player
+    frame["acted"] = 0
+    if phase.turn_block is not None:
+        state.d["stack"].append(effect_frame(phase.turn_block, {"player": player, "round": frame["round"]}))
+        return False
+    return turn_step(state, frame, phase)  # the turn starts now: find its actions at once
+
+
+def _start_turns(state, frame, phase) -> bool:
+    """Fix the seats and the first player; False when nobody takes part."""
+    game_vars = state.d["vars"]
+    names = {"player": frame["player"], "round": frame["round"]}
+    order = list(phase.players.fn(game_vars, names)) if phase.players is not None else list(game_vars["players"])
+    frame["order"] = order
+    if not order:
+        frame["stage"] = "exit"
+        return False
+    first = phase.first.fn(game_vars, names) if phase.first is not None else order[0]
+    frame["index"] = order.index(first) if first in order else 0
+    frame["player"] = None
+    frame["begin"] = frame["index"]
+    frame["acted"] = 0
+    return True
+
+
+def _turn_goes_on(state, frame, phase):
+    """While the player to act has actions left: True (they must act), False (the phase
+    ends), or None (the turn is over)."""
+    game_vars = state.d["vars"]
+    names = {"player": frame["player"], "round": frame["round"]}
+    acted = frame["acted"]
+    if acted == 0 or acted < (phase.per_turn.fn(game_vars, names) if phase.per_turn is not None else 1):
+        if phase.end is not None and phase.end.fn(game_vars, names):
+            frame["stage"] = "exit"
+            frame["player"] = None
+            return False
+        actions = actions_for(state, phase, frame["player"], frame)
+        if actions:
+            state.waiting = actions
+            return True
+    return None
+
+
+def _end_turn(state, frame, phase) -> bool:
+    """The turn is over: pass to the next seat; False when an `on_round` block was pushed."""
+    data = state.d
+    if frame["acted"] == 0:
+        data["log"].append(f"player {frame['player']} cannot act and is skipped")
+        frame["skips"] += 1
+    else:
+        frame["skips"] = 0
+    frame["player"] = None
+    frame["index"] = (frame["index"] + phase.order) % len(frame["order"])
+    if frame["index"] == frame["begin"]:
+        frame["round"] += 1
+        if phase.round_block is not None:
+            data["stack"].append(effect_frame(phase.round_block, {"player": None, "round": frame["round"]}))
+            return False
+    return True
+
+
+def _next_player(state, frame, phase):
+    """The next seat not skipped, or None when the phase is over (everybody skipped, the
+    rounds are over, or nobody could act for a whole round)."""
+    game_vars = state.d["vars"]
+    order = frame["order"]
+    seats = len(order)
+    for _ in range(seats + 1):
+        player = order[frame["index"]]
+        if phase.skip is None or not phase.skip.fn(game_vars, {"player": None, "round": frame["round"], "p": player}):
+            break
+        frame["index"] = (frame["index"] + phase.order) % seats
+        if frame["index"] == frame["begin"]:
+            frame["round"] += 1
+            if phase.rounds is not None and frame["round"] > phase.rounds.fn(
+                    game_vars, {"player": None, "round": frame["round"]}):
+                frame["stage"] = "exit"
+                return None
+    else:
+        frame["stage"] = "exit"  # everybody is skipped
+        return None
+    if frame["skips"] > seats:
+        frame["stage"] = "exit"  # nobody can act
+        return None
+    return player
