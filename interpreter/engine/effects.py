@@ -317,7 +317,7 @@ def _end_phase(state, op, frame, game_vars, names):
     from .flow import end_phase
 
     end_phase(state)
-    return False
+    return True
 
 
 _HANDLERS = {Stmt: _stmt, If: _if, Let: _let, For: _for, Call: _call, Move: _move, Shuffle: _shuffle,

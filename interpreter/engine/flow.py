@@ -31,12 +31,10 @@ def push_phase(state, phase_id: str, sub: bool) -> None:
 
 
 def end_phase(state) -> None:
-    """`end_phase`: drop the effect and loop frames above the phase; it then exits."""
-    stack = state.d["stack"]
-    while stack and stack[-1]["kind"] != "phase":
-        stack.pop()
-    if stack:
-        frame = stack[-1]
+    """`end_phase`: the innermost phase ends once the effects under way have run (the rest of
+    the list, and of the lists it is nested in): no further turn or round; `on_exit` runs."""
+    frame = top_phase(state.d["stack"])
+    if frame is not None:
         frame["stage"] = "leave" if frame["stage"] in ("exit", "leave") else "exit"
         frame["player"] = None
 
@@ -46,7 +44,12 @@ def run(state) -> None:
     data = state.d
     stack = data["stack"]
     for _ in range(FLOW_GUARD):
-        if data["terminal"] or data["pending"] is not None or data["chance"] is not None:
+        if data["pending"] is not None:  # a decision: the game's end condition is checked first
+            if _game_over(state):
+                data["terminal"] = True
+                data["pending"] = None
+            return
+        if data["terminal"] or data["chance"] is not None:
             return
         if not stack:
             data["terminal"] = True

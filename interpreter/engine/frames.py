@@ -27,7 +27,8 @@ class PhaseFrame(TypedDict):
     order: Optional[list]  # the seats in turn order, fixed when the first turn starts
     index: int  # position in `order` of the player to act
     begin: int  # position in `order` where each round starts
-    skips: int  # consecutive turns in which nobody could act
+    round_opened: int  # the last round whose `on_round` ran (0: none yet)
+    passed_over: int  # seats passed over by `skip` in a row
 
 
 class EffectFrame(TypedDict, total=False):
@@ -71,7 +72,7 @@ def top_phase(stack: list):
 
 def phase_frame(phase_id: str, sub: bool) -> PhaseFrame:
     return {"kind": "phase", "phase": phase_id, "sub": sub, "stage": "enter", "player": None,
-            "round": 1, "acted": 0, "order": None, "index": 0, "begin": 0, "skips": 0}
+            "round": 1, "acted": 0, "order": None, "index": 0, "begin": 0, "round_opened": 0, "passed_over": 0}
 
 
 def effect_frame(block: int, local_names: dict) -> EffectFrame:
@@ -84,7 +85,7 @@ def for_frame(block: int, var: str, items: list, local_names: dict) -> ForFrame:
 
 _FIELDS = {
     "phase": {"phase": str, "sub": bool, "stage": str, "round": int, "acted": int, "index": int,
-              "begin": int, "skips": int},
+              "begin": int, "round_opened": int, "passed_over": int},
     "effects": {"block": int, "next": int, "locals": dict},
     "for": {"block": int, "var": str, "items": list, "done": int, "locals": dict},
 }

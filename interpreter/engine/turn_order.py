@@ -33,6 +33,11 @@ def turn_step(state, frame, phase) -> bool:
     if phase.end is not None and phase.end.fn(game_vars, names):
         frame["stage"] = "exit"
         return False
+    if frame["round_opened"] != frame["round"]:  # a round begins: it is played, so on_round runs
+        frame["round_opened"] = frame["round"]
+        if phase.round_block is not None:
+            state.d["stack"].append(effect_frame(phase.round_block, {"player": None, "round": frame["round"]}))
+            return False
     player = _next_player(state, frame, phase)
     if player is None:
         return False
@@ -80,44 +85,53 @@ def _turn_goes_on(state, frame, phase):
 
 
 def _end_turn(state, frame, phase) -> bool:
-    """The turn is over: pass to the next seat; False when an `on_round` block was pushed."""
+    """The turn is over: pass to the next seat (a new round when back at the first); False
+    when the phase ends because nobody can act."""
     data = state.d
     if frame["acted"] == 0:
         data["log"].append(f"player {frame['player']} cannot act and is skipped")
-        frame["skips"] += 1
-    else:
-        frame["skips"] = 0
+        if not _anybody_can_act(state, frame, phase):
+            data["log"].append("nobody can act: the phase ends")
+            frame["stage"] = "exit"
+            frame["player"] = None
+            return False
     frame["player"] = None
     frame["index"] = (frame["index"] + phase.order) % len(frame["order"])
     if frame["index"] == frame["begin"]:
         frame["round"] += 1
-        if phase.round_block is not None:
-            data["stack"].append(effect_frame(phase.round_block, {"player": None, "round": frame["round"]}))
-            return False
     return True
 
 
+def _anybody_can_act(state, frame, phase) -> bool:
+    """Could any seat taking part (and not skipped) act in the state as it is now?"""
+    game_vars = state.d["vars"]
+    for seat in frame["order"]:
+        if seat == frame["player"] or _skipped(game_vars, phase, frame, seat):
+            continue
+        if actions_for(state, phase, seat, frame):
+            return True
+    return False
+
+
+def _skipped(game_vars, phase, frame, seat) -> bool:
+    return phase.skip is not None and bool(phase.skip.fn(game_vars, {"player": None, "round": frame["round"], "p": seat}))
+
+
 def _next_player(state, frame, phase):
-    """The next seat not skipped, or None when the phase is over (everybody skipped, the
-    rounds are over, or nobody could act for a whole round)."""
+    """The next seat not skipped; None when a new round begins on the way (turn_step then
+    opens it) or when everybody is skipped (the phase is over)."""
     game_vars = state.d["vars"]
     order = frame["order"]
     seats = len(order)
-    for _ in range(seats + 1):
+    while frame["passed_over"] < seats:
         player = order[frame["index"]]
-        if phase.skip is None or not phase.skip.fn(game_vars, {"player": None, "round": frame["round"], "p": player}):
-            break
+        if not _skipped(game_vars, phase, frame, player):
+            frame["passed_over"] = 0
+            return player
+        frame["passed_over"] += 1
         frame["index"] = (frame["index"] + phase.order) % seats
         if frame["index"] == frame["begin"]:
             frame["round"] += 1
-            if phase.rounds is not None and frame["round"] > phase.rounds.fn(
-                    game_vars, {"player": None, "round": frame["round"]}):
-                frame["stage"] = "exit"
-                return None
-    else:
-        frame["stage"] = "exit"  # everybody is skipped
-        return None
-    if frame["skips"] > seats:
-        frame["stage"] = "exit"  # nobody can act
-        return None
-    return player
+            return None
+    frame["stage"] = "exit"  # everybody is skipped
+    return None

@@ -1,0 +1,60 @@
+"""The phase lifecycle as docs/language.md states it, on tests/rulesets/lifecycle."""
+import os
+
+import pytest
+
+import interpreter
+
+HERE = os.path.join(os.path.dirname(__file__), "rulesets", "lifecycle")
+
+
+@pytest.fixture(scope="module")
+def lifecycle():
+    return interpreter.load(HERE)
+
+
+def _play_rounds(state):
+    while state.phase == "rounds":
+        assert state.apply("tick")
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_on_round_runs_for_every_played_round_the_first_included(lifecycle, players):
+    state = lifecycle.new_game(players)
+    assert state.vars["seen_rounds"] == [1], "on_round runs before the first turn of round 1"
+    _play_rounds(state)
+    assert state.vars["seen_rounds"] == [1, 2], "never for round 3, which is not played"
+
+
+def test_on_round_runs_before_the_first_on_turn_of_its_round(lifecycle):
+    state = lifecycle.new_game(2)
+    _play_rounds(state)
+    assert state.vars["turn_log"] == [[1, 0], [1, 1], [2, 0], [2, 1]]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_when_nobody_can_act_the_phase_ends_at_once(lifecycle, players):
+    state = lifecycle.new_game(players)
+    _play_rounds(state)
+    assert state.phase == "stopping"
+    assert state.vars["stuck_turns"] == 1, "one empty turn shows that nobody can act"
+    assert any("nobody can act" in line for line in state.log)
+
+
+def test_effects_after_end_phase_run_then_the_phase_ends(lifecycle):
+    state = lifecycle.new_game(2)
+    _play_rounds(state)
+    assert state.phase == "stopping" and state.current_player == 0
+    assert state.apply("stop")
+    assert state.vars["after_end"] is True, "the rest of the list ran"
+    assert state.vars["exited"] is True, "on_exit ran after the list"
+    assert state.phase != "stopping", "and the phase ended: player 1 got no turn"
+
+
+def test_end_if_is_checked_before_a_pending_choose(lifecycle):
+    state = lifecycle.new_game(2)
+    _play_rounds(state)
+    assert state.apply("stop")
+    assert state.is_terminal, "over became true before the decision"
+    assert state.pending is None and state.legal_actions() == []
+    assert state.vars["picked"] == 0
