@@ -5,6 +5,10 @@ expressions. `rulebook check` runs them all and ends with `N passed, N failed`.
 Scenario file keys:
   name, source            what it is and where the rulebook gives it
   players, seed, modules  how the game is started (modules add to the check's modules)
+  chance                  optional: the outcomes of the game's chance events, in order (e.g.
+                          [4, 2] for two dice, or the cards a shuffle puts last, then next to
+                          last, ...); the game is then played with chance="manual" and each
+                          chance node takes the next outcome from the list
   setup                   assignments run after the game's set-up, e.g. "stake['c1'] = {'0': 3}"
   phase                   optional: jump to this phase (its on_enter runs) after `setup`
   steps                   a list; each item is one of
@@ -160,10 +164,18 @@ def _run_one(rs, s, shown, name) -> ScenarioResult:
 
     msgs = []
     players = int(s.get("players", rs.players[0]))
+    script = None
+    if s.get("chance") is not None:
+        script = plain(s["chance"])
+        if not isinstance(script, list):
+            return ScenarioResult(shown, name, False, [f"{_where(s['chance'], shown)}: 'chance' is a list of outcomes"])
     try:
-        st = State.new(rs, players, int(s.get("seed", 0)))
+        st = State.new(rs, players, int(s.get("seed", 0)), "manual" if script is not None else "seeded")
     except RuleRuntimeError as e:
         return ScenarioResult(shown, name, False, [f"set-up failed: {e}"])
+    err = _settle_chance(st, script, s, shown)
+    if err:
+        return ScenarioResult(shown, name, False, [err])
     for stmt in s.get("setup") or []:
         err = _assign(rs, st, stmt, shown)
         if err:
@@ -176,6 +188,9 @@ def _run_one(rs, s, shown, name) -> ScenarioResult:
             st.enter_phase(pid)
         except RuleRuntimeError as e:
             return ScenarioResult(shown, name, False, [f"entering phase '{pid}' failed: {e}"])
+        err = _settle_chance(st, script, s, shown)
+        if err:
+            return ScenarioResult(shown, name, False, [err])
     for step in s.get("steps") or []:
         if isinstance(step, dict) and "expect" in step:
             m = _expect(rs, st, step["expect"], shown)
@@ -213,12 +228,31 @@ def _run_one(rs, s, shown, name) -> ScenarioResult:
         if not out:
             msgs.append(f"{_where(step, shown)}: {label} was refused: {out.code}: {out.reason}")
             break
+        err = _settle_chance(st, script, s, shown)
+        if err:
+            msgs.append(err)
+            break
     if not msgs:
         for text in s.get("expect") or []:
             m = _expect(rs, st, text, shown)
             if m:
                 msgs.append(m)
     return ScenarioResult(shown, name, not msgs, msgs)
+
+
+def _settle_chance(st, script, s, shown):
+    """Give every chance node the game reaches the next outcome of the scenario's `chance`
+    list; an error message when the list is used up or an outcome is not possible."""
+    while st.is_chance():
+        options = ", ".join(repr(o) for o, _ in st.chance_outcomes()[:12])
+        if not script:
+            return (f"{_where(s.get('chance', s), shown)}: the game needs a chance outcome ({options}) "
+                    "but the scenario's 'chance' list is used up")
+        outcome = script.pop(0)
+        out = st.apply_chance(outcome)
+        if not out:
+            return f"{_where(s['chance'], shown)}: chance outcome {outcome!r}: {out.reason} (possible: {options})"
+    return None
 
 
 def _assign(rs, st, stmt, shown):
