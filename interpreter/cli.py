@@ -399,6 +399,7 @@ def cmd_graph(args, out, err, _in) -> int:
 
 
 # ------------------------------------------------------------------------------ play / replay
+MAX_REFUSALS = 20  # `play` stops an agent after this many refused moves in a row
 def _describe(state, player, last_log_len, out):
     view = state.observe(player)
     log = state.log[last_log_len:]
@@ -426,6 +427,7 @@ def cmd_play(args, out, err, stdin) -> int:
     st = rs.new_game(players, seed=args.seed)
     moves = []
     seen = 0
+    refused = 0  # refused moves in a row (an agent that keeps proposing them is stopped)
     save = args.save or f"{rs.name}-{args.seed}.replay.json"
 
     def write_replay():
@@ -473,7 +475,14 @@ def cmd_play(args, out, err, stdin) -> int:
         res = st.apply(a)
         if not res:
             print(f"  refused: {res.reason}", file=out)
+            refused += 1
+            if refused >= MAX_REFUSALS:
+                write_replay()
+                print(f"rulebook: error: player {p} ({specs[p % len(specs)]}) proposed {refused} refused moves "
+                      f"in a row; the game stops (the moves so far are saved to {save})", file=err)
+                return 1
             continue
+        refused = 0
         moves.append(a.to_json())
     write_replay()
     sc = st.scores()

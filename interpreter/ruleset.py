@@ -28,6 +28,10 @@ __all__ = ["Ruleset", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEY
 ENGINE_VARS = ("players", "num_players", "current_phase")
 PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
 DEFAULT_MAX_STEPS = 100_000
+# the types an effect operand or a phase setting must have, where its type is known statically
+_LISTS = ("list",)
+_LISTS_OR_MAPS = ("list", "map")
+_NUMBERS = ("number",)
 
 
 @dataclass
@@ -441,6 +445,11 @@ class _Compiler:
                          suggest(target, list(self.phase_ids) + ["end", "return"]))
         def h(key, sc=pscope):
             return self.expr(d.get(key), sc, d, key) if d.get(key) is not None else None
+        for key, kinds, what in (("players", _LISTS, "'players' needs"), ("rounds", _NUMBERS, "'rounds' needs"),
+                                 ("actions_per_turn", _NUMBERS, "'actions_per_turn' needs"),
+                                 ("first", _NUMBERS, "'first' needs")):
+            if d.get(key) is not None:
+                self.operand(h(key), kinds, what, value_pos(d, key))
         return Phase(
             id=str(pid), kind=kind, label=str(d.get("label", pid)),
             enter_block=self.block(enter_fx, pscope) if enter_fx else None,
@@ -456,6 +465,20 @@ class _Compiler:
         )
 
     # effects ----------------------------------------------------------------------------------
+    def operand(self, handle, kinds, what, pos):
+        """A type error at validation when the operand's type is known and is not one of
+        `kinds` ("list", "map", "number"); an unknown type is checked when the game runs."""
+        if handle is None or handle.type is None:
+            return
+        typ = handle.type
+        kind = typ[0] if isinstance(typ, tuple) else typ
+        if kind in kinds:
+            return
+        names = {"list": "a list", "map": "a map", "number": "a number"}
+        shown = {"entity": f"a {typ[1]}" if isinstance(typ, tuple) and len(typ) > 1 else "a component",
+                 "text": "text", "boolean": "a boolean", "none": "none"}.get(kind, f"a {kind}")
+        self.err("type", f"{what} {' or '.join(names[k] for k in kinds)}, but '{handle.source}' is {shown}", pos)
+
     def block(self, effects, scope: Scope) -> int:
         """Compile an effect list into a block of ops; returns its index in `blocks`."""
         idx = len(self.blocks)
@@ -508,6 +531,7 @@ class _Compiler:
                 return None
             coll_text = Text(coll, pos_of(e["for"]).shifted(0, len(spec) - len(coll) + 1 + (1 if getattr(e["for"], "quoted", False) else 0)) if isinstance(e["for"], Text) else None) if isinstance(e["for"], Text) else coll
             h = self.expr(coll_text, scope, e, "for")
+            self.operand(h, _LISTS_OR_MAPS, "'for' loops over", value_pos(e, "for"))
             elem = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
             body = self.block(e.get("do") or [], scope.with_locals({var: elem}))
             return fx.For(var, h, body, p)
@@ -523,16 +547,22 @@ class _Compiler:
             frm = self.expr(m.get("from"), scope, m, "from")
             to = self.expr(m.get("to"), scope, m, "to")
             cnt = self.expr(m.get("count", 1), scope, m, "count") if "count" in m else None
+            self.operand(frm, _LISTS, "'move from' needs", value_pos(m, "from"))
+            self.operand(to, _LISTS, "'move to' needs", value_pos(m, "to"))
+            self.operand(cnt, _NUMBERS, "'move count' needs", value_pos(m, "count") if "count" in m else p)
             item = self.expr(m.get("item"), scope, m, "item") if "item" in m else None
             if m.get("as"):
                 loc[m["as"]] = None
             return fx.Move(frm, to, cnt, item, str(m.get("from_end", "top")), str(m.get("to_end", "top")),
                            str(m["as"]) if m.get("as") else None, p)
         if "shuffle" in keys:
-            return fx.Shuffle(self.expr(e["shuffle"], scope, e, "shuffle"), p)
+            h = self.expr(e["shuffle"], scope, e, "shuffle")
+            self.operand(h, _LISTS, "'shuffle' needs", value_pos(e, "shuffle"))
+            return fx.Shuffle(h, p)
         if "random" in keys:
             r = e["random"]
             h = self.expr(r.get("from"), scope, r, "from")
+            self.operand(h, _LISTS_OR_MAPS, "'random from' needs", value_pos(r, "from"))
             loc[r["as"]] = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
             return fx.Random(h, str(r["as"]), p)
         if "choose" in keys:
@@ -540,6 +570,9 @@ class _Compiler:
             who = self.expr(c.get("player", "player"), scope, c, "player")
             frm = self.expr(c.get("from"), scope, c, "from")
             cnt = self.expr(c.get("count"), scope, c, "count") if c.get("count") is not None else None
+            self.operand(frm, _LISTS_OR_MAPS, "'choose from' needs", value_pos(c, "from"))
+            self.operand(cnt, _NUMBERS, "'choose count' needs", value_pos(c, "count") if "count" in c else p)
+            self.operand(who, _NUMBERS, "'choose player' needs", value_pos(c, "player") if "player" in c else p)
             loc[c["as"]] = (frm.type[1] if frm is not None and cnt is None and isinstance(frm.type, tuple) and frm.type[0] == "list" else None)
             label = self.template(c["label"], scope.with_locals({"option": None})) if c.get("label") else None
             return fx.Choose(who, frm, str(c["as"]), str(c.get("prompt", c["as"])), cnt, label, p)

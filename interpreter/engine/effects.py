@@ -21,7 +21,8 @@ from .frames import effect_frame, for_frame
 from .values import fmt, render
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "Enter",
-           "Log", "Fail", "EndPhase", "RuleFailure", "execute", "simple_blocks",
+           "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located",
+           "describe_error", "ENGINE_ERRORS",
            "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
@@ -147,6 +148,24 @@ def simple_blocks(blocks) -> list:
 
 
 # ----------------------------------------------------------------------------- running
+# what a rule may raise while it runs on values of the wrong type or size; each becomes a
+# RuleRuntimeError naming the rule (and so a `rule_error` refusal)
+ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError,
+                 OverflowError, RecursionError, MemoryError)
+
+
+def located(op) -> str:
+    """Where an effect is written, as file:line:col (or the effect's kind)."""
+    pos = getattr(op, "pos", None)
+    return str(pos) if pos is not None and getattr(pos, "line", 0) else type(op).__name__.lower()
+
+
+def describe_error(error) -> str:
+    if isinstance(error, RecursionError):
+        return "a rule recursed too deeply"
+    return f"a rule failed: {type(error).__name__}: {error}"[:400]
+
+
 def execute(state, frame) -> bool:
     """Run an effect frame from its `next` effect until it finishes (True) or must wait (False)."""
     ops = state.rs.blocks[frame["block"]]
@@ -163,6 +182,12 @@ def execute(state, frame) -> bool:
             frame.setdefault("draws", [])
             state.d["chance"] = {"options": need.options, "frame": len(state.d["stack"]) - 1}
             return False
+        except RuleRuntimeError as error:
+            if error.where:  # located already (by an effect list nested in this one)
+                raise
+            raise RuleRuntimeError(str(error), located(op)) from None
+        except ENGINE_ERRORS as error:
+            raise RuleRuntimeError(describe_error(error), located(op)) from None
         if "draws" in frame:  # the outcomes forced for that effect are used up
             del frame["draws"], frame["drawn"]
         if not go_on:

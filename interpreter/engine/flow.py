@@ -14,7 +14,7 @@ Owns: the run loop, the stages of a phase, `end_phase`, `next`/`return`/`end`, `
 from __future__ import annotations
 
 from ..errors import RuleRuntimeError
-from .effects import execute
+from .effects import ENGINE_ERRORS, describe_error, execute
 from .frames import effect_frame, phase_frame, top_phase
 from .turn_order import turn_step
 
@@ -61,7 +61,7 @@ def run(state) -> None:
                 stack.pop()
         elif kind == "for":
             _loop_step(stack, top)
-        elif _phase_step(state, top):
+        elif _located_phase_step(state, top):
             # a player must act: the game's end condition is checked first
             if _game_over(state):
                 data["terminal"] = True
@@ -84,6 +84,23 @@ def _loop_step(stack: list, frame) -> None:
 def _game_over(state) -> bool:
     end_if = state.rs.end_if
     return end_if is not None and bool(end_if.fn(state.d["vars"], {}))
+
+
+def _located_phase_step(state, frame) -> bool:
+    """_phase_step; an error in one of the phase's own expressions names the phase."""
+    try:
+        return _phase_step(state, frame)
+    except RuleRuntimeError as error:
+        if error.where:
+            raise
+        raise RuleRuntimeError(str(error), _phase_place(state, frame)) from None
+    except ENGINE_ERRORS as error:
+        raise RuleRuntimeError(describe_error(error), _phase_place(state, frame)) from None
+
+
+def _phase_place(state, frame) -> str:
+    pos = state.rs.phases[frame["phase"]].pos
+    return f"{pos} (phase '{frame['phase']}')" if pos is not None else f"phase '{frame['phase']}'"
 
 
 def _phase_step(state, frame) -> bool:

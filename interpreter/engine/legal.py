@@ -52,9 +52,9 @@ def actions_for(state, phase, player, frame) -> list:
         if not action.params:
             target.append(_listed(action, (), player, game_vars, names))
         elif len(action.params) == 1 and not action.req_levels[1] and (not action.label_parts or action.label_static):
-            _one_parameter(action, player, game_vars, names, target)
+            _one_parameter(state, action, player, game_vars, names, target)
         else:
-            _enumerate(action, player, game_vars, names, 0, target)
+            _enumerate(state, action, player, game_vars, names, 0, target)
     return found or fallbacks
 
 
@@ -67,35 +67,37 @@ def _listed(action, args, player, game_vars, names) -> Action:
     return Action.listed(action.id, args, player, label=render(parts, game_vars, names))
 
 
-def _domain(handle, game_vars, names):
+def _domain(state, handle, game_vars, names):
+    """A parameter's values; each value tried is charged to the step's work bound (so a
+    product of large domains with a requirement that rarely holds is bounded too)."""
     domain = handle.fn(game_vars, names)
     if type(domain) is dict:
-        return list(domain)
-    if domain is None or isinstance(domain, (int, float)):
+        domain = list(domain)
+    elif domain is None or isinstance(domain, (int, float)):
         raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(domain)}")
-    return domain
+    return state.rs.budget.take(domain)
 
 
-def _one_parameter(action, player, game_vars, names, target) -> None:
+def _one_parameter(state, action, player, game_vars, names, target) -> None:
     """The common case made fast: one parameter, no requirement on it, no state in the label."""
     name, handle = action.params[0]
     parts = action.label_parts or None
     listed = Action.listed
     target.extend([listed(action.id, ((name, value if type(value) in SCALARS else freeze(value)),), player,
-                          None, parts) for value in _domain(handle, game_vars, names)])
+                          None, parts) for value in _domain(state, handle, game_vars, names)])
 
 
-def _enumerate(action, player, game_vars, names, level, target) -> None:
+def _enumerate(state, action, player, game_vars, names, level, target) -> None:
     params = action.params
     name, handle = params[level]
     checks = action.req_levels[level + 1]
     last = level == len(params) - 1
-    for value in _domain(handle, game_vars, names):
+    for value in _domain(state, handle, game_vars, names):
         names[name] = value
         if not all(check(game_vars, names) for check in checks):
             continue
         if not last:
-            _enumerate(action, player, game_vars, names, level + 1, target)
+            _enumerate(state, action, player, game_vars, names, level + 1, target)
             continue
         if len(target) >= MAX_PARAM_COMBINATIONS:
             raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
@@ -138,7 +140,7 @@ def _parameter_refusal(state, rule, action, frame) -> Outcome:
             if name not in given:
                 return Outcome(False, "missing_parameter", f"'{action.name}' needs '{name}'")
             value = thaw(given[name])
-            if value not in list(_domain(handle, game_vars, names)):
+            if value not in list(_domain(state, handle, game_vars, names)):
                 return Outcome(False, "bad_parameter", f"{name}={fmt(given[name])} is not allowed here")
             names[name] = value
         for handle, reason, code in rule.requires:

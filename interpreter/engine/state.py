@@ -17,7 +17,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, legal, scoring, visibility
 from .chance import index_of, outcomes_of
-from .effects import RuleFailure, run_block
+from .effects import ENGINE_ERRORS, RuleFailure, describe_error, run_block
 from .frames import top_phase
 from .saves import SAVE_FORMAT, SaveError, check_saved
 from .values import OK, SCALARS, Action, Outcome, fmt, thaw
@@ -27,8 +27,8 @@ __all__ = ["State", "Action", "Outcome", "SaveError"]
 # marshal format 2 writes no back-references: a copy never shares a list between two places,
 # exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses)
 _NOREF = 2
-_RULE_ERRORS = (RuleRuntimeError, TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
-                AttributeError, OverflowError, RecursionError)
+_RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
+MAX_STATE_BYTES = 32_000_000
 
 
 class State:
@@ -263,6 +263,9 @@ class State:
     def _atomically(self, change, *args) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back."""
         snapshot = marshal.dumps(self.d, _NOREF)
+        if len(snapshot) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
+            return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
+                                                "(does a rule add to a list or a number without end?)")
         history = self._history
         try:
             change(*args)
@@ -361,11 +364,7 @@ def _initial_vars(rs, players: int, game_vars: dict) -> None:
 
 
 def _rule_error_text(error) -> str:
-    if isinstance(error, RuleRuntimeError):
-        return str(error)
-    if isinstance(error, RecursionError):
-        return "a rule recursed too deeply"
-    return f"a rule failed: {type(error).__name__}: {error}"[:500]
+    return str(error) if isinstance(error, RuleRuntimeError) else describe_error(error)
 
 
 def _diff(mine, theirs, path, out):
