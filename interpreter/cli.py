@@ -492,36 +492,59 @@ def cmd_play(args, out, err, stdin) -> int:
     return 0
 
 
+def _replay_entries(data):
+    """(ruleset, modules, players, seed, entries) of a replay written by `rulebook play`
+    ("actions") or of a state saved by State.to_json ("history"); None if it is neither."""
+    if not isinstance(data, dict) or not isinstance(data.get("ruleset"), str):
+        return None
+    if isinstance(data.get("state"), dict) and isinstance(data.get("history"), list):
+        game_vars = data["state"].get("vars") or {}
+        return (data["ruleset"], data.get("modules") or [], game_vars.get("num_players"),
+                data["state"].get("seed", 0), data["history"])
+    if isinstance(data.get("players"), int) and isinstance(data.get("actions", []), list):
+        return (data["ruleset"], data.get("modules") or [], data["players"], data.get("seed", 0),
+                [{"action": move} for move in data.get("actions") or []])
+    return None
+
+
 def cmd_replay(args, out, err, stdin) -> int:
     from .errors import RuleRuntimeError
     from .ruleset import load
-    from .state import Action
 
     try:
         with open(args.file, encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         print(f"rulebook: error: cannot read replay {args.file}: {e}", file=err)
         return 1
-    if not (isinstance(data, dict) and isinstance(data.get("ruleset"), str)
-            and isinstance(data.get("players"), int) and isinstance(data.get("actions", []), list)):
+    found = _replay_entries(data)
+    if found is None:
         print(f"rulebook: error: {args.file} is not a replay (it needs 'ruleset', 'players' and 'actions'; "
-              "`rulebook play` writes one)", file=err)
+              "`rulebook play` writes one) nor a saved state (State.to_json)", file=err)
         return 1
-    rs = load(data["ruleset"], modules=data.get("modules") or [])
+    ruleset, modules, players, seed, entries = found
+    rs = load(ruleset, modules=modules if isinstance(modules, list) else [])
+    manual = any(isinstance(e, dict) and "chance" in e for e in entries)
     try:
-        st = rs.new_game(data["players"], seed=int(data.get("seed", 0)))
-    except (RuleRuntimeError, ValueError, TypeError) as e:
+        st = rs.new_game(players, seed=int(seed), chance="manual" if manual else "seeded")
+    except (RuleRuntimeError, ValueError, TypeError, OverflowError) as e:
         print(f"rulebook: error: {args.file}: cannot start the game: {e}", file=err)
         return 1
-    for i, aj in enumerate(data.get("actions") or []):
-        try:
-            a = Action.from_json(aj)
-        except (KeyError, TypeError, AttributeError):
-            print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {aj!r}"[:300], file=err)
-            return 1
-        res = st.apply(a)
-        print(f"{i + 1:4d}. player {aj.get('player')}: {aj.get('label')}" + ("" if res else f"  REFUSED: {res.reason}"), file=out)
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and "chance" in entry:
+            res = st.apply_chance(entry["chance"])
+            print(f"{i + 1:4d}. chance: {entry['chance']!r}"[:300] + ("" if res else f"  REFUSED: {res.reason}"), file=out)
+        else:
+            move = entry.get("action") if isinstance(entry, dict) else None
+            if not isinstance(move, dict):
+                print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"[:300], file=err)
+                return 1
+            res = st.apply(move)
+            if res.code == "bad_action":
+                print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"[:300], file=err)
+                return 1
+            print(f"{i + 1:4d}. player {move.get('player')}: {move.get('label')}"[:300]
+                  + ("" if res else f"  REFUSED: {res.reason}"), file=out)
         if not res:
             return 1
         if args.step:

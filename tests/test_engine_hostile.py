@@ -202,3 +202,50 @@ def test_play_stops_an_agent_that_keeps_proposing_refused_moves(monkeypatch, tmp
     assert code == 1
     assert "refused moves in a row" in err.getvalue()
     assert out.getvalue().count("refused:") == 20
+
+
+# ------------------------------------------------------------------ saves and histories
+def test_from_history_plays_a_game_again():
+    from interpreter.state import State
+
+    kuhn = interpreter.load("kuhn-poker")
+    state = kuhn.new_game(2, chance="manual")
+    for card in ("K", "J"):
+        assert state.apply_chance(card)
+    assert state.apply(state.legal_actions()[1])
+    again = State.from_history(kuhn, 2, state.history())
+    assert again.hash() == state.hash()
+    seeded = kuhn.new_game(2, seed=9)
+    assert seeded.apply(seeded.legal_actions()[0])
+    assert State.from_history(kuhn, 2, seeded.history(), seed=9).hash() == seeded.hash()
+
+
+def test_from_history_names_the_first_step_no_longer_legal(tmp_path):
+    from interpreter.state import HistoryError, State
+
+    body = GAME
+    rs = interpreter.load(write_game(tmp_path, body))
+    state = rs.new_game(2)
+    assert state.apply(by_name(state, "raise")) and state.apply(by_name(state, "raise"))
+    edited = interpreter.load(write_game(tmp_path, body.replace("effects: [\"pot += 1\"]",
+                                                                "requires: \"pot < 1\"\n    effects: [\"pot += 1\"]"),
+                                         "edited"), check=False)
+    with pytest.raises(SaveError, match="changed"):
+        State.from_json(edited, state.to_json())
+    with pytest.raises(HistoryError) as info:
+        State.from_history(edited, 2, state.history())
+    assert info.value.step == 1 and "requires pot < 1" in info.value.reason
+    assert info.value.state.vars["pot"] == 1, "the game up to that step is kept"
+
+
+def test_replay_plays_a_saved_state_with_chance_again(tmp_path):
+    kuhn = interpreter.load("kuhn-poker")
+    state = kuhn.new_game(2, chance="manual")
+    for card in ("Q", "K"):
+        assert state.apply_chance(card)
+    assert state.apply(state.legal_actions()[0])
+    save = tmp_path / "kuhn.json"
+    save.write_text(state.to_json(), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["replay", str(save)], stdout=out, stderr=err, stdin=io.StringIO()) == 0, err.getvalue()
+    assert "chance: 'Q'" in out.getvalue() and f"state hash {state.hash()}" in out.getvalue()

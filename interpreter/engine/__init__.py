@@ -14,7 +14,7 @@ Modules, each owning one concern:
   values.py      Action, Outcome, frozen argument values
 """
 from .saves import SaveError
-from .state import State
+from .state import HistoryError, State
 from .values import Action, Outcome
 
-__all__ = ["State", "Action", "Outcome", "SaveError"]
+__all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError"]

@@ -37,8 +37,8 @@ def check_saved(ruleset, text) -> dict:
                         f"not {ruleset.name!r} with {list(ruleset.modules)!r}")
     if data.get("digest") != ruleset.digest:
         raise SaveError(f"the rules of {ruleset.name} changed since this state was saved (digest "
-                        f"{data.get('digest')!r}, now {ruleset.digest!r}); replay its history instead "
-                        "(State.from_history)")
+                        f"{data.get('digest')!r}, now {ruleset.digest!r}); play its history again instead: "
+                        "State.from_history(ruleset, players, save['history'], seed), or `rulebook replay FILE`")
     reason = _structure_problem(ruleset, data["state"])
     if reason:
         raise SaveError(f"the saved state is damaged: {reason}")

@@ -22,7 +22,7 @@ from .frames import top_phase
 from .saves import SAVE_FORMAT, SaveError, check_saved
 from .values import OK, SCALARS, Action, Outcome, fmt, thaw
 
-__all__ = ["State", "Action", "Outcome", "SaveError"]
+__all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError"]
 
 # marshal format 2 writes no back-references: a copy never shares a list between two places,
 # exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses)
@@ -115,6 +115,25 @@ class State:
         state = cls(rs, data["state"])
         for entry in data.get("history") or []:
             state._history = (state._history, entry)
+        return state
+
+    @classmethod
+    def from_history(cls, rs, players: int, history: list, seed: int = 0) -> "State":
+        """Play a game again from its history (`history()`, or a save's "history"): a new game
+        with `seed` (manual chance when the history holds chance outcomes), then every move
+        and outcome in order. Raises HistoryError at the first one that is no longer legal
+        (e.g. under edited rules), carrying the state just before it."""
+        manual = any(isinstance(entry, dict) and "chance" in entry for entry in history)
+        state = cls.new(rs, players, seed, "manual" if manual else "seeded")
+        for index, entry in enumerate(history):
+            if isinstance(entry, dict) and "chance" in entry:
+                outcome = state.apply_chance(entry["chance"])
+            elif isinstance(entry, dict) and isinstance(entry.get("action"), dict):
+                outcome = state.apply(entry["action"])
+            else:
+                raise HistoryError(index, "not a move or a chance outcome", state)
+            if not outcome:
+                raise HistoryError(index, f"{outcome.code}: {outcome.reason}", state)
         return state
 
     def hash(self) -> str:
@@ -338,6 +357,17 @@ class State:
         flow.run(self)
         self.touched()
 
+
+
+class HistoryError(ValueError):
+    """A history that cannot be played again: `step` (0-based) is the first entry no longer
+    legal, `reason` why, `state` the game just before it."""
+
+    def __init__(self, step: int, reason: str, state: "State"):
+        super().__init__(f"step {step + 1} of the history is no longer legal: {reason}")
+        self.step = step
+        self.reason = reason
+        self.state = state
 
 
 def _initial_vars(rs, players: int, game_vars: dict) -> None:
