@@ -500,121 +500,153 @@ class _Compiler:
         self.blocks[idx] = tuple(ops)
         return idx
 
-    def effect(self, e, scope: Scope, parent, i, loc):
-        p = value_pos(parent, i) if isinstance(parent, (Seq, Map)) else pos_of(e)
-        if isinstance(e, str):
-            h = self.stmt(e, scope)
-            return fx.Stmt(h, str(e), p) if h else None
-        if not isinstance(e, dict):
-            self.err("effect", "an effect is an assignment text or a mapping", p)
+    def effect(self, spec, scope: Scope, parent, index, bound):
+        """Compile one effect (an assignment text or a mapping) into its engine/effects.py
+        dataclass; `bound` (name -> type) receives the names it binds for the rest of the list."""
+        pos = value_pos(parent, index) if isinstance(parent, (Seq, Map)) else pos_of(spec)
+        if isinstance(spec, str):
+            handle = self.stmt(spec, scope)
+            return fx.Stmt(handle, str(spec), pos) if handle else None
+        if not isinstance(spec, dict):
+            self.err("effect", "an effect is an assignment text or a mapping", pos)
             return None
-        keys = set(e) - set(PROVENANCE_KEYS)
-        if "if" in keys:
-            cond = self.expr(e["if"], scope, e, "if")
-            then_b = self.block(e.get("then") or [], scope)
-            else_b = self.block(e.get("else") or [], scope) if e.get("else") else None
-            extra = keys - {"if", "then", "else"}
-            if extra:
-                self.err("effect", f"'if' does not take {', '.join(sorted(extra))}", p)
-            if "then" not in e:
-                self.err("effect", "'if' needs 'then'", key_pos(e, "if"))
-            return fx.If(cond, then_b, else_b, p)
-        if "for" in keys:
-            spec = str(e["for"])
-            if " in " not in spec:
-                self.err("effect", "'for' reads 'name in collection'", value_pos(e, "for"), "e.g. for: c in corp")
-                return None
-            var, coll = spec.split(" in ", 1)
-            var = var.strip()
-            if not var.isidentifier() or var.startswith("_"):
-                self.err("effect", f"'{var}' is not a name", value_pos(e, "for"))
-                return None
-            coll_text = Text(coll, pos_of(e["for"]).shifted(0, len(spec) - len(coll) + 1 + (1 if getattr(e["for"], "quoted", False) else 0)) if isinstance(e["for"], Text) else None) if isinstance(e["for"], Text) else coll
-            h = self.expr(coll_text, scope, e, "for")
-            self.operand(h, _LISTS_OR_MAPS, "'for' loops over", value_pos(e, "for"))
-            elem = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
-            body = self.block(e.get("do") or [], scope.with_locals({var: elem}))
-            return fx.For(var, h, body, p)
-        if "let" in keys:
-            binds = []
-            for name, src in (e["let"] or {}).items():
-                h = self.expr(src, scope.with_locals({k: None for k, _ in binds}), e["let"], name)
-                binds.append((str(name), h))
-                loc[name] = h.type if h else None
-            return fx.Let(tuple(binds), p)
-        if "move" in keys:
-            m = e["move"]
-            frm = self.expr(m.get("from"), scope, m, "from")
-            to = self.expr(m.get("to"), scope, m, "to")
-            cnt = self.expr(m.get("count", 1), scope, m, "count") if "count" in m else None
-            self.operand(frm, _LISTS, "'move from' needs", value_pos(m, "from"))
-            self.operand(to, _LISTS, "'move to' needs", value_pos(m, "to"))
-            self.operand(cnt, _NUMBERS, "'move count' needs", value_pos(m, "count") if "count" in m else p)
-            item = self.expr(m.get("item"), scope, m, "item") if "item" in m else None
-            if m.get("as"):
-                loc[m["as"]] = None
-            return fx.Move(frm, to, cnt, item, str(m.get("from_end", "top")), str(m.get("to_end", "top")),
-                           str(m["as"]) if m.get("as") else None, p)
-        if "shuffle" in keys:
-            h = self.expr(e["shuffle"], scope, e, "shuffle")
-            self.operand(h, _LISTS, "'shuffle' needs", value_pos(e, "shuffle"))
-            return fx.Shuffle(h, p)
-        if "random" in keys:
-            r = e["random"]
-            h = self.expr(r.get("from"), scope, r, "from")
-            self.operand(h, _LISTS_OR_MAPS, "'random from' needs", value_pos(r, "from"))
-            loc[r["as"]] = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
-            return fx.Random(h, str(r["as"]), p)
-        if "choose" in keys:
-            c = e["choose"]
-            who = self.expr(c.get("player", "player"), scope, c, "player")
-            frm = self.expr(c.get("from"), scope, c, "from")
-            cnt = self.expr(c.get("count"), scope, c, "count") if c.get("count") is not None else None
-            self.operand(frm, _LISTS_OR_MAPS, "'choose from' needs", value_pos(c, "from"))
-            self.operand(cnt, _NUMBERS, "'choose count' needs", value_pos(c, "count") if "count" in c else p)
-            self.operand(who, _NUMBERS, "'choose player' needs", value_pos(c, "player") if "player" in c else p)
-            loc[c["as"]] = (frm.type[1] if frm is not None and cnt is None and isinstance(frm.type, tuple) and frm.type[0] == "list" else None)
-            label = self.template(c["label"], scope.with_locals({"option": None})) if c.get("label") else None
-            return fx.Choose(who, frm, str(c["as"]), str(c.get("prompt", c["as"])), cnt, label, p)
-        if "enter" in keys:
-            target = e["enter"]
-            if target not in self.phase_ids:
-                self.err("reference", f"'enter' names unknown phase '{target}'", value_pos(e, "enter"),
-                         suggest(target, self.phase_ids))
-            return fx.Enter(str(target), p)
-        if "do" in keys:
-            name = e["do"]
-            if not isinstance(name, str):
-                self.err("effect", "'do' names a procedure", p, "use 'for' with 'do' for a loop")
-                return None
-            if name not in self.procs:
-                self.err("reference", f"unknown procedure '{name}'", value_pos(e, "do"), suggest(name, self.procs))
-                return None
-            params = self.procs[name]["params"]
-            given = e.get("with") or {}
-            binds = []
-            for k in given:
-                if k not in params:
-                    self.err("reference", f"procedure '{name}' has no parameter '{k}'", key_pos(given, k),
-                             suggest(k, params) or f"it takes: {', '.join(params) or 'nothing'}")
-            for prm in params:
-                if prm in given:
-                    binds.append((str(prm), self.expr(given[prm], scope, given, prm)))
-                elif prm in scope.locals:
-                    binds.append((str(prm), self.expr(prm, scope)))
-                else:
-                    self.err("reference", f"procedure '{name}' needs '{prm}'", p, f"add with: {{{prm}: ...}}")
-            return fx.Call(name, tuple(binds), p)
-        if "log" in keys:
-            return fx.Log(self.template(e["log"], scope), p)
-        if "fail" in keys:
-            return fx.Fail(str(e["fail"]), p)
-        if "end_phase" in keys:
-            return fx.EndPhase(p)
-        self.err("effect", f"unknown effect '{', '.join(sorted(keys)) or '?'}'", p,
-                 suggest(next(iter(keys), ""), ["if", "for", "let", "move", "shuffle", "random", "choose",
-                                                 "enter", "do", "log", "fail", "end_phase"]))
+        keys = set(spec) - set(PROVENANCE_KEYS)
+        for kind, method in _EFFECT_KINDS:
+            if kind in keys:
+                return getattr(self, method)(spec, scope, pos, bound, keys)
+        self.err("effect", f"unknown effect '{', '.join(sorted(keys)) or '?'}'", pos,
+                 suggest(next(iter(keys), ""), [kind for kind, _ in _EFFECT_KINDS]))
         return None
+
+    def effect_if(self, spec, scope, pos, bound, keys):
+        condition = self.expr(spec["if"], scope, spec, "if")
+        then_block = self.block(spec.get("then") or [], scope)
+        else_block = self.block(spec.get("else") or [], scope) if spec.get("else") else None
+        extra = keys - {"if", "then", "else"}
+        if extra:
+            self.err("effect", f"'if' does not take {', '.join(sorted(extra))}", pos)
+        if "then" not in spec:
+            self.err("effect", "'if' needs 'then'", key_pos(spec, "if"))
+        return fx.If(condition, then_block, else_block, pos)
+
+    def effect_for(self, spec, scope, pos, bound, keys):
+        text = str(spec["for"])
+        if " in " not in text:
+            self.err("effect", "'for' reads 'name in collection'", value_pos(spec, "for"), "e.g. for: c in corp")
+            return None
+        var, collection = text.split(" in ", 1)
+        var = var.strip()
+        if not var.isidentifier() or var.startswith("_"):
+            self.err("effect", f"'{var}' is not a name", value_pos(spec, "for"))
+            return None
+        source = spec["for"]
+        if isinstance(source, Text):  # the collection's own position, for its error messages
+            quoted = 1 if getattr(source, "quoted", False) else 0
+            collection = Text(collection, pos_of(source).shifted(0, len(text) - len(collection) + 1 + quoted))
+        handle = self.expr(collection, scope, spec, "for")
+        self.operand(handle, _LISTS_OR_MAPS, "'for' loops over", value_pos(spec, "for"))
+        body = self.block(spec.get("do") or [], scope.with_locals({var: _element_type(handle)}))
+        return fx.For(var, handle, body, pos)
+
+    def effect_let(self, spec, scope, pos, bound, keys):
+        binds = []
+        for name, source in (spec["let"] or {}).items():
+            handle = self.expr(source, scope.with_locals({known: None for known, _ in binds}), spec["let"], name)
+            binds.append((str(name), handle))
+            bound[name] = handle.type if handle else None
+        return fx.Let(tuple(binds), pos)
+
+    def effect_move(self, spec, scope, pos, bound, keys):
+        move = spec["move"]
+        source = self.expr(move.get("from"), scope, move, "from")
+        target = self.expr(move.get("to"), scope, move, "to")
+        count = self.expr(move.get("count", 1), scope, move, "count") if "count" in move else None
+        item = self.expr(move.get("item"), scope, move, "item") if "item" in move else None
+        self.operand(source, _LISTS, "'move from' needs", value_pos(move, "from"))
+        self.operand(target, _LISTS, "'move to' needs", value_pos(move, "to"))
+        self.operand(count, _NUMBERS, "'move count' needs", value_pos(move, "count") if "count" in move else pos)
+        if move.get("as"):
+            bound[move["as"]] = None
+        return fx.Move(source, target, count, item, str(move.get("from_end", "top")), str(move.get("to_end", "top")),
+                       str(move["as"]) if move.get("as") else None, pos)
+
+    def effect_shuffle(self, spec, scope, pos, bound, keys):
+        handle = self.expr(spec["shuffle"], scope, spec, "shuffle")
+        self.operand(handle, _LISTS, "'shuffle' needs", value_pos(spec, "shuffle"))
+        return fx.Shuffle(handle, pos)
+
+    def effect_random(self, spec, scope, pos, bound, keys):
+        pick = spec["random"]
+        handle = self.expr(pick.get("from"), scope, pick, "from")
+        self.operand(handle, _LISTS_OR_MAPS, "'random from' needs", value_pos(pick, "from"))
+        bound[pick["as"]] = _element_type(handle)
+        return fx.Random(handle, str(pick["as"]), pos)
+
+    def effect_choose(self, spec, scope, pos, bound, keys):
+        choice = spec["choose"]
+        player = self.expr(choice.get("player", "player"), scope, choice, "player")
+        options = self.expr(choice.get("from"), scope, choice, "from")
+        count = self.expr(choice.get("count"), scope, choice, "count") if choice.get("count") is not None else None
+        self.operand(options, _LISTS_OR_MAPS, "'choose from' needs", value_pos(choice, "from"))
+        self.operand(count, _NUMBERS, "'choose count' needs", value_pos(choice, "count") if "count" in choice else pos)
+        self.operand(player, _NUMBERS, "'choose player' needs", value_pos(choice, "player") if "player" in choice else pos)
+        bound[choice["as"]] = _element_type(options) if count is None else None
+        label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
+        return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos)
+
+    def effect_enter(self, spec, scope, pos, bound, keys):
+        target = spec["enter"]
+        if target not in self.phase_ids:
+            self.err("reference", f"'enter' names unknown phase '{target}'", value_pos(spec, "enter"),
+                     suggest(target, self.phase_ids))
+        return fx.Enter(str(target), pos)
+
+    def effect_call(self, spec, scope, pos, bound, keys):
+        name = spec["do"]
+        if not isinstance(name, str):
+            self.err("effect", "'do' names a procedure", pos, "use 'for' with 'do' for a loop")
+            return None
+        if name not in self.procs:
+            self.err("reference", f"unknown procedure '{name}'", value_pos(spec, "do"), suggest(name, self.procs))
+            return None
+        params = self.procs[name]["params"]
+        given = spec.get("with") or {}
+        for key in given:
+            if key not in params:
+                self.err("reference", f"procedure '{name}' has no parameter '{key}'", key_pos(given, key),
+                         suggest(key, params) or f"it takes: {', '.join(params) or 'nothing'}")
+        binds = []
+        for param in params:
+            if param in given:
+                binds.append((str(param), self.expr(given[param], scope, given, param)))
+            elif param in scope.locals:
+                binds.append((str(param), self.expr(param, scope)))
+            else:
+                self.err("reference", f"procedure '{name}' needs '{param}'", pos, f"add with: {{{param}: ...}}")
+        return fx.Call(name, tuple(binds), pos)
+
+    def effect_log(self, spec, scope, pos, bound, keys):
+        return fx.Log(self.template(spec["log"], scope), pos)
+
+    def effect_fail(self, spec, scope, pos, bound, keys):
+        return fx.Fail(str(spec["fail"]), pos)
+
+    def effect_end_phase(self, spec, scope, pos, bound, keys):
+        return fx.EndPhase(pos)
+
+
+# each effect kind (the key that names it, tried in this order) and the method compiling it
+_EFFECT_KINDS = (("if", "effect_if"), ("for", "effect_for"), ("let", "effect_let"), ("move", "effect_move"),
+                 ("shuffle", "effect_shuffle"), ("random", "effect_random"), ("choose", "effect_choose"),
+                 ("enter", "effect_enter"), ("do", "effect_call"), ("log", "effect_log"), ("fail", "effect_fail"),
+                 ("end_phase", "effect_end_phase"))
+
+
+def _element_type(handle):
+    """The type of one element of a list-typed expression, or None."""
+    if handle is not None and isinstance(handle.type, tuple) and handle.type[0] == "list":
+        return handle.type[1]
+    return None
 
 
 _RECORDS: dict = {}

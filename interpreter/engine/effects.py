@@ -141,9 +141,9 @@ def simple_blocks(blocks) -> list:
     procedure call, sub-phase or phase end)? Nested blocks have larger indices."""
     simple = [False] * len(blocks)
     for index in range(len(blocks) - 1, -1, -1):
-        simple[index] = all(isinstance(op, _SIMPLE) or (
-            isinstance(op, If) and simple[op.then_block] and (op.else_block is None or simple[op.else_block]))
-            for op in blocks[index] or ())
+        simple[index] = all(isinstance(effect, _SIMPLE) or (
+            isinstance(effect, If) and simple[effect.then_block] and (effect.else_block is None or simple[effect.else_block]))
+            for effect in blocks[index] or ())
     return simple
 
 
@@ -154,10 +154,10 @@ ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
                  OverflowError, RecursionError, MemoryError)
 
 
-def located(op) -> str:
+def located(effect) -> str:
     """Where an effect is written, as file:line:col (or the effect's kind)."""
-    pos = getattr(op, "pos", None)
-    return str(pos) if pos is not None and getattr(pos, "line", 0) else type(op).__name__.lower()
+    pos = getattr(effect, "pos", None)
+    return str(pos) if pos is not None and getattr(pos, "line", 0) else type(effect).__name__.lower()
 
 
 def describe_error(error) -> str:
@@ -172,10 +172,10 @@ def execute(state, frame) -> bool:
     game_vars = state.d["vars"]
     names = frame["locals"]
     while frame["next"] < len(ops):
-        op = ops[frame["next"]]
+        effect = ops[frame["next"]]
         frame["next"] += 1
         try:
-            go_on = _HANDLERS[type(op)](state, op, frame, game_vars, names)
+            go_on = _HANDLERS[type(effect)](state, effect, frame, game_vars, names)
         except ChanceNeeded as need:
             frame["next"] -= 1  # the effect runs again, from its start, once the outcome is known
             frame["drawn"] = 0
@@ -185,9 +185,9 @@ def execute(state, frame) -> bool:
         except RuleRuntimeError as error:
             if error.where:  # located already (by an effect list nested in this one)
                 raise
-            raise RuleRuntimeError(str(error), located(op)) from None
+            raise RuleRuntimeError(str(error), located(effect)) from None
         except ENGINE_ERRORS as error:
-            raise RuleRuntimeError(describe_error(error), located(op)) from None
+            raise RuleRuntimeError(describe_error(error), located(effect)) from None
         if "draws" in frame:  # the outcomes forced for that effect are used up
             del frame["draws"], frame["drawn"]
         if not go_on:
@@ -205,71 +205,71 @@ def run_block(state, block: int, local_names: dict) -> bool:
     return False
 
 
-def _stmt(state, op, frame, game_vars, names):
-    op.handle.fn(game_vars, names)
+def _stmt(state, effect, frame, game_vars, names):
+    effect.handle.fn(game_vars, names)
     return True
 
 
-def _if(state, op, frame, game_vars, names):
-    block = op.then_block if op.condition.fn(game_vars, names) else op.else_block
+def _if(state, effect, frame, game_vars, names):
+    block = effect.then_block if effect.condition.fn(game_vars, names) else effect.else_block
     if block is None:
         return True
     return run_block(state, block, dict(names))
 
 
-def _let(state, op, frame, game_vars, names):
-    for name, handle in op.binds:
+def _let(state, effect, frame, game_vars, names):
+    for name, handle in effect.binds:
         names[name] = handle.fn(game_vars, names)
     return True
 
 
-def _for(state, op, frame, game_vars, names):
-    items = op.items.fn(game_vars, names)
+def _for(state, effect, frame, game_vars, names):
+    items = effect.items.fn(game_vars, names)
     if not isinstance(items, (list, tuple, dict, str)):
         raise RuleRuntimeError(f"'for' needs a list or a map, not {fmt(items)}")
-    state.d["stack"].append(for_frame(op.body, op.var, list(items), dict(names)))
+    state.d["stack"].append(for_frame(effect.body, effect.var, list(items), dict(names)))
     return False
 
 
-def _call(state, op, frame, game_vars, names):
+def _call(state, effect, frame, game_vars, names):
     bound = {"player": names.get("player")}
-    for parameter, handle in op.binds:
+    for parameter, handle in effect.binds:
         bound[parameter] = handle.fn(game_vars, names)
-    state.d["stack"].append(effect_frame(state.rs.proc_blocks[op.procedure], bound))
+    state.d["stack"].append(effect_frame(state.rs.proc_blocks[effect.procedure], bound))
     return False
 
 
-def _move(state, op, frame, game_vars, names):
-    source = op.source.fn(game_vars, names)
-    target = op.target.fn(game_vars, names)
+def _move(state, effect, frame, game_vars, names):
+    source = effect.source.fn(game_vars, names)
+    target = effect.target.fn(game_vars, names)
     if not isinstance(source, list) or not isinstance(target, list):
         raise RuleRuntimeError("move needs two lists (zones)")
     moved = []
-    if op.item is not None:
-        chosen = op.item.fn(game_vars, names)
-        items = chosen if isinstance(chosen, list) and op.count is None and chosen not in source else [chosen]
+    if effect.item is not None:
+        chosen = effect.item.fn(game_vars, names)
+        items = chosen if isinstance(chosen, list) and effect.count is None and chosen not in source else [chosen]
         for item in items:
             if item not in source:
                 raise RuleRuntimeError(f"{fmt(item)} is not in the zone it should move from")
             source.remove(item)
             moved.append(item)
     else:
-        count = op.count.fn(game_vars, names) if op.count is not None else 1
+        count = effect.count.fn(game_vars, names) if effect.count is not None else 1
         if not isinstance(count, int) or isinstance(count, bool):
             raise RuleRuntimeError(f"move count must be a whole number, not {fmt(count)}")
         for _ in range(min(count, len(source))):
-            moved.append(source.pop(0) if op.from_end == "top" else source.pop())
-    if op.to_end == "top":
+            moved.append(source.pop(0) if effect.from_end == "top" else source.pop())
+    if effect.to_end == "top":
         target[0:0] = moved
     else:
         target.extend(moved)
-    if op.bind:
-        names[op.bind] = moved[0] if len(moved) == 1 and op.count is None else moved
+    if effect.bind:
+        names[effect.bind] = moved[0] if len(moved) == 1 and effect.count is None else moved
     return True
 
 
-def _shuffle(state, op, frame, game_vars, names):
-    zone = op.zone.fn(game_vars, names)
+def _shuffle(state, effect, frame, game_vars, names):
+    zone = effect.zone.fn(game_vars, names)
     if not isinstance(zone, list):
         raise RuleRuntimeError(f"shuffle needs a list (a zone), not {fmt(zone)}")
     order = list(zone)
@@ -280,65 +280,65 @@ def _shuffle(state, op, frame, game_vars, names):
     return True
 
 
-def _random(state, op, frame, game_vars, names):
-    pool = op.options.fn(game_vars, names)
+def _random(state, effect, frame, game_vars, names):
+    pool = effect.options.fn(game_vars, names)
     if isinstance(pool, dict):
         pool = list(pool)
     if not isinstance(pool, list):
         raise RuleRuntimeError(f"random needs a list to pick from, not {fmt(pool)}")
     if not pool:
-        names[op.bind] = None
+        names[effect.bind] = None
         return True
-    names[op.bind] = pool[draw(state.d, frame, pool, len(pool))]
+    names[effect.bind] = pool[draw(state.d, frame, pool, len(pool))]
     return True
 
 
-def _choose(state, op, frame, game_vars, names):
-    player = op.player.fn(game_vars, names)
-    pool = op.options.fn(game_vars, names)
+def _choose(state, effect, frame, game_vars, names):
+    player = effect.player.fn(game_vars, names)
+    pool = effect.options.fn(game_vars, names)
     options = list(pool)
-    if op.count is not None:
-        count = op.count.fn(game_vars, names)
+    if effect.count is not None:
+        count = effect.count.fn(game_vars, names)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise RuleRuntimeError(f"choose count must be a whole number, not {fmt(count)}")
         combos = itertools.combinations(options, count)
         options = [list(combo) for combo in itertools.islice(combos, MAX_CHOICE_COMBINATIONS)]
     if not options:
-        names[op.bind] = None
+        names[effect.bind] = None
         return True
     if len(options) == 1:
-        names[op.bind] = options[0]
+        names[effect.bind] = options[0]
         return True
     if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.num_players:
         raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")
     labels = None
-    if op.label:
-        labels = [render(op.label, game_vars, dict(names, option=option)) for option in options]
-    state.d["pending"] = {"player": player, "options": options, "bind": op.bind, "prompt": op.prompt,
+    if effect.label:
+        labels = [render(effect.label, game_vars, dict(names, option=option)) for option in options]
+    state.d["pending"] = {"player": player, "options": options, "bind": effect.bind, "prompt": effect.prompt,
                           "frame": len(state.d["stack"]) - 1, "labels": labels}
     return False
 
 
-def _enter(state, op, frame, game_vars, names):
+def _enter(state, effect, frame, game_vars, names):
     from .flow import push_phase
 
-    push_phase(state, op.phase, sub=True)
+    push_phase(state, effect.phase, sub=True)
     return False
 
 
-def _log(state, op, frame, game_vars, names):
+def _log(state, effect, frame, game_vars, names):
     log = state.d["log"]
-    log.append(render(op.parts, game_vars, names))
+    log.append(render(effect.parts, game_vars, names))
     if len(log) > LOG_LIMIT:
         del log[:LOG_LIMIT // 2]
     return True
 
 
-def _fail(state, op, frame, game_vars, names):
-    raise RuleFailure(op.reason)
+def _fail(state, effect, frame, game_vars, names):
+    raise RuleFailure(effect.reason)
 
 
-def _end_phase(state, op, frame, game_vars, names):
+def _end_phase(state, effect, frame, game_vars, names):
     from .flow import end_phase
 
     end_phase(state)

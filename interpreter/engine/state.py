@@ -37,9 +37,9 @@ class State:
 
     __slots__ = ("rs", "d", "_legal", "_legal_step", "waiting", "_history")
 
-    def __init__(self, rs, d: dict):
-        self.rs = rs
-        self.d = d
+    def __init__(self, ruleset, data: dict):
+        self.rs = ruleset  # the compiled Ruleset (read-only)
+        self.d = data  # the plain JSON data of the game
         self._legal = None
         self._legal_step = -1
         self.waiting = None  # the legal actions found by the flow when it stopped
@@ -47,20 +47,21 @@ class State:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def new(cls, rs, players: int, seed: int = 0, chance: str = "seeded") -> "State":
+    def new(cls, ruleset, players: int, seed: int = 0, chance: str = "seeded") -> "State":
         """Set a game up. `chance="seeded"` resolves every chance event with the seeded RNG;
         `chance="manual"` stops at each one (see `is_chance`)."""
-        if players not in rs.players:
-            raise RuleRuntimeError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {players}")
+        if players not in ruleset.players:
+            raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                                   f"not {players}")
         if chance not in ("seeded", "manual"):
             raise ValueError("chance is 'seeded' or 'manual'")
-        game_vars: dict = {"players": list(range(players)), "num_players": players, "current_phase": rs.start}
+        game_vars: dict = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
         data = {"vars": game_vars, "stack": [], "pending": None, "chance": None, "terminal": False, "step": 0,
                 "seed": str(seed), "rng": [str(seed), 0] if chance == "seeded" else None, "log": [], "error": None}
-        state = cls(rs, data)
-        rs.budget.reset()
-        _initial_vars(rs, players, game_vars)
-        flow.push_phase(state, rs.start, sub=False)
+        state = cls(ruleset, data)
+        ruleset.budget.reset()
+        _initial_vars(ruleset, players, game_vars)
+        flow.push_phase(state, ruleset.start, sub=False)
         flow.run(state)
         return state
 
@@ -108,30 +109,25 @@ class State:
                           separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, rs, text) -> "State":
+    def from_json(cls, ruleset, text) -> "State":
         """A state read back from `to_json`; raises SaveError (with the reason) when the text is
         not a save of this ruleset."""
-        data = check_saved(rs, text)
-        state = cls(rs, data["state"])
+        data = check_saved(ruleset, text)
+        state = cls(ruleset, data["state"])
         for entry in data.get("history") or []:
             state._history = (state._history, entry)
         return state
 
     @classmethod
-    def from_history(cls, rs, players: int, history: list, seed: int = 0) -> "State":
+    def from_history(cls, ruleset, players: int, history: list, seed: int = 0) -> "State":
         """Play a game again from its history (`history()`, or a save's "history"): a new game
         with `seed` (manual chance when the history holds chance outcomes), then every move
         and outcome in order. Raises HistoryError at the first one that is no longer legal
         (e.g. under edited rules), carrying the state just before it."""
         manual = any(isinstance(entry, dict) and "chance" in entry for entry in history)
-        state = cls.new(rs, players, seed, "manual" if manual else "seeded")
+        state = cls.new(ruleset, players, seed, "manual" if manual else "seeded")
         for index, entry in enumerate(history):
-            if isinstance(entry, dict) and "chance" in entry:
-                outcome = state.apply_chance(entry["chance"])
-            elif isinstance(entry, dict) and isinstance(entry.get("action"), dict):
-                outcome = state.apply(entry["action"])
-            else:
-                raise HistoryError(index, "not a move or a chance outcome", state)
+            outcome = _replay_entry(state, entry)
             if not outcome:
                 raise HistoryError(index, f"{outcome.code}: {outcome.reason}", state)
         return state
@@ -231,8 +227,12 @@ class State:
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self, player: Optional[int] = None) -> list:
+        """The legal actions of the player to act (of `player` only, if given)."""
         if self._legal_step != self.d["step"] or self._legal is None:
-            self.cache_legal(legal.legal_actions(self))
+            try:
+                self.cache_legal(legal.legal_actions(self))
+            except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
+                raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
         actions = self._legal
         if player is not None and actions and actions[0].player != player:
             return []
@@ -249,7 +249,7 @@ class State:
             return Outcome(False, "game_over", "the game is over")
         if self.d["chance"] is not None:
             return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
-        action = self._as_action(action)
+        action = _as_action(self, action)
         if isinstance(action, Outcome):
             return action
         actions = self.legal_actions()
@@ -263,21 +263,6 @@ class State:
         if action.player is not None and actions and action.player != actions[0].player:
             return Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
         return self._atomically(self._apply_legal, action, actions[0].player)
-
-    def _as_action(self, action):
-        if isinstance(action, dict):
-            try:
-                return Action.from_json(action)
-            except (KeyError, TypeError, AttributeError, ValueError):
-                return Outcome(False, "bad_action", "an action is {'action': name, 'args': {...}}")
-        if isinstance(action, str):
-            matches = [candidate for candidate in self.legal_actions() if candidate.label == action]
-            if not matches:
-                return Outcome(False, "unknown_action", f"no legal action is labelled {action!r}"[:300])
-            return matches[0]
-        if not isinstance(action, Action):
-            return Outcome(False, "bad_action", f"not an action: {action!r}"[:200])
-        return action
 
     def _atomically(self, change, *args) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back."""
@@ -370,17 +355,42 @@ class HistoryError(ValueError):
         self.state = state
 
 
-def _initial_vars(rs, players: int, game_vars: dict) -> None:
+def _as_action(state, action):
+    """The Action meant by `action` (an Action, its JSON form or its label), or a refusal."""
+    if isinstance(action, dict):
+        try:
+            return Action.from_json(action)
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError):
+            return Outcome(False, "bad_action", "an action is {'action': name, 'args': {...}}")
+    if isinstance(action, str):
+        matches = [candidate for candidate in state.legal_actions() if candidate.label == action]
+        if not matches:
+            return Outcome(False, "unknown_action", f"no legal action is labelled {action!r}"[:300])
+        return matches[0]
+    if not isinstance(action, Action):
+        return Outcome(False, "bad_action", f"not an action: {action!r}"[:200])
+    return action
+
+
+def _replay_entry(state, entry) -> Outcome:
+    if isinstance(entry, dict) and "chance" in entry:
+        return state.apply_chance(entry["chance"])
+    if isinstance(entry, dict) and isinstance(entry.get("action"), dict):
+        return state.apply(entry["action"])
+    return Outcome(False, "bad_history", "not a move or a chance outcome")
+
+
+def _initial_vars(ruleset, players: int, game_vars: dict) -> None:
     """The declared vars' initial values: literals (one serialised template per player count)
     and `init` expressions."""
-    template = rs.init_templates.get(players)
+    template = ruleset.init_templates.get(players)
     if template is None:
         literals = {name: ([decl.value for _ in range(players)] if decl.per_player else decl.value)
-                    for name, decl in rs.vars.items() if decl.init is None}
-        template = rs.init_templates[players] = marshal.dumps(literals, _NOREF)
+                    for name, decl in ruleset.vars.items() if decl.init is None}
+        template = ruleset.init_templates[players] = marshal.dumps(literals, _NOREF)
     literals = marshal.loads(template)
     has_init = False
-    for name, decl in rs.vars.items():
+    for name, decl in ruleset.vars.items():
         if decl.init is None:
             game_vars[name] = literals[name]
         elif decl.per_player:
