@@ -421,12 +421,12 @@ def cmd_play(args, out, err, stdin) -> int:
     rs, players = _load_for_play(args)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     try:
-        agents = [make_agent(specs[i % len(specs)], args.seed * 1009 + i) for i in range(players)]
+        agents = [make_agent(specs[seat % len(specs)], args.seed * 1009 + seat) for seat in range(players)]
     except ValueError as e:
         raise _Usage(f"rulebook: error: {e}")
-    st = rs.new_game(players, seed=args.seed)
+    state = rs.new_game(players, seed=args.seed)
     moves = []
-    seen = 0
+    seen = 0  # log lines already shown to a human
     refused = 0  # refused moves in a row (an agent that keeps proposing them is stopped)
     save = args.save or f"{rs.name}-{args.seed}.replay.json"
 
@@ -435,61 +435,78 @@ def cmd_play(args, out, err, stdin) -> int:
             json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "players": players,
                        "seed": args.seed, "agents": specs, "actions": moves}, fh, indent=1)
 
-    while not st.is_terminal:
-        legal = st.legal_actions()
-        p = legal[0].player
-        agent = agents[p]
+    while not state.is_terminal:
+        legal = state.legal_actions()
+        if not legal:
+            write_replay()
+            print(f"rulebook: error: nobody can act in phase '{state.phase}' at step {state.steps}", file=err)
+            return 1
+        player = legal[0].player
+        agent = agents[player]
         if agent is None:
-            _describe(st, p, seen, out)
-            seen = len(st.log)
-            for i, a in enumerate(legal):
-                print(f"  {i:3d}. {a.label}", file=out)
-            while True:
-                out.write(f"player {p}> ")
-                out.flush()
-                line = stdin.readline()
-                if not line:
-                    write_replay()
-                    print(f"\nsaved the game so far to {save}", file=out)
-                    return 0
-                line = line.strip()
-                if line in ("q", "quit"):
-                    write_replay()
-                    print(f"saved the game so far to {save}", file=out)
-                    return 0
-                if line.isdigit() and int(line) < len(legal):
-                    a = legal[int(line)]
-                    break
-                match = [a for a in legal if a.label == line]
-                if match:
-                    a = match[0]
-                    break
-                print(f"  type a number from 0 to {len(legal) - 1} (or q to save and quit)", file=out)
+            _describe(state, player, seen, out)
+            seen = len(state.log)
+            action = _ask_human(legal, player, stdin, out)
+            if action is None:
+                write_replay()
+                print(f"saved the game so far to {save}", file=out)
+                return 0
         else:
-            a = agent.act(st, p)
-            if st.pending is not None and any(x is None for x in agents):
-                # the answer to a decision may name what only its player could see
-                print(f"player {p} ({specs[p % len(specs)]}) answers: {st.pending['prompt']}", file=out)
-            else:
-                print(f"player {p} ({specs[p % len(specs)]}): {a.label}", file=out)
-        res = st.apply(a)
-        if not res:
-            print(f"  refused: {res.reason}", file=out)
+            action = agent.act(state, player)
+            _announce(state, player, specs[player % len(specs)], action, any(x is None for x in agents), out)
+        outcome = state.apply(action)
+        if not outcome:
+            print(f"  refused: {outcome.reason}", file=out)
             refused += 1
             if refused >= MAX_REFUSALS:
                 write_replay()
-                print(f"rulebook: error: player {p} ({specs[p % len(specs)]}) proposed {refused} refused moves "
-                      f"in a row; the game stops (the moves so far are saved to {save})", file=err)
+                print(f"rulebook: error: player {player} ({specs[player % len(specs)]}) proposed {refused} refused "
+                      f"moves in a row; the game stops (the moves so far are saved to {save})", file=err)
                 return 1
             continue
         refused = 0
-        moves.append(a.to_json())
+        moves.append(action.to_json())
     write_replay()
-    sc = st.scores()
-    print("game over. scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in sc.items()), file=out)
-    print(f"winners: {', '.join(map(str, st.winners()))}", file=out)
+    table = state.scores()
+    print("game over. scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in table.items()), file=out)
+    print(f"winners: {', '.join(map(str, state.winners()))}", file=out)
     print(f"replay saved to {save}", file=out)
     return 0
+
+
+def _ask_human(legal, player, stdin, out):
+    """The action a human picks (by number or label), or None to save and quit."""
+    for index, action in enumerate(legal):
+        print(f"  {index:3d}. {action.label}", file=out)
+    while True:
+        out.write(f"player {player}> ")
+        out.flush()
+        line = stdin.readline()
+        if not line:
+            print("", file=out)
+            return None
+        line = line.strip()
+        if line in ("q", "quit"):
+            return None
+        if line.isdigit() and int(line) < len(legal):
+            return legal[int(line)]
+        matches = [action for action in legal if action.label == line]
+        if matches:
+            return matches[0]
+        print(f"  type a number from 0 to {len(legal) - 1} (or q to save and quit)", file=out)
+
+
+def _announce(state, player, spec, action, human_watching, out):
+    if state.pending is not None and human_watching:
+        # the answer to a decision may name what only its player could see
+        print(f"player {player} ({spec}) answers: {state.pending['prompt']}", file=out)
+    else:
+        print(f"player {player} ({spec}): {action.label}", file=out)
+
+
+def _printable(text) -> str:
+    """Text that any output stream can take (a lone surrogate from a hostile file is escaped)."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")[:300]
 
 
 def _replay_entries(data):
@@ -533,18 +550,19 @@ def cmd_replay(args, out, err, stdin) -> int:
     for i, entry in enumerate(entries):
         if isinstance(entry, dict) and "chance" in entry:
             res = st.apply_chance(entry["chance"])
-            print(f"{i + 1:4d}. chance: {entry['chance']!r}"[:300] + ("" if res else f"  REFUSED: {res.reason}"), file=out)
+            print(_printable(f"{i + 1:4d}. chance: {entry['chance']!r}") + ("" if res else f"  REFUSED: {res.reason}"),
+                  file=out)
         else:
             move = entry.get("action") if isinstance(entry, dict) else None
             if not isinstance(move, dict):
-                print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"[:300], file=err)
+                print(_printable(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"), file=err)
                 return 1
             res = st.apply(move)
             if res.code == "bad_action":
-                print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"[:300], file=err)
+                print(_printable(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"), file=err)
                 return 1
-            print(f"{i + 1:4d}. player {move.get('player')}: {move.get('label')}"[:300]
-                  + ("" if res else f"  REFUSED: {res.reason}"), file=out)
+            print(_printable(f"{i + 1:4d}. player {move.get('player')}: {move.get('label')}")
+                  + ("" if res else _printable(f"  REFUSED: {res.reason}")), file=out)
         if not res:
             return 1
         if args.step:

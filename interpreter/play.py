@@ -44,48 +44,52 @@ def seat_agents(agent_specs, players: int, shift: int = 0) -> list:
 
 def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
               end_assertions: bool = True, shift: int = 0) -> GameResult:
+    """One seeded game with agents (`agent_specs` repeat over the seats, rotated by `shift`)."""
     from .agents import make_agent
 
     seats = seat_agents(agent_specs, players, shift)
-    agents = [make_agent(seats[i], seed * 1009 + i) for i in range(players)]
+    agents = [make_agent(seats[seat], seed * 1009 + seat) for seat in range(players)]
     try:
-        st = rs.new_game(players, seed=seed)
-    except RuleRuntimeError as e:
-        return GameResult(seed, [], {}, 0, {}, f"set-up failed: {e}")
+        state = rs.new_game(players, seed=seed)
+    except RuleRuntimeError as error:
+        return GameResult(seed, [], {}, 0, {}, f"set-up failed: {error}")
     actions = []
-    while not st.is_terminal:
-        legal = st.legal_actions()
+    while not state.is_terminal:
+        legal = state.legal_actions()
         if not legal:
-            return GameResult(seed, [], {}, st.steps, st.vars, f"no legal action in phase '{st.phase}' at step {st.steps}")
-        p = legal[0].player
-        agent = agents[p] if p is not None else agents[0]
-        a = agent.act(st, p)
-        out = st.apply(a)
-        if not out:
-            return GameResult(seed, [], {}, st.steps, st.vars,
-                              f"{out.code}: {out.reason} (action {a.label} in phase '{st.phase}' at step {st.steps})")
+            return GameResult(seed, [], {}, state.steps, state.vars,
+                              f"no legal action in phase '{state.phase}' at step {state.steps}")
+        player = legal[0].player
+        action = (agents[player] if player is not None else agents[0]).act(state, player)
+        outcome = state.apply(action)
+        if not outcome:
+            return GameResult(seed, [], {}, state.steps, state.vars, f"{outcome.code}: {outcome.reason} "
+                              f"(action {action.label} in phase '{state.phase}' at step {state.steps})")
         if record:
-            actions.append(a.to_json())
+            actions.append(action.to_json())
     try:
-        scores = st.scores()
-        winners = st.winners()
-    except RuleRuntimeError as e:
-        return GameResult(seed, [], {}, st.steps, st.vars, f"scoring failed: {e}")
-    error = None
-    if end_assertions:
-        for when, h, message, pos in rs.assertions:
-            if when == "end" and h is not None:
-                rs.budget.reset()
-                try:
-                    ok = h.fn(st.vars, {})
-                except RuleRuntimeError as e:
-                    ok, message = False, f"{message}: {e}"
-                if not ok:
-                    error = f"end assertion failed: {message} ({pos})"
-                    break
-    res = GameResult(seed, winners, scores, st.steps, st.vars, error, actions)
-    res.seats = seats
-    return res
+        scores = state.scores()
+        winners = state.winners()
+    except RuleRuntimeError as error:
+        return GameResult(seed, [], {}, state.steps, state.vars, f"scoring failed: {error}")
+    error = _end_assertion_failure(rs, state) if end_assertions else None
+    result = GameResult(seed, winners, scores, state.steps, state.vars, error, actions)
+    result.seats = seats
+    return result
+
+
+def _end_assertion_failure(rs, state) -> Optional[str]:
+    """The first of the ruleset's `when: end` assertions that fails, as an error, or None."""
+    for when, handle, message, pos in rs.assertions:
+        if when != "end" or handle is None:
+            continue
+        try:
+            holds = state.evaluate(handle)
+        except RuleRuntimeError as error:
+            holds, message = False, f"{message}: {error}"
+        if not holds:
+            return f"end assertion failed: {message} ({pos})"
+    return None
 
 
 def _run_chunk(args):

@@ -249,3 +249,24 @@ def test_replay_plays_a_saved_state_with_chance_again(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert run(["replay", str(save)], stdout=out, stderr=err, stdin=io.StringIO()) == 0, err.getvalue()
     assert "chance: 'Q'" in out.getvalue() and f"state hash {state.hash()}" in out.getvalue()
+
+
+@pytest.mark.parametrize("replay,code", [
+    ('{"ruleset": "tictactoe", "players": 2, "seed": 1e400, "actions": []}', 1),
+    ('{"ruleset": "tictactoe", "players": 2, "actions": [{"action": ["x"], "args": {}}]}', 1),
+    ('{"ruleset": "tictactoe", "players": 2, "actions": [{"action": "place", "args": ' + "[" * 100000 + "]" * 100000 + '}]}', 1),
+    ('{"ruleset": "tictactoe", "players": 2, "actions": [{"action": "place", "args": {}, "label": "\\ud800"}]}', 1),
+    ('{"ruleset": "tictactoe", "players": 2, "actions": [5]}', 1),
+])
+def test_replay_of_a_hostile_file_is_an_error_not_a_traceback(tmp_path, replay, code):
+    path = tmp_path / "r.json"
+    path.write_text(replay, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["replay", str(path)], stdout=out, stderr=err, stdin=io.StringIO()) == code
+    assert "Traceback" not in err.getvalue()
+
+
+def test_apply_with_a_list_as_the_action_name_is_refused():
+    state = interpreter.load("tictactoe").new_game(2)
+    outcome = state.apply({"action": ["place"], "args": {}})
+    assert not outcome and outcome.code == "bad_action"
