@@ -529,8 +529,8 @@ def cmd_replay(args, out, err, stdin) -> int:
     from .ruleset import load
 
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open(args.file, encoding="utf-8") as handle:
+            data = json.load(handle)
     except (OSError, ValueError, RecursionError) as e:
         print(f"rulebook: error: cannot read replay {args.file}: {e}", file=err)
         return 1
@@ -540,38 +540,38 @@ def cmd_replay(args, out, err, stdin) -> int:
               "`rulebook play` writes one) nor a saved state (State.to_json)", file=err)
         return 1
     ruleset, modules, players, seed, entries = found
-    rs = load(ruleset, modules=modules if isinstance(modules, list) else [])
+    rules = load(ruleset, modules=modules if isinstance(modules, list) else [])
     manual = any(isinstance(e, dict) and "chance" in e for e in entries)
     try:
-        st = rs.new_game(players, seed=int(seed), chance="manual" if manual else "seeded")
+        state = rules.new_game(players, seed=int(seed), chance="manual" if manual else "seeded")
     except (RuleRuntimeError, ValueError, TypeError, OverflowError) as e:
         print(f"rulebook: error: {args.file}: cannot start the game: {e}", file=err)
         return 1
-    for i, entry in enumerate(entries):
+    for number, entry in enumerate(entries, 1):
         if isinstance(entry, dict) and "chance" in entry:
-            res = st.apply_chance(entry["chance"])
-            print(_printable(f"{i + 1:4d}. chance: {entry['chance']!r}") + ("" if res else f"  REFUSED: {res.reason}"),
+            res = state.apply_chance(entry["chance"])
+            print(_printable(f"{number:4d}. chance: {entry['chance']!r}") + ("" if res else f"  REFUSED: {res.reason}"),
                   file=out)
         else:
             move = entry.get("action") if isinstance(entry, dict) else None
             if not isinstance(move, dict):
-                print(_printable(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"), file=err)
+                print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
                 return 1
-            res = st.apply(move)
+            res = state.apply(move)
             if res.code == "bad_action":
-                print(_printable(f"rulebook: error: {args.file}: move {i + 1} is not an action: {move!r}"), file=err)
+                print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
                 return 1
-            print(_printable(f"{i + 1:4d}. player {move.get('player')}: {move.get('label')}")
+            print(_printable(f"{number:4d}. player {move.get('player')}: {move.get('label')}")
                   + ("" if res else _printable(f"  REFUSED: {res.reason}")), file=out)
         if not res:
             return 1
         if args.step:
             stdin.readline()
-    sc = st.scores() if st.is_terminal else {}
-    if sc:
-        print("final scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in sc.items()), file=out)
-        print(f"winners: {', '.join(map(str, st.winners()))}", file=out)
-    print(f"state hash {st.hash()}", file=out)
+    table = state.scores() if state.is_terminal else {}
+    if table:
+        print("final scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in table.items()), file=out)
+        print(f"winners: {', '.join(map(str, state.winners()))}", file=out)
+    print(f"state hash {state.hash()}", file=out)
     return 0
 
 

@@ -1,11 +1,12 @@
 """From a composed tree to a compiled Ruleset.
 
 Stages, each a gate (all errors of a stage are reported together, then it stops):
-  compose (compose.py) -> schema (schema.py) -> compile (here: names, expressions, effects,
-  phases) -> checks (checks.py: graph, references, counts, assertions, unused definitions).
+  compose (compose.py) -> schema (schema.py) -> compile (here: components, constants, vars,
+  defines, procedures, scoring; compile_play.py: actions, phases, effect lists) -> checks
+  (checks.py: graph, references, counts, assertions, unused definitions).
 
-Owns: the compiled form of every section, effect lists included (as the effect dataclasses of
-engine/effects.py). Does not own play (interpreter/engine/) or the CLI.
+Owns: the Ruleset record and the compilation of every section but what is played. Does not
+own play (interpreter/engine/) or the CLI.
 """
 from __future__ import annotations
 
@@ -15,57 +16,19 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Optional
 
+from .compile_play import PROVENANCE_KEYS, Action, Phase, PlayCompiler
 from .compose import Composed, compose, find_ruleset
 from .engine import effects as fx
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
 from .expr.compiler import CodeUnit, Handle, Scope
-from .loader import Map, Seq, Text, expr_pos, key_pos, plain, pos_of, value_pos
+from .loader import Map, Text, expr_pos, key_pos, plain, pos_of, value_pos
 
-__all__ = ["Ruleset", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
+__all__ = ["Ruleset", "Action", "Phase", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
 
 # Names the engine provides to every expression.
 ENGINE_VARS = ("players", "num_players", "current_phase")
-PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
 DEFAULT_MAX_STEPS = 100_000
-# the types an effect operand or a phase setting must have, where its type is known statically
-_LISTS = ("list",)
-_LISTS_OR_MAPS = ("list", "map")
-_NUMBERS = ("number",)
-
-
-@dataclass
-class Action:
-    id: str
-    label: Optional[str]
-    params: list  # [(name, Handle)]
-    requires: list  # [(Handle, reason, code)]
-    block: int
-    fallback: bool
-    label_parts: Optional[list] = None
-    req_levels: tuple = ((),)
-    label_static: bool = False
-
-
-@dataclass
-class Phase:
-    id: str
-    kind: str
-    label: str
-    enter_block: Optional[int]
-    exit_block: Optional[int]
-    turn_block: Optional[int]
-    round_block: Optional[int]
-    actions: tuple
-    players: Optional[Handle]
-    first: Optional[Handle]
-    order: int  # +1 clockwise, -1 counterclockwise
-    skip: Optional[Handle]
-    end: Optional[Handle]
-    rounds: Optional[Handle]
-    per_turn: Optional[Handle]
-    next: list  # [(target, Handle or None)]
-    pos: Pos = None
 
 
 @dataclass
@@ -137,7 +100,10 @@ def load(name_or_path, modules=(), *, check: bool = True) -> Ruleset:
 
 
 # ----------------------------------------------------------------------------- compile
-class _Compiler:
+class _Compiler(PlayCompiler):
+    """Compiles a composed tree: components, constants, vars, defines, procedures, scoring and
+    assertions here; actions, phases and effect lists in compile_play.PlayCompiler."""
+
     def __init__(self, composed: Composed):
         self.c = composed
         self.t = composed.tree
@@ -351,302 +317,6 @@ class _Compiler:
             budget=self.budget,
             digest=_rules_digest(self.c),
         )
-
-    # actions -------------------------------------------------------------------------------
-    def action(self, aid, d, scope: Scope) -> Action:
-        params = []
-        loc = {"round": "number"}  # the engine binds the current round of the turns phase
-        for pname, dom in (d.get("params") or {}).items():
-            if pname == "player":
-                self.err("reserved", "'player' is bound by the engine", key_pos(d["params"], pname))
-            h = self.expr(dom, scope.with_locals(loc), d["params"], pname)
-            params.append((pname, h))
-            elem = None
-            if h is not None and isinstance(h.type, tuple) and h.type[0] == "list":
-                elem = h.type[1]
-            loc[pname] = elem
-        ascope = scope.with_locals(loc)
-        reqs = []
-        raw = d.get("requires")
-        if raw is not None:
-            items = raw if isinstance(raw, list) else [raw]
-            for i, r in enumerate(items):
-                if isinstance(r, dict):
-                    h = self.expr(r.get("expr"), ascope, r, "expr")
-                    reqs.append((h, r.get("reason") or f"requires {r.get('expr')}", r.get("code") or "requirement"))
-                else:
-                    h = self.expr(r, ascope, items if isinstance(raw, list) else d, i if isinstance(raw, list) else "requires")
-                    reqs.append((h, f"requires {r}", "requirement"))
-        block = self.block(d.get("effects") or [], ascope)
-        label = d.get("label")
-        parts = self.template(label, ascope) if label else None
-        return Action(aid, label, params, reqs, block, bool(d.get("fallback")), parts)
-
-    def finish_actions(self, actions):
-        state_names = set(self.scope.vars) | set(self.scope.defines) | {"round"}
-        for a in actions.values():
-            if a.label_parts:
-                a.label_static = all(isinstance(part, str) or (part is not None and not (set(part.names or ()) & state_names))
-                                     for part in a.label_parts)
-            # each requirement is checked as soon as the last parameter it reads is bound
-            names = [n for n, _ in a.params]
-            levels = [[] for _ in range(len(names) + 1)]
-            for h, _, _ in a.requires:
-                if h is None:
-                    continue
-                used = set(h.names or ())
-                lvl = max([names.index(n) + 1 for n in names if n in used] or [0])
-                levels[lvl].append(h.fn)
-            a.req_levels = tuple(tuple(x) for x in levels)
-
-    def template(self, text, scope):
-        """'Place in {cell}' -> ['Place in ', Handle]."""
-        out = []
-        s = str(text)
-        i = 0
-        while i < len(s):
-            j = s.find("{", i)
-            if j < 0:
-                out.append(s[i:])
-                break
-            k = s.find("}", j)
-            if k < 0:
-                out.append(s[i:])
-                break
-            if j > i:
-                out.append(s[i:j])
-            inner = s[j + 1:k]
-            sub = Text(inner, pos_of(text).shifted(0, j + 2 + (1 if getattr(text, "quoted", False) else 0)) if isinstance(text, Text) else None)
-            h = self.expr(sub, scope)
-            out.append(h)
-            i = k + 1
-        return out
-
-    # phases ---------------------------------------------------------------------------------
-    def phase(self, pid, d, scope: Scope, actions) -> Phase:
-        kind = d.get("kind") or ("turns" if d.get("actions") else "auto")
-        pscope = scope.with_locals({"round": "number"})
-        for a in d.get("actions") or []:
-            if a not in actions:
-                self.err("reference", f"phase '{pid}' offers unknown action '{a}'",
-                         value_pos(d["actions"], list(d["actions"]).index(a)), suggest(a, actions))
-        enter_fx = list(d.get("on_enter") or []) + list(d.get("effects") or [])
-        nxt = []
-        raw_next = d.get("next")
-        if isinstance(raw_next, str):
-            nxt.append((str(raw_next), None, value_pos(d, "next")))
-        elif isinstance(raw_next, list):
-            for i, e in enumerate(raw_next):
-                h = self.expr(e.get("if"), pscope, e, "if") if e.get("if") is not None else None
-                nxt.append((str(e.get("to")), h, key_pos(e, "to")))
-        for target, _, p in nxt:
-            if target not in ("end", "return") and target not in self.phase_ids:
-                self.err("reference", f"phase '{pid}' goes to unknown phase '{target}'", p,
-                         suggest(target, list(self.phase_ids) + ["end", "return"]))
-        def h(key, sc=pscope):
-            return self.expr(d.get(key), sc, d, key) if d.get(key) is not None else None
-        for key, kinds, what in (("players", _LISTS, "'players' needs"), ("rounds", _NUMBERS, "'rounds' needs"),
-                                 ("actions_per_turn", _NUMBERS, "'actions_per_turn' needs"),
-                                 ("first", _NUMBERS, "'first' needs")):
-            if d.get(key) is not None:
-                self.operand(h(key), kinds, what, value_pos(d, key))
-        return Phase(
-            id=str(pid), kind=kind, label=str(d.get("label", pid)),
-            enter_block=self.block(enter_fx, pscope) if enter_fx else None,
-            exit_block=self.block(d.get("on_exit"), pscope) if d.get("on_exit") else None,
-            turn_block=self.block(d.get("on_turn"), pscope) if d.get("on_turn") else None,
-            round_block=self.block(d.get("on_round"), pscope) if d.get("on_round") else None,
-            actions=tuple(d.get("actions") or ()),
-            players=h("players"), first=h("first"),
-            order=-1 if d.get("order") == "counterclockwise" else 1,
-            skip=h("skip", pscope.with_locals({"p": "number"})), end=h("end"), rounds=h("rounds"),
-            per_turn=h("actions_per_turn"),
-            next=[(t_, c) for t_, c, _ in nxt], pos=key_pos(self.t["phases"], pid),
-        )
-
-    # effects ----------------------------------------------------------------------------------
-    def operand(self, handle, kinds, what, pos):
-        """A type error at validation when the operand's type is known and is not one of
-        `kinds` ("list", "map", "number"); an unknown type is checked when the game runs."""
-        if handle is None or handle.type is None:
-            return
-        typ = handle.type
-        kind = typ[0] if isinstance(typ, tuple) else typ
-        if kind in kinds:
-            return
-        names = {"list": "a list", "map": "a map", "number": "a number"}
-        shown = {"entity": f"a {typ[1]}" if isinstance(typ, tuple) and len(typ) > 1 else "a component",
-                 "text": "text", "boolean": "a boolean", "none": "none"}.get(kind, f"a {kind}")
-        self.err("type", f"{what} {' or '.join(names[k] for k in kinds)}, but '{handle.source}' is {shown}", pos)
-
-    def block(self, effects, scope: Scope) -> int:
-        """Compile an effect list into a block of ops; returns its index in `blocks`."""
-        idx = len(self.blocks)
-        self.blocks.append(None)
-        ops = []
-        loc = dict(scope.locals)
-        effects = effects or []
-        if not isinstance(effects, list):
-            self.err("effect", "effects must be a list", pos_of(effects))
-            effects = []
-        sc, sc_locals = scope, scope.locals  # a new scope only once an effect has bound a name
-        for i, e in enumerate(effects):
-            if loc != sc_locals:
-                sc = scope.with_locals(loc)
-                sc_locals = dict(loc)
-            op = self.effect(e, sc, effects, i, loc)
-            if op is not None:
-                ops.append(op)
-        self.blocks[idx] = tuple(ops)
-        return idx
-
-    def effect(self, spec, scope: Scope, parent, index, bound):
-        """Compile one effect (an assignment text or a mapping) into its engine/effects.py
-        dataclass; `bound` (name -> type) receives the names it binds for the rest of the list."""
-        pos = value_pos(parent, index) if isinstance(parent, (Seq, Map)) else pos_of(spec)
-        if isinstance(spec, str):
-            handle = self.stmt(spec, scope)
-            return fx.Stmt(handle, str(spec), pos) if handle else None
-        if not isinstance(spec, dict):
-            self.err("effect", "an effect is an assignment text or a mapping", pos)
-            return None
-        keys = set(spec) - set(PROVENANCE_KEYS)
-        for kind, method in _EFFECT_KINDS:
-            if kind in keys:
-                return getattr(self, method)(spec, scope, pos, bound, keys)
-        self.err("effect", f"unknown effect '{', '.join(sorted(keys)) or '?'}'", pos,
-                 suggest(next(iter(keys), ""), [kind for kind, _ in _EFFECT_KINDS]))
-        return None
-
-    def effect_if(self, spec, scope, pos, bound, keys):
-        condition = self.expr(spec["if"], scope, spec, "if")
-        then_block = self.block(spec.get("then") or [], scope)
-        else_block = self.block(spec.get("else") or [], scope) if spec.get("else") else None
-        extra = keys - {"if", "then", "else"}
-        if extra:
-            self.err("effect", f"'if' does not take {', '.join(sorted(extra))}", pos)
-        if "then" not in spec:
-            self.err("effect", "'if' needs 'then'", key_pos(spec, "if"))
-        return fx.If(condition, then_block, else_block, pos)
-
-    def effect_for(self, spec, scope, pos, bound, keys):
-        text = str(spec["for"])
-        if " in " not in text:
-            self.err("effect", "'for' reads 'name in collection'", value_pos(spec, "for"), "e.g. for: c in corp")
-            return None
-        var, collection = text.split(" in ", 1)
-        var = var.strip()
-        if not var.isidentifier() or var.startswith("_"):
-            self.err("effect", f"'{var}' is not a name", value_pos(spec, "for"))
-            return None
-        source = spec["for"]
-        if isinstance(source, Text):  # the collection's own position, for its error messages
-            quoted = 1 if getattr(source, "quoted", False) else 0
-            collection = Text(collection, pos_of(source).shifted(0, len(text) - len(collection) + 1 + quoted))
-        handle = self.expr(collection, scope, spec, "for")
-        self.operand(handle, _LISTS_OR_MAPS, "'for' loops over", value_pos(spec, "for"))
-        body = self.block(spec.get("do") or [], scope.with_locals({var: _element_type(handle)}))
-        return fx.For(var, handle, body, pos)
-
-    def effect_let(self, spec, scope, pos, bound, keys):
-        binds = []
-        for name, source in (spec["let"] or {}).items():
-            handle = self.expr(source, scope.with_locals({known: None for known, _ in binds}), spec["let"], name)
-            binds.append((str(name), handle))
-            bound[name] = handle.type if handle else None
-        return fx.Let(tuple(binds), pos)
-
-    def effect_move(self, spec, scope, pos, bound, keys):
-        move = spec["move"]
-        source = self.expr(move.get("from"), scope, move, "from")
-        target = self.expr(move.get("to"), scope, move, "to")
-        count = self.expr(move.get("count", 1), scope, move, "count") if "count" in move else None
-        item = self.expr(move.get("item"), scope, move, "item") if "item" in move else None
-        self.operand(source, _LISTS, "'move from' needs", value_pos(move, "from"))
-        self.operand(target, _LISTS, "'move to' needs", value_pos(move, "to"))
-        self.operand(count, _NUMBERS, "'move count' needs", value_pos(move, "count") if "count" in move else pos)
-        if move.get("as"):
-            bound[move["as"]] = None
-        return fx.Move(source, target, count, item, str(move.get("from_end", "top")), str(move.get("to_end", "top")),
-                       str(move["as"]) if move.get("as") else None, pos)
-
-    def effect_shuffle(self, spec, scope, pos, bound, keys):
-        handle = self.expr(spec["shuffle"], scope, spec, "shuffle")
-        self.operand(handle, _LISTS, "'shuffle' needs", value_pos(spec, "shuffle"))
-        return fx.Shuffle(handle, pos)
-
-    def effect_random(self, spec, scope, pos, bound, keys):
-        pick = spec["random"]
-        handle = self.expr(pick.get("from"), scope, pick, "from")
-        self.operand(handle, _LISTS_OR_MAPS, "'random from' needs", value_pos(pick, "from"))
-        bound[pick["as"]] = _element_type(handle)
-        return fx.Random(handle, str(pick["as"]), pos)
-
-    def effect_choose(self, spec, scope, pos, bound, keys):
-        choice = spec["choose"]
-        player = self.expr(choice.get("player", "player"), scope, choice, "player")
-        options = self.expr(choice.get("from"), scope, choice, "from")
-        count = self.expr(choice.get("count"), scope, choice, "count") if choice.get("count") is not None else None
-        self.operand(options, _LISTS_OR_MAPS, "'choose from' needs", value_pos(choice, "from"))
-        self.operand(count, _NUMBERS, "'choose count' needs", value_pos(choice, "count") if "count" in choice else pos)
-        self.operand(player, _NUMBERS, "'choose player' needs", value_pos(choice, "player") if "player" in choice else pos)
-        bound[choice["as"]] = _element_type(options) if count is None else None
-        label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
-        return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos)
-
-    def effect_enter(self, spec, scope, pos, bound, keys):
-        target = spec["enter"]
-        if target not in self.phase_ids:
-            self.err("reference", f"'enter' names unknown phase '{target}'", value_pos(spec, "enter"),
-                     suggest(target, self.phase_ids))
-        return fx.Enter(str(target), pos)
-
-    def effect_call(self, spec, scope, pos, bound, keys):
-        name = spec["do"]
-        if not isinstance(name, str):
-            self.err("effect", "'do' names a procedure", pos, "use 'for' with 'do' for a loop")
-            return None
-        if name not in self.procs:
-            self.err("reference", f"unknown procedure '{name}'", value_pos(spec, "do"), suggest(name, self.procs))
-            return None
-        params = self.procs[name]["params"]
-        given = spec.get("with") or {}
-        for key in given:
-            if key not in params:
-                self.err("reference", f"procedure '{name}' has no parameter '{key}'", key_pos(given, key),
-                         suggest(key, params) or f"it takes: {', '.join(params) or 'nothing'}")
-        binds = []
-        for param in params:
-            if param in given:
-                binds.append((str(param), self.expr(given[param], scope, given, param)))
-            elif param in scope.locals:
-                binds.append((str(param), self.expr(param, scope)))
-            else:
-                self.err("reference", f"procedure '{name}' needs '{param}'", pos, f"add with: {{{param}: ...}}")
-        return fx.Call(name, tuple(binds), pos)
-
-    def effect_log(self, spec, scope, pos, bound, keys):
-        return fx.Log(self.template(spec["log"], scope), pos)
-
-    def effect_fail(self, spec, scope, pos, bound, keys):
-        return fx.Fail(str(spec["fail"]), pos)
-
-    def effect_end_phase(self, spec, scope, pos, bound, keys):
-        return fx.EndPhase(pos)
-
-
-# each effect kind (the key that names it, tried in this order) and the method compiling it
-_EFFECT_KINDS = (("if", "effect_if"), ("for", "effect_for"), ("let", "effect_let"), ("move", "effect_move"),
-                 ("shuffle", "effect_shuffle"), ("random", "effect_random"), ("choose", "effect_choose"),
-                 ("enter", "effect_enter"), ("do", "effect_call"), ("log", "effect_log"), ("fail", "effect_fail"),
-                 ("end_phase", "effect_end_phase"))
-
-
-def _element_type(handle):
-    """The type of one element of a list-typed expression, or None."""
-    if handle is not None and isinstance(handle.type, tuple) and handle.type[0] == "list":
-        return handle.type[1]
-    return None
 
 
 _RECORDS: dict = {}
