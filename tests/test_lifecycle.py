@@ -58,3 +58,23 @@ def test_end_if_is_checked_before_a_pending_choose(lifecycle):
     assert state.is_terminal, "over became true before the decision"
     assert state.pending is None and state.legal_actions() == []
     assert state.vars["picked"] == 0
+
+
+def test_end_phase_nested_in_an_if_and_a_loop_lets_the_action_finish(tmp_path):
+    (tmp_path / "game.yaml").write_text("""\
+game: {name: nested_end, players: [2], start: play}
+vars:
+  visited: {value: []}
+actions:
+  sweep:
+    effects:
+      - {for: "p in players", do: [{if: "p == 0", then: [{end_phase: true}]}, "visited = visited + [p]"]}
+      - "visited = visited + [9]"
+phases:
+  play: {kind: turns, actions: [sweep], rounds: 3, next: after}
+  after: {kind: auto, next: end}
+""", encoding="utf-8")
+    state = interpreter.load(str(tmp_path)).new_game(2)
+    assert state.apply("sweep")
+    assert state.vars["visited"] == [0, 1, 9], "every effect under way ran"
+    assert state.is_terminal, "and the phase ended after the first action: no further turn"
