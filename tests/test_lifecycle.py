@@ -78,3 +78,25 @@ phases:
     assert state.apply("sweep")
     assert state.vars["visited"] == [0, 1, 9], "every effect under way ran"
     assert state.is_terminal, "and the phase ended after the first action: no further turn"
+
+
+def test_on_turn_handing_the_ability_to_act_around_still_ends_the_phase(tmp_path):
+    """Each player's on_turn makes only the *other* player able to act: nobody ever acts, and
+    after a round of empty turns the phase ends (no endless loop)."""
+    (tmp_path / "game.yaml").write_text("""\
+game: {name: toggling, players: [2], start: play}
+vars:
+  able: {value: -1}
+actions:
+  act:
+    requires: "able == player"
+phases:
+  play:
+    kind: turns
+    actions: [act]
+    on_turn: ["able = 1 - player"]
+    next: end
+""", encoding="utf-8")
+    state = interpreter.load(str(tmp_path), check=False).new_game(2)
+    assert state.is_terminal
+    assert state.log.count("nobody can act: the phase ends") == 1

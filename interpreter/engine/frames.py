@@ -29,6 +29,7 @@ class PhaseFrame(TypedDict):
     begin: int  # position in `order` where each round starts
     round_opened: int  # the last round whose `on_round` ran (0: none yet)
     passed_over: int  # seats passed over by `skip` in a row
+    empty_turns: int  # turns in a row in which the player could not act
 
 
 class EffectFrame(TypedDict, total=False):
@@ -72,7 +73,8 @@ def top_phase(stack: list):
 
 def phase_frame(phase_id: str, sub: bool) -> PhaseFrame:
     return {"kind": "phase", "phase": phase_id, "sub": sub, "stage": "enter", "player": None,
-            "round": 1, "acted": 0, "order": None, "index": 0, "begin": 0, "round_opened": 0, "passed_over": 0}
+            "round": 1, "acted": 0, "order": None, "index": 0, "begin": 0, "round_opened": 0, "passed_over": 0,
+            "empty_turns": 0}
 
 
 def effect_frame(block: int, local_names: dict) -> EffectFrame:
@@ -85,7 +87,8 @@ def for_frame(block: int, var: str, items: list, local_names: dict) -> ForFrame:
 
 _FIELDS = {
     "phase": {"phase": str, "sub": bool, "stage": str, "round": int, "acted": int, "index": int,
-              "begin": int, "round_opened": int, "passed_over": int},
+              "begin": int, "round_opened": int, "passed_over": int,
+              "empty_turns": int},
     "effects": {"block": int, "next": int, "locals": dict},
     "for": {"block": int, "var": str, "items": list, "done": int, "locals": dict},
 }
