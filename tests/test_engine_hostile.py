@@ -270,3 +270,33 @@ def test_apply_with_a_list_as_the_action_name_is_refused():
     state = interpreter.load("tictactoe").new_game(2)
     outcome = state.apply({"action": ["place"], "args": {}})
     assert not outcome and outcome.code == "bad_action"
+
+
+def test_an_action_of_the_wrong_player_is_refused_even_when_its_move_is_legal():
+    from interpreter.state import Action
+
+    state = interpreter.load("tictactoe").new_game(2)
+    listed = state.legal_actions()[0]
+    outcome = state.apply(Action(listed.name, listed.args, player=1))
+    assert not outcome and outcome.code == "not_your_turn"
+    assert state.apply(Action(listed.name, listed.args, player=0))
+
+
+def test_an_error_in_a_phase_setting_names_the_phase_and_changes_nothing(tmp_path):
+    body = """\
+    game: {name: settings, players: [2], start: play}
+    vars:
+      limit: {value: 1}
+      count: {value: 0}
+    actions:
+      go: {effects: ["count += 1", "limit = 'many'"]}
+    phases:
+      play: {kind: turns, actions: [go], rounds: limit, next: end}
+    """
+    rs = interpreter.load(write_game(tmp_path, body, "settings"))
+    state = rs.new_game(2)
+    before = state.to_json()
+    outcome = state.apply("go")
+    assert not outcome and outcome.code == "rule_error"
+    assert "phase 'play'" in outcome.reason and "game.yaml:" in outcome.reason, outcome.reason
+    assert state.to_json() == before

@@ -259,9 +259,9 @@ class State:
         else:
             if action not in actions:
                 return legal.refusal(self, action)
+            if action.player is not None and action.player != actions[0].player:
+                return Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
             action = actions[actions.index(action)]  # the listed one, with its label
-        if action.player is not None and actions and action.player != actions[0].player:
-            return Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
         return self._atomically(self._apply_legal, action, actions[0].player)
 
     def _atomically(self, change, *args) -> Outcome:
