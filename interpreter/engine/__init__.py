@@ -12,6 +12,12 @@ Modules, each owning one concern:
   frames.py      the frames of the stack (the save format) and their checks
   saves.py       reading a saved state back
   values.py      Action, Outcome, frozen argument values
+
+Where the next constructs go: simultaneous moves in turn_order.py (a stage where several seats
+are to act) with `State.current_players` listing them and legal.py enumerating per player;
+secret actions and information states in visibility.py (and the labels of legal.py); a
+determinization that re-samples hidden chance by replaying `State.history()` with re-drawn
+outcomes through chance.py's manual mode.
 """
 from .saves import SaveError
 from .state import HistoryError, State
