@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 
 def load(name_or_path, modules=(), *, check: bool = True):
-    """Load, compose, validate and compile a ruleset; returns an immutable Ruleset.
+    """Load, compose, validate and compile a ruleset; returns a Ruleset (shared by its games: read-only).
 
     Raises RulebookError (with every diagnostic of the failing stage) when it is not valid."""
     from .ruleset import load as _load

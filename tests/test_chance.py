@@ -113,3 +113,13 @@ def test_perft_counts_chance_through_the_public_api(kuhn):
     from interpreter.play import perft
 
     assert perft(kuhn, 2, 0) == {"depth": 0, "leaves": 6, "nodes": 6, "setups": 6, "setup": "enumerated"}
+
+
+def test_copies_share_the_history_so_far_and_then_go_their_own_way(kuhn):
+    state = kuhn.new_game(2, seed=4)
+    first = state.legal_actions()[0]
+    assert state.apply(first)
+    twin = state.copy()
+    assert twin.apply(twin.legal_actions()[0])
+    assert len(state.history()) == 1 and len(twin.history()) == 2
+    assert twin.history()[0] == state.history()[0] == {"action": first.to_json()}
