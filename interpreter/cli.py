@@ -80,8 +80,14 @@ def _parser() -> argparse.ArgumentParser:
     pf.add_argument("--depth", type=int, required=True)
     pf.add_argument("--seed", type=int, default=0)
 
-    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios")
+    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios, or (--conformance) the engine's "
+                                      "invariants on seeded random games")
     ruleset_args(ck)
+    ck.add_argument("--conformance", action="store_true",
+                    help="check the invariants every ruleset must keep (see docs/api.md) instead of the scenarios")
+    ck.add_argument("--games", type=int, default=5, help="with --conformance: games per player count")
+    ck.add_argument("--players", type=int, help="with --conformance: one player count (default: every allowed)")
+    ck.add_argument("--seed", type=int, default=0, help="with --conformance: the first seed")
     ck.add_argument("--only", help="run only scenario files whose name contains this")
     ck.add_argument("--verbose", "-v", action="store_true")
 
@@ -341,6 +347,10 @@ def cmd_perft(args, out, err, _in) -> int:
 
 
 def cmd_check(args, out, err, _in) -> int:
+    if args.conformance:
+        from .conformance import run_command
+
+        return run_command(args, out, err)
     from .scenario import run_scenarios
 
     results = run_scenarios(args.ruleset, args.module, args.only)
