@@ -182,40 +182,72 @@ def _run_in_pool(rs, seeds, game_args, jobs, finished, info, start_method) -> No
     """Play the seeds over `jobs` processes. Tasks start as chunks; when a worker dies, the
     unfinished games of the tasks in flight are played again one per task, and a game that is
     in flight at a second death is played alone, then reported lost if it kills that worker."""
-    players, agent_specs, base, rotate = game_args
     size = max(1, min(_MAX_CHUNK, len(seeds) // (jobs * 16)))
     todo = deque((seeds[i:i + size], 1) for i in range(0, len(seeds), size))
     alone: list = []
     pool = _Pool(rs, jobs, start_method)
     try:
         while todo:
-            in_flight = {}
-            executor = pool.get()
-            while todo or in_flight:
-                while todo and len(in_flight) < jobs * 2:
-                    chunk, attempt = todo.popleft()
-                    future = executor.submit(_run_chunk, (chunk, players, agent_specs, base, rotate))
-                    in_flight[future] = (chunk, attempt)
-                ready, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                lost = _collect(ready, in_flight, finished)
-                if lost is not None:
-                    for chunk, attempt in lost + list(in_flight.values()):
-                        if attempt == 1:
-                            todo.extend(([s], 2) for s in chunk)
-                        else:
-                            alone.extend(chunk)
-                    pool.broken()
-                    break
+            for chunk, attempt in _play_until_a_death(pool, todo, game_args, finished):
+                if attempt == 1:
+                    todo.extend(([s], 2) for s in chunk)
+                else:
+                    alone.extend(chunk)
         for s in alone:  # each suspect played by itself: a death now is its own
-            future = pool.get().submit(_run_chunk, ([s], players, agent_specs, base, rotate))
-            if _collect([future], {future: ([s], 3)}, finished) is not None:
-                pool.broken()
+            if not _play_alone(pool, s, game_args, finished):
                 info["lost_seeds"].append(s)
+                players, agent_specs, base, rotate = game_args
                 seats = seat_agents(agent_specs, players, (s - base) if rotate else 0)
                 finished(dict(GameResult(s, [], {}, 0, {}, LOST).to_json(), agents=seats, lost=True))
     finally:
         pool.close()
         info["worker_deaths"] = pool.deaths
+
+
+def _task(chunk, game_args) -> tuple:
+    players, agent_specs, base, rotate = game_args
+    return (chunk, players, agent_specs, base, rotate)
+
+
+def _play_until_a_death(pool, todo: deque, game_args, finished) -> list:
+    """Keep the workers busy with tasks from `todo` until it is empty ([]) or a worker dies:
+    then the tasks that did not finish, as (chunk, attempt), and the pool is replaced."""
+    executor = pool.get()
+    in_flight: dict = {}
+    while todo or in_flight:
+        while todo and len(in_flight) < pool.jobs * 2:
+            chunk, attempt = todo.popleft()
+            try:
+                future = executor.submit(_run_chunk, _task(chunk, game_args))
+            except BrokenProcessPool:  # a worker died while no task of ours was waiting on it
+                todo.appendleft((chunk, attempt))
+                break
+            in_flight[future] = (chunk, attempt)
+        if not in_flight:
+            pool.broken()
+            return []
+        ready, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+        lost = _collect(ready, in_flight, finished)
+        if lost is not None:
+            pool.broken()
+            return lost + list(in_flight.values())
+    return []
+
+
+def _play_alone(pool, seed: int, game_args, finished) -> bool:
+    """One game with no other task in the pool; False if its worker died. (A pool found
+    broken before the game was handed over is replaced once.)"""
+    for _ in range(2):
+        try:
+            future = pool.get().submit(_run_chunk, _task([seed], game_args))
+        except BrokenProcessPool:
+            pool.broken()
+            continue
+        survived = _collect([future], {future: ([seed], 3)}, finished) is None
+        if not survived:
+            pool.broken()
+        return survived
+    return False
 
 
 def _collect(ready, in_flight: dict, finished):
