@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import time
 import traceback
 from collections import deque
@@ -83,7 +84,9 @@ _WORKER: dict = {}  # the ruleset a worker plays, set before the pool forks (or 
 
 def _init_worker(expected: Optional[tuple]) -> None:
     """Runs in each worker. Forked workers already hold the parent's ruleset; others load it and
-    compare digests (a mismatch is kept and reported by every task, never played)."""
+    compare digests (a mismatch is kept and reported by every task, never played). Ctrl-C is
+    the parent's to handle: it stops handing out games and keeps the ones that finished."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if expected is None:
         return
     folder, modules, digest = expected

@@ -151,6 +151,30 @@ def test_an_interrupted_run_keeps_the_games_that_finished(tmp_path):
     assert seeds == list(range(runs_agents.BAD_SEED))
 
 
+def test_ctrl_c_during_a_run_over_processes_keeps_what_finished(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    argv = ["simulate", "tictactoe", "--games", "400", "--jobs", "2", "--agents", "slow", "--per-game", str(per_game)]
+    proc = subprocess.Popen([sys.executable, "-c",
+                             f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; "
+                             f"runs_agents.register(); " + cli_script(*argv)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and not (per_game.exists() and per_game.read_text().count("\n") >= 3):
+            time.sleep(0.01)
+        seen = per_game.read_text().count("\n")
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the parent and its workers
+        _, stderr = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
+    seeds = [json.loads(line)["seed"] for line in per_game.read_text().splitlines()]
+    assert seen <= len(seeds) < 400 and len(set(seeds)) == len(seeds)
+
+
 def test_the_rules_digest_is_in_the_summary_and_every_game(tmp_path):
     per_game = tmp_path / "games.jsonl"
     code, out, _ = cli("simulate", "tictactoe", "--games", "3", "--json", "--per-game", str(per_game))
