@@ -200,7 +200,16 @@ def _check_game(context, results, players, seed, every) -> None:
         return
     for inv in INVARIANTS:
         if inv.kind == "game":
-            _record(results, inv.name, context, game.final.steps, inv.check(context, game))
+            _record(results, inv.name, context, game.final.steps, _ask(inv, context, game))
+
+
+def _ask(inv, context, subject) -> Optional[str]:
+    """An invariant's verdict; an exception raised while checking it is its counter-example."""
+    try:
+        return inv.check(context, subject)
+    except Exception as error:  # noqa: BLE001 - reported against the invariant, not as a crash
+        first_line = (str(error).splitlines() or [""])[0]
+        return f"checking it raised {type(error).__name__}: {first_line}"
 
 
 def _play(context, results, players, seed, every) -> Optional[Game]:
@@ -234,7 +243,7 @@ def _play(context, results, players, seed, every) -> Optional[Game]:
 def _check_state(context, results, state) -> None:
     for inv in INVARIANTS:
         if inv.kind == "state":
-            _record(results, inv.name, context, state.steps, inv.check(context, state))
+            _record(results, inv.name, context, state.steps, _ask(inv, context, state))
 
 
 # ----------------------------------------------------------------------------- state invariants

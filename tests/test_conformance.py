@@ -175,6 +175,15 @@ def test_wrong_winners_are_caught(monkeypatch):
     assert "empty" in _failures("tictactoe")["winners_well_formed"].message
 
 
+def test_an_invariant_that_raises_is_reported_against_that_invariant(monkeypatch):
+    def broken_json(self):
+        raise TypeError("not JSON")
+    _broken(monkeypatch, "to_json", broken_json)
+    failures = _failures("tictactoe")
+    assert failures["json_round_trip"].message == "checking it raised TypeError: not JSON"
+    assert "no_crash" not in failures
+
+
 def test_labels_that_depend_on_a_secret_are_caught(monkeypatch):
     """information_set: Kuhn poker states that look the same to the player to act (the
     opponent's card differs) must offer the same labels; a label that shows the card is caught."""
