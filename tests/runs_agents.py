@@ -2,7 +2,6 @@
 except in the game whose seed it is told, where it fails in one particular way. `register()`
 adds them to the agent table of this process; worker processes forked from it inherit them."""
 import os
-import random
 import time
 
 from interpreter.agents import AGENTS, RandomAgent

@@ -93,9 +93,11 @@ def test_a_game_that_kills_its_worker_is_lost_and_the_others_complete():
     assert summary["worker_deaths"] >= 2  # once in a chunk, once again alone
 
 
-def test_the_lost_game_is_in_the_per_game_file(tmp_path):
-    rs = interpreter.load("tictactoe")
-    results, _ = simulate(rs, None, 2, 10, 0, ["killer"], jobs=2)
+def test_the_lost_game_is_among_the_results(tmp_path):
+    done = run_script("import json, interpreter; from interpreter.runs import simulate\n"
+                      "results, _ = simulate(interpreter.load('tictactoe'), None, 2, 10, 0, ['killer'], jobs=2)\n"
+                      "print(json.dumps(results))")
+    results = json.loads(done.stdout)
     assert [r["seed"] for r in results] == list(range(10))
     assert [r["error"] for r in results if r["error"]] == [LOST]
     assert [r["seed"] for r in results if r.get("lost")] == [runs_agents.BAD_SEED]
