@@ -189,8 +189,14 @@ def _run_in_pool(rs, seeds, game_args, jobs, finished, info, start_method) -> No
     todo = deque((seeds[i:i + size], 1) for i in range(0, len(seeds), size))
     alone: list = []
     pool = _Pool(rs, jobs, start_method)
+    def lose(seed, message):
+        info["lost_seeds"].append(seed)
+        players, agent_specs, base, rotate = game_args
+        seats = seat_agents(agent_specs, players, (seed - base) if rotate else 0)
+        finished(dict(GameResult(seed, [], {}, 0, {}, message).to_json(), agents=seats, lost=True))
+
     try:
-        while todo:
+        while todo and pool.deaths <= len(seeds) + jobs:  # more deaths than games: give up
             for chunk, attempt in _play_until_a_death(pool, todo, game_args, finished):
                 if attempt == 1:
                     todo.extend(([s], 2) for s in chunk)
@@ -198,10 +204,10 @@ def _run_in_pool(rs, seeds, game_args, jobs, finished, info, start_method) -> No
                     alone.extend(chunk)
         for s in alone:  # each suspect played by itself: a death now is its own
             if not _play_alone(pool, s, game_args, finished):
-                info["lost_seeds"].append(s)
-                players, agent_specs, base, rotate = game_args
-                seats = seat_agents(agent_specs, players, (s - base) if rotate else 0)
-                finished(dict(GameResult(s, [], {}, 0, {}, LOST).to_json(), agents=seats, lost=True))
+                lose(s, LOST)
+        for chunk, _ in todo:
+            for s in chunk:
+                lose(s, f"lost: not played, the worker processes kept dying ({pool.deaths} times)")
     finally:
         pool.close()
         info["worker_deaths"] = pool.deaths

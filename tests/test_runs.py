@@ -103,6 +103,15 @@ def test_the_lost_game_is_among_the_results(tmp_path):
     assert [r["seed"] for r in results if r.get("lost")] == [runs_agents.BAD_SEED]
 
 
+def test_workers_that_always_die_end_the_run_with_every_game_lost():
+    done = run_script("import os, interpreter.runs as runs\n"
+                      "runs._init_worker = lambda expected: os._exit(1)  # every worker dies as it starts\n"
+                      + cli_script("simulate", "tictactoe", "--games", "6", "--jobs", "2", "--json"))
+    summary = json.loads(done.stdout)
+    assert done.returncode == 1 and summary["lost"] == 6 and summary["completed"] == 0
+    assert sorted(summary["lost_seeds"]) == list(range(6)) and summary["worker_deaths"] > 6
+
+
 def _children(pid: int) -> list:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as fh:
