@@ -425,7 +425,7 @@ def _print_summary(summary: dict, specs: list, args, out) -> None:
     for game in summary["error_games"][:5]:
         print(f"  e.g. seed {game['seed']}: {game['error']}", file=out)
     if summary["worker_deaths"]:
-        print(f"worker processes died: {summary['worker_deaths']} (their unfinished games were played again)",
-              file=out)
+        print(f"worker processes died: {summary['worker_deaths']} (their unfinished games were played again"
+              + ("; the lost ones could not be)" if summary["lost"] else ")"), file=out)
     if summary["lost"]:
         print(f"lost games (seeds): {', '.join(map(str, summary['lost_seeds']))}", file=out)
