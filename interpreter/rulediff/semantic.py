@@ -147,7 +147,7 @@ class _Differ:
             if k in old_keys:
                 continue
             message = str(a.get("message")) if isinstance(a, dict) and a.get("message") else None
-            subject = f"assertion “{message or _short(a.get('expect') if isinstance(a, dict) else a)}”"
+            subject = f"assertion “{message or _expectation(a)}”"
             pos = value_pos(new, i)
             if message in by_message:
                 before = by_message.pop(message)
@@ -158,7 +158,7 @@ class _Differ:
             self.add("assertions", "-", f"assertion “{a.get('message')}”")
         for a in removed:
             if not (isinstance(a, dict) and a.get("message")):
-                self.add("assertions", "-", f"assertion {_short(a.get('expect') if isinstance(a, dict) else a)}")
+                self.add("assertions", "-", f"assertion “{_expectation(a)}”")
 
 
 # ------------------------------------------------------------------------------ values
@@ -189,6 +189,11 @@ def _or_list(value):
 
 def _mapping_or_missing(value) -> bool:
     return value is _MISSING or value is None or isinstance(value, dict)
+
+
+def _expectation(a) -> str:
+    expect = a.get("expect") if isinstance(a, dict) else a
+    return " ".join(str(expect).split())
 
 
 def _assertion_key(a):
