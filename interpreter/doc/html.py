@@ -32,11 +32,15 @@ th, td { border: 1px solid #cdd6e2; padding: .25em .5em; vertical-align: top; te
 th { background: #eef2f7; position: sticky; top: 0; }
 tr:nth-child(even) td { background: #fafbfc; }
 td:last-child { white-space: nowrap; color: #556; }
+td.long { min-width: 22em; max-width: 48em; }
 ul { margin: .3em 0 .8em; padding-left: 1.4em; }
 li { margin: .15em 0; }
 .diagram { overflow-x: auto; border: 1px solid #cdd6e2; padding: .5em; }
 pre { background: #f1f3f6; padding: .6em; overflow-x: auto; }
 """
+
+
+_LONG_COLUMNS = ("provenance", "why", "means", "checks", "counts", "description")
 
 
 def _inline(rich: str) -> str:
@@ -57,7 +61,9 @@ def _block(block) -> str:
         return f"<p>{_inline(block.text)}</p>"
     if isinstance(block, Table):
         head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
-        body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+        cells = [' class="long"' if h in _LONG_COLUMNS else "" for h in block.headers]
+        body = "".join("<tr>" + "".join(f"<td{cls}>{_inline(c)}</td>" for cls, c in zip(cells, row)) + "</tr>"
+                       for row in block.rows)
         return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     if isinstance(block, Bullets):
         return _items(block.items)

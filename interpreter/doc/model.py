@@ -100,6 +100,14 @@ def _provenance_item(node):
     return Item(f"provenance: {note}" if note else "provenance: not marked")
 
 
+def _shown_path(folder: str) -> str:
+    """A folder relative to the current one when it lies below it (as error positions are)."""
+    import os
+
+    relative = os.path.relpath(folder)
+    return folder if relative.startswith("..") else relative
+
+
 def _anchor(*parts) -> str:
     return "-".join(str(p).lower().replace("_", "-").replace(" ", "-") for p in parts)
 
@@ -111,7 +119,7 @@ def _about(rs, tree, words) -> Section:
     for d in definitions(tree):
         counts[d.kind] += 1
     facts = [
-        Item(f"ruleset {code(rs.name)}, read from {code(rs.folder)}"),
+        Item(f"ruleset {code(rs.name)}, read from {code(_shown_path(rs.folder))}"),
         Item("modules: " + (", ".join(code(m) for m in rs.modules) or "none (the base game)")),
         Item("players: " + ", ".join(map(str, rs.players))),
         Item(f"the game starts in phase {code(rs.start)}"),
