@@ -249,3 +249,12 @@ def test_simulate_needs_a_player_count_both_sides_allow():
     assert code == 2 and "--players 3" in err
     code, _, err = cli("diff", "tictactoe", "tictactoe", "--simulate", "0")
     assert code == 2
+
+
+def test_a_side_with_errors_is_reported_like_validate(tmp_path):
+    broken = edited_copy(tmp_path, "kuhn-poker", ('expr: "facing_bet", reason: "there is no bet to call"',
+                                                  'expr: "facing_bett", reason: "there is no bet to call"'))
+    code, out, err = cli("diff", "kuhn-poker", str(broken))
+    assert code == 1 and out == ""
+    assert f"{os.path.join(str(broken), 'game.yaml')}:{line_of(broken, 'facing_bett')}:" in err
+    assert "did you mean 'facing_bet'?" in err

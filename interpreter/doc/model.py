@@ -351,8 +351,10 @@ def _scoring(rs, tree, words):
     game = tree.get("game") or {}
     scoring = tree.get("scoring") or {}
     blocks = []
-    end = [Item(f"the game ends when {words.condition(game['end_if'])}")] if game.get("end_if") is not None else []
-    end.append(Item("or when a phase leads to the end"))
+    if game.get("end_if") is not None:
+        end = [Item(f"the game ends when {words.condition(game['end_if'])}"), Item("or when a phase leads to the end")]
+    else:
+        end = [Item("the game ends when a phase leads to the end")]
     blocks.append(Bullets(end))
     rows_def = scoring.get("rows") or {}
     rows = []
@@ -370,7 +372,7 @@ def _scoring(rs, tree, words):
         expr = tb.get("expr") if isinstance(tb, dict) else tb
         label = tb.get("label") if isinstance(tb, dict) else None
         note = provenance_note(tb)
-        ties.append(Item(f"{i + 1}. " + (f"{label}: " if label else "") + words.condition(expr)
+        ties.append(Item(f"tie-breaker {i + 1}: " + (f"{label}: " if label else "") + words.condition(expr)
                          + " (larger wins)" + (f" ({note})" if note else "")))
     final = str(scoring.get("final_tie", "shared"))
     ties.append(Item("a tie that remains is " + ("shared" if final == "shared" else f"decided: {final}")))

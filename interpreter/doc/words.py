@@ -480,12 +480,12 @@ def _effect_if(words: Words, effect) -> list:
 def _effect_for(words: Words, effect) -> list:
     spec = str(effect.get("for"))
     name, _, collection = spec.partition(" in ")
-    return [Item(f"for each {name.strip()} in {words.expr(collection)}:", words.effects(effect.get("do") or []))]
+    return [Item(f"for each {humanize(name.strip())} in {words.expr(collection)}:", words.effects(effect.get("do") or []))]
 
 
 def _effect_let(words: Words, effect) -> list:
     binds = effect.get("let") or {}
-    return [Item(f"let {name} be {words.expr(value)}") for name, value in binds.items()]
+    return [Item(f"let {humanize(name)} be {words.expr(value)}") for name, value in binds.items()]
 
 
 def _effect_move(words: Words, effect) -> list:
@@ -502,7 +502,7 @@ def _effect_move(words: Words, effect) -> list:
     destination = words.expr(move.get("to"))
     text = f"move {what} to {'the bottom of ' if move.get('to_end') == 'bottom' else ''}{destination}"
     if move.get("as"):
-        text += f", call what moved {move['as']}"
+        text += f", call what moved {humanize(move['as'])}"
     return [Item(text)]
 
 
@@ -511,7 +511,7 @@ def _effect_choose(words: Words, effect) -> list:
     who = words.expr(choice.get("player", "player"))
     verb = "choose" if who == "you" else "chooses"
     how_many = f"{words.expr(choice['count'])} of" if choice.get("count") is not None else "one of"
-    text = f"{who} {verb} {how_many} {words.expr(choice.get('from'))}, call it {choice.get('as')}"
+    text = f"{who} {verb} {how_many} {words.expr(choice.get('from'))}, call it {humanize(choice.get('as'))}"
     if choice.get("prompt"):
         text += f" (asked: “{choice['prompt']}”)"
     return [Item(text)]
@@ -533,7 +533,7 @@ _EFFECTS: dict = {
     "move": _effect_move,
     "shuffle": lambda words, e: [Item(f"shuffle {words.expr(e['shuffle'])}")],
     "random": lambda words, e: [Item(f"pick one of {words.expr((e['random'] or {}).get('from'))} at random, "
-                                     f"call it {(e['random'] or {}).get('as')}")],
+                                     f"call it {humanize((e['random'] or {}).get('as'))}")],
     "choose": _effect_choose,
     "enter": lambda words, e: [Item(f"play the phase {code(e['enter'])}, then continue here")],
     "do": _effect_do,
