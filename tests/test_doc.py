@@ -45,7 +45,7 @@ def test_kuhn_poker_markdown_has_cards_sources_setup_and_actions_in_words():
     for card in ("J", "Q", "K"):
         assert f"| `{card}` | " in text
     assert text.count("rulebook: Kuhn 1950: a three-card deck") == 3
-    assert "Then the game starts in phase `deal`, which does:\n\n- shuffle deck\n- for each p in players:" in text
+    assert "Then the game starts in phase [`deal`](#phase-deal), which does:\n\n- shuffle deck\n- for each p in players:" in text
     assert "  - move the top item of deck to p's hand" in text
     assert "requires: not facing bet (`not facing_bet`) — refused with “you must call or fold a bet”" in text
     assert "  - set folded to you" in text

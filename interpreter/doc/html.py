@@ -43,30 +43,40 @@ pre { background: #f1f3f6; padding: .6em; overflow-x: auto; }
 _LONG_COLUMNS = ("provenance", "why", "means", "checks", "counts", "description")
 
 
-def _inline(rich: str) -> str:
-    return escape(rich).replace(CODE_OPEN, "<code>").replace(CODE_CLOSE, "</code>")
+def _inline(rich: str, links=None) -> str:
+    """Rich text as HTML; a code span that names a phase, action or procedure links to it."""
+    parts = []
+    rest = rich
+    while CODE_OPEN in rest:
+        before, _, after = rest.partition(CODE_OPEN)
+        inner, _, rest = after.partition(CODE_CLOSE)
+        target = (links or {}).get(inner)
+        span = f"<code>{escape(inner)}</code>"
+        parts += [escape(before), f'<a href="#{escape(target)}">{span}</a>' if target else span]
+    parts.append(escape(rest))
+    return "".join(parts)
 
 
-def _items(items) -> str:
+def _items(items, links) -> str:
     parts = ["<ul>"]
     for item in items:
-        inner = _items(item.children) if item.children else ""
-        parts.append(f"<li>{_inline(item.text)}{inner}</li>")
+        inner = _items(item.children, links) if item.children else ""
+        parts.append(f"<li>{_inline(item.text, links)}{inner}</li>")
     parts.append("</ul>")
     return "".join(parts)
 
 
-def _block(block) -> str:
+def _block(block, links) -> str:
     if isinstance(block, Para):
-        return f"<p>{_inline(block.text)}</p>"
+        return f"<p>{_inline(block.text, links)}</p>"
     if isinstance(block, Table):
         head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
         cells = [' class="long"' if h in _LONG_COLUMNS else "" for h in block.headers]
-        body = "".join("<tr>" + "".join(f"<td{cls}>{_inline(c)}</td>" for cls, c in zip(cells, row)) + "</tr>"
+        body = "".join("<tr>" + "".join(f"<td{cls}>{_inline(c, links)}</td>" for cls, c in zip(cells, row)) + "</tr>"
                        for row in block.rows)
         return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     if isinstance(block, Bullets):
-        return _items(block.items)
+        return _items(block.items, links)
     if isinstance(block, Diagram):
         svg = block.svg.replace(' xmlns="http://www.w3.org/2000/svg"', "")  # inline SVG needs no namespace
         return (f'<div class="diagram">{svg}</div><details><summary>the same as Mermaid text</summary>'
@@ -74,17 +84,17 @@ def _block(block) -> str:
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
-def _section(section: Section, level: int) -> str:
+def _section(section: Section, level: int, links: dict) -> str:
     parts = [f'<section id="{escape(section.anchor)}"><h{level}>{_inline(section.title)}</h{level}>']
-    parts += [_block(b) for b in section.blocks]
-    parts += [_section(sub, min(level + 1, 6)) for sub in section.subsections]
+    parts += [_block(b, links) for b in section.blocks]
+    parts += [_section(sub, min(level + 1, 6), links) for sub in section.subsections]
     parts.append("</section>")
     return "\n".join(parts)
 
 
 def to_html(doc: Document) -> str:
     nav = " ".join(f'<a href="#{escape(s.anchor)}">{_inline(s.title)}</a>' for s in doc.sections)
-    body = "\n".join(_section(s, 2) for s in doc.sections)
+    body = "\n".join(_section(s, 2, doc.links) for s in doc.sections)
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{escape(doc.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
             f"<header><h1>{_inline(doc.title)}</h1></header>\n<nav>{nav}</nav>\n<main>\n{body}\n</main>\n"

@@ -11,8 +11,9 @@ from .words import CODE_CLOSE, CODE_OPEN
 __all__ = ["to_markdown"]
 
 
-def _inline(rich: str) -> str:
-    """Rich text as Markdown: code spans in backticks (two when the code holds one)."""
+def _inline(rich: str, links=None) -> str:
+    """Rich text as Markdown: code spans in backticks (two when the code holds one); a code
+    span that names a phase, action or procedure links to its section."""
     out = []
     rest = rich
     while CODE_OPEN in rest:
@@ -21,39 +22,41 @@ def _inline(rich: str) -> str:
         out.append(before)
         fence = "``" if "`" in inner else "`"
         pad = " " if inner.startswith("`") or inner.endswith("`") else ""
-        out.append(f"{fence}{pad}{inner}{pad}{fence}")
+        span = f"{fence}{pad}{inner}{pad}{fence}"
+        target = (links or {}).get(inner)
+        out.append(f"[{span}](#{target})" if target else span)
     out.append(rest)
     return "".join(out)
 
 
-def _cell(rich: str) -> str:
-    return _inline(rich).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+def _cell(rich: str, links=None) -> str:
+    return _inline(rich, links).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def _block(block) -> list:
+def _block(block, links) -> list:
     if isinstance(block, Para):
-        return [_inline(block.text), ""]
+        return [_inline(block.text, links), ""]
     if isinstance(block, Table):
         lines = ["| " + " | ".join(_cell(h) for h in block.headers) + " |",
                  "|" + "---|" * len(block.headers)]
-        lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in block.rows]
+        lines += ["| " + " | ".join(_cell(c, links) for c in row) + " |" for row in block.rows]
         return lines + [""]
     if isinstance(block, Bullets):
         lines = []
         for item in block.items:
-            lines += [f"{'  ' * depth}- {_inline(text)}" for depth, text in item.lines()]
+            lines += [f"{'  ' * depth}- {_inline(text, links)}" for depth, text in item.lines()]
         return lines + [""]
     if isinstance(block, Diagram):
         return ["```mermaid", block.mermaid.rstrip("\n"), "```", ""]
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
-def _section(section: Section, level: int) -> list:
+def _section(section: Section, level: int, links: dict) -> list:
     lines = [f'<a id="{section.anchor}"></a>', "", f"{'#' * level} {_inline(section.title)}", ""]
     for block in section.blocks:
-        lines += _block(block)
+        lines += _block(block, links)
     for sub in section.subsections:
-        lines += _section(sub, level + 1)
+        lines += _section(sub, level + 1, links)
     return lines
 
 
@@ -63,5 +66,5 @@ def to_markdown(doc: Document) -> str:
         lines.append(f"- [{section.title}](#{section.anchor})")
     lines.append("")
     for section in doc.sections:
-        lines += _section(section, 2)
+        lines += _section(section, 2, doc.links)
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -53,6 +53,7 @@ class Section:
 class Document:
     title: str
     sections: list
+    links: dict = field(default_factory=dict)  # a name shown as code -> the anchor of its section
 
 
 def build_document(rs) -> Document:
@@ -64,7 +65,19 @@ def build_document(rs) -> Document:
                 _procedures, _defines, _scoring, _assertions, _modules, _provenance_appendix]
     sections = [section for build in builders for section in [build(rs, tree, words)] if section is not None]
     modules = "+".join(rs.modules) or "base"
-    return Document(f"{rs.title or rs.name} [{modules}]", sections)
+    return Document(f"{rs.title or rs.name} [{modules}]", sections, _links(tree))
+
+
+def _links(tree) -> dict:
+    """Phase, action and procedure ids -> their anchors; an id used by two kinds links nowhere."""
+    links: dict = {}
+    ambiguous = set()
+    for section, kind in (("phases", "phase"), ("actions", "action"), ("procedures", "procedure")):
+        for name in tree.get(section) or {}:
+            if str(name) in links:
+                ambiguous.add(str(name))
+            links[str(name)] = _anchor(kind, name)
+    return {name: anchor for name, anchor in links.items() if name not in ambiguous}
 
 
 # ------------------------------------------------------------------------------ helpers
