@@ -1,6 +1,7 @@
 """`rulebook diff --simulate K`: the same K seeds played on both sides with the same agents,
 and the balance compared with intervals: win rate by seat with Wilson 95 % intervals on each
-side, the difference with Newcombe's interval (built from the two Wilson intervals), mean game
+side (a win shared by some players, as a team's, counts for each; a tie of all players is a
+draw), the difference with Newcombe's interval (built from the two Wilson intervals), mean game
 length with a normal 95 % interval and its difference, completed games and errors by kind.
 
 Owns the statistics of the comparison. Playing a game is play.play_game's.
@@ -75,7 +76,9 @@ def _side_balance(rs, players: int, seeds: list, agents: list) -> dict:
 
     results = [play_game(rs, players, seed, agents) for seed in seeds]
     completed = [r for r in results if not r.error]
-    wins = [sum(1 for r in completed if r.winners == [seat]) for seat in range(players)]
+    # a win shared by some players (a team) counts for each of them; a tie of everyone is a draw
+    decided = [r for r in completed if 0 < len(r.winners) < players]
+    wins = [sum(1 for r in decided if seat in r.winners) for seat in range(players)]
     steps = [r.steps for r in completed]
     mean, half, var = _mean_interval(steps)
     errors: dict = {}
@@ -84,7 +87,7 @@ def _side_balance(rs, players: int, seeds: list, agents: list) -> dict:
             kind = r.error.split(" (action")[0][:160]
             errors[kind] = errors.get(kind, 0) + 1
     return {"games": len(results), "completed": len(completed), "errors": len(results) - len(completed),
-            "error_kinds": errors, "draws": sum(1 for r in completed if len(r.winners) != 1),
+            "error_kinds": errors, "draws": len(completed) - len(decided),
             "wins_by_seat": wins,
             "win_rate_by_seat": [{"rate": w / len(completed) if completed else 0.0,
                                   "interval95": list(wilson(w, len(completed)))} for w in wins],

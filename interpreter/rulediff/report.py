@@ -59,7 +59,7 @@ def _balance_lines(old, new, b: dict) -> list:
         lo, hi = d["interval95"]
         lines.append(f"{'seat ' + str(seat) + ' wins':16s}{cells[0]:34s}{cells[1]:34s}"
                      f"{100 * d['difference']:+.1f} pts [{100 * lo:+.1f}, {100 * hi:+.1f}]")
-    lines.append(f"{'shared/no win':16s}{str(o['draws']):34s}{str(n['draws']):34s}{n['draws'] - o['draws']:+d}")
+    lines.append(f"{'draws':16s}{str(o['draws']):34s}{str(n['draws']):34s}{n['draws'] - o['draws']:+d}")
     length = [f"{side['mean_steps']:.1f} ± {side['mean_steps_half_width95']:.1f} steps" for side in (o, n)]
     lines.append(f"{'game length':16s}{length[0]:34s}{length[1]:34s}"
                  f"{b['mean_steps_difference']:+.1f} ± {b['mean_steps_difference_half_width95']:.1f}")
