@@ -258,3 +258,12 @@ def test_a_side_with_errors_is_reported_like_validate(tmp_path):
     assert code == 1 and out == ""
     assert f"{os.path.join(str(broken), 'game.yaml')}:{line_of(broken, 'facing_bett')}:" in err
     assert "did you mean 'facing_bet'?" in err
+
+
+def test_a_team_win_counts_for_each_player_of_the_team():
+    code, out, err = cli("diff", "davos", "davos", "-m", "teams", "--old-module", "teams", "--simulate", "4", "--json")
+    assert code == 0, err
+    side = json.loads(out)["simulation"]["new"]
+    wins = side["wins_by_seat"]
+    assert len(wins) == 4 and wins[0] == wins[2] and wins[1] == wins[3]  # teams sit across
+    assert wins[0] + wins[1] + side["draws"] == side["completed"] == 4
