@@ -40,7 +40,7 @@ class Side:
             return ""
         file = str(pos.file)
         if self.archive:
-            full = os.path.abspath(file)
+            full = os.path.realpath(file)
             if full.startswith(self.archive + os.sep):
                 file = f"{self.spec.rsplit('@', 1)[0]}@{self.revision}:{os.path.relpath(full, self.archive)}"
         return f"{file}:{pos.line}"
