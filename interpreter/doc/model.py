@@ -418,8 +418,8 @@ def _modules(rs, tree, words):
         d = d or {}
         rows.append([code(name) + (" (in this document)" if name in rs.modules else ""),
                      str(d.get("description") or ""), ", ".join(d.get("requires") or []),
-                     ", ".join(d.get("excludes") or []), _provenance_cell(d)])
-    blocks = [Table(["module", "description", "requires", "excludes", "provenance"], rows)]
+                     ", ".join(d.get("excludes") or []), _provenance_cell(d), where(key_pos(decls, name))])
+    blocks = [Table(["module", "description", "requires", "excludes", "provenance", "where"], rows)]
     combos = [Item(("+".join(c.get("modules") or []) or "base") + ": " + ", ".join(map(str, c.get("players") or []))
                    + " players") for c in rs.combinations]
     if combos:
