@@ -57,3 +57,25 @@ def test_no_a_market_after_turn_3_200_games(modules):
     assert bad == 0
     # the case the rule is about is reached: the A deck runs out before turn 4 in many games
     assert early > 0
+
+
+def test_completed_contracts_show_their_number_not_their_vps():
+    """"All money, resources and the number of completed contracts (but not the VPs awarded) are
+    visible to all players." (Other Rules) Played at random until a contract is completed: its owner
+    sees their own face-down contracts, the others see how many there are, and the log does not
+    name it."""
+    ruleset = interpreter.load("global-mogul")
+    state = ruleset.new_game(players=3, seed=4)
+    chooser = random.Random(4)
+    while not state.is_terminal and not any(state.vars["priv_done"] + state.vars["gov_done"]):
+        state.apply(chooser.choice(state.legal_actions()))
+    owner = next(p for p in range(3) if state.vars["priv_done"][p] + state.vars["gov_done"][p])
+    other = (owner + 1) % 3
+    done = state.vars["priv_done"][owner] + state.vars["gov_done"][owner]
+    mine, theirs = state.observe(owner)["vars"], state.observe(other)["vars"]
+    for name in ("priv_done", "gov_done"):
+        assert mine[name][owner] == state.vars[name][owner]
+        assert theirs[name][owner] == {"hidden": len(state.vars[name][owner])}
+    assert theirs["cash"] == mine["cash"] and theirs["res"] == mine["res"]
+    names = [ruleset.entities[c]["name"] for c in done]
+    assert not any(f"completes {name}" in line for line in state.log for name in names)
