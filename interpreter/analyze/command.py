@@ -81,6 +81,13 @@ def _options(args):
         raise _Stop(str(exc)) from None
     if not specs:
         raise _Stop("--agents is empty")
+    if args.html:
+        from .html import require_matplotlib
+
+        try:
+            require_matplotlib()
+        except ImportError as exc:
+            raise _Stop(str(exc), 1) from None
     return specs, jobs, overrides, sweep
 
 

@@ -139,7 +139,30 @@ def render_text(report: dict) -> str:
                  f"lead changes per game: {m['lead_changes']['mean_per_game']:.2f}; "
                  f"first-mover advantage: {m['first_mover_advantage']['difference'] * 100:+.1f} points")
     lines.extend(_coverage_lines(report.get("coverage")))
+    lines.extend(_variant_lines(report))
     return "\n".join(lines) + "\n"
+
+
+def _variant_lines(report) -> list:
+    lines = []
+    restricted = report.get("restricted_play")
+    if restricted:
+        lines.append(f"restricted play without {restricted['restrict']} ({restricted['games']} games): win rate "
+                     f"{_pct(restricted['restricted_win_rate']['rate'])} against {_pct(restricted['normal_win_rate']['rate'])} "
+                     f"for the normal agent on the same seats and seeds: {100 * restricted['difference']:+.1f} points "
+                     f"[{100 * restricted['ci'][0]:+.1f}, {100 * restricted['ci'][1]:+.1f}]")
+    for comparison in report.get("compare") or []:
+        lines.append(f"compared with {comparison['variant']} (digest {comparison['digest']}, same seeds), variant - base:")
+        for name, m in comparison["metrics"].items():
+            lines.append(f"  {name}: {m['base']:.3f} -> {m['variant']:.3f}: {m['difference']:+.3f} "
+                         f"[{m['ci'][0]:+.3f}, {m['ci'][1]:+.3f}]")
+    sweep = report.get("sweep")
+    if sweep:
+        lines.append(f"sweep of {sweep['name']}:")
+        for name, points in sweep["series"].items():
+            cells = [f"{value}: {p['value']:.3f}" for value, p in zip(sweep["values"], points)]
+            lines.append(f"  {name}: " + "  ".join(cells))
+    return lines
 
 
 def _coverage_lines(cov) -> list:
