@@ -4,6 +4,7 @@ by matplotlib as inline SVG (text as paths, so no font is fetched). Needs the op
 from __future__ import annotations
 
 import io
+import re
 from html import escape
 
 __all__ = ["write_html", "require_matplotlib", "render_html"]
@@ -29,10 +30,11 @@ def require_matplotlib():
 
 def _svg(plt, fig) -> str:
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buffer.getvalue()
-    return '<div class="plot">' + text[text.index("<svg"):] + "</div>"
+    text = re.sub(r"<metadata>.*?</metadata>", "", text[text.index("<svg"):], flags=re.S)
+    return '<div class="plot">' + text + "</div>"
 
 
 def _errors(points) -> list:

@@ -128,7 +128,7 @@ class _Tracker:
         if player is not None and player not in self.first_moves:
             self.first_moves.append(player)
         self.branching.append(len(legal))
-        kinds = {a.name for a in legal}
+        kinds = list(dict.fromkeys(a.name for a in legal))  # ordered: same record in any process
         for kind in kinds:
             self.legal[kind] = self.legal.get(kind, 0) + 1
             if len(kinds) > 1:
