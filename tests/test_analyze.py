@@ -178,6 +178,8 @@ def test_coverage_lists_planted_dead_action_and_card(tmp_path):
     assert set(dead) == {"goal_dead"} and dead["goal_dead"]["zone"] == "goals_open"
     path, line = dead["goal_dead"]["where"].rsplit(":", 1)
     assert lines[int(line) - 1].strip().startswith("goal_dead:")
+    never_claimed = {c["component"]: c["where"] for c in coverage["components_never_chosen"]}
+    assert set(never_claimed) == {"goal_dead"} and never_claimed["goal_dead"] == dead["goal_dead"]["where"]
     assert coverage["phases_never_entered"] == []
     assert "if-branches never taken" in coverage["not_measured"]
     held = {row["name"]: row for row in report["influence"]["cards_held"]}

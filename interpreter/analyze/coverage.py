@@ -1,11 +1,14 @@
 """Coverage and influence from game records: actions never legal or never chosen, dominant
-actions, phases never entered, components that never left their initial zone (each with the
-file:line of its definition); per-action and per-card use and the win rate of those who used
+actions, phases never entered, components that never left their initial zone, components
+never named by a chosen action (among the types that actions name: a goal never claimed),
+each with the file:line of its definition; per-action and per-card use and the win rate of those who used
 or held them, with intervals.
 
 Not measured yet: procedures, defines and `if` branches never taken (they need a hook in the
 engine's executor)."""
 from __future__ import annotations
+
+import os
 
 from .runner import holder, locate_components
 from .stats import wilson
@@ -29,7 +32,15 @@ def definition_pos(rs, section: str, key, sub=None) -> str:
         pos = key_pos(node, key)
     except (KeyError, TypeError):
         return "?"
-    return f"{pos.file}:{pos.line}" if pos and pos.line else "?"
+    if not (pos and pos.line):
+        return "?"
+    folder = os.path.abspath(rs.folder)
+    path = os.path.abspath(pos.file)
+    if path.startswith(folder + os.sep):  # 'davos/goals.yaml', not the whole install path
+        path = os.path.relpath(path, os.path.dirname(folder))
+    else:
+        path = pos.file
+    return f"{path}:{pos.line}"
 
 
 def _component_type(rs, cid):
@@ -52,8 +63,9 @@ def initial_zones(rs, players: int, seed: int) -> dict:
 def coverage(rs, records, players: int, seed: int) -> dict:
     done = [r for r in records if r.get("actions") is not None]
     legal, chosen, contested = {}, {}, {}
-    phases, moved = set(), set()
+    phases, moved, named = set(), set(), set()
     for record in done:
+        named.update(record.get("card_uses") or {})
         for name, count in (record.get("legal") or {}).items():
             legal[name] = legal.get(name, 0) + count
         for name, counts in (record.get("actions") or {}).items():
@@ -77,6 +89,11 @@ def coverage(rs, records, players: int, seed: int) -> dict:
             continue
         dead_cards.append({"component": cid, "type": typ, "zone": zones[cid],
                            "where": definition_pos(rs, "components", cid, typ)})
+    named_types = {_component_type(rs, cid) for cid in named}
+    never_named = [{"component": cid, "type": _component_type(rs, cid),
+                    "where": definition_pos(rs, "components", cid, _component_type(rs, cid))}
+                   for cid in rs.entities if cid not in named and _component_type(rs, cid) in named_types
+                   and (cid in moved or cid in zones)]
     dominant = [{"action": name, "where": definition_pos(rs, "actions", name), "contested": times,
                  "chosen": picked, "rate": picked / times}
                 for name, (times, picked) in sorted(contested.items())
@@ -90,6 +107,7 @@ def coverage(rs, records, players: int, seed: int) -> dict:
                                  for pid in rs.phases if pid not in phases],
         "components_never_moved": dead_cards,
         "components_never_in_play": never_in_play,
+        "components_never_chosen": never_named,
         "not_measured": NOT_MEASURED,
     }
 

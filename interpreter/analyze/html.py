@@ -176,8 +176,9 @@ def _coverage_html(cov) -> list:
                              ("actions_never_chosen", "action never chosen", "action"),
                              ("dominant_actions", "dominant action (chosen > 95 % when legal)", "action"),
                              ("phases_never_entered", "phase never entered", "phase"),
-                             ("components_never_moved", "component never left its initial zone", "component")):
-        for item in cov[key]:
+                             ("components_never_moved", "component never left its initial zone", "component"),
+                             ("components_never_chosen", "component never named by a chosen action", "component")):
+        for item in cov.get(key) or []:
             rows.append((label, item[name], item.get("zone", ""), item["where"]))
     parts = ["<h2>Coverage</h2>"]
     parts.append(_table(["finding", "name", "zone", "defined at"], rows) if rows

@@ -182,6 +182,11 @@ def _coverage_lines(cov) -> list:
             lines.append(f"  {item['component']} in {item['zone']} ({item['where']})")
         if len(dead) > 20:
             lines.append(f"  ... and {len(dead) - 20} more (see --json)")
+    never_chosen = cov.get("components_never_chosen") or []
+    if never_chosen:
+        lines.append(f"components never named by a chosen action: {len(never_chosen)}")
+        for item in never_chosen[:20]:
+            lines.append(f"  {item['component']} ({item['where']})")
     absent = cov.get("components_never_in_play") or {}
     if absent:
         lines.append("components never in any var as a value (board elements, or unused): "
