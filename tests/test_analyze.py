@@ -142,6 +142,20 @@ def test_resume_refuses_other_rules(tmp_path):
     assert code == 1 and "rules changed" in err and "digest" in err
 
 
+def test_failing_games_are_counted_not_lost(tmp_path):
+    folder = tmp_path / "ttt"
+    shutil.copytree(os.path.join(ROOT, "rulesets", "tictactoe"), folder)
+    game = folder / "game.yaml"
+    game.write_text(game.read_text().replace("      - board[cell] = marks[player]\n",
+                                              "      - board[cell] = marks[player]\n"
+                                              "      - if: \"cell == 4\"\n        then: [\"winner = board[99]\"]\n"))
+    db = str(tmp_path / "e.sqlite")
+    report = analyze_json(str(folder), "--games", "20", "--db", db)
+    assert report["errors"] > 0 and report["completed"] + report["errors"] == 20
+    assert sum(report["errors_by_kind"].values()) == report["errors"]
+    assert len(stored(db, "seed")) == 20 and all(row[0] for row in stored(db, "error") if row[0] is not None)
+
+
 # ----------------------------------------------------------------------------- coverage
 PLANTED = """
 components:
