@@ -6,6 +6,8 @@ A player wins when it is among the game's winners (team-mates win together). A g
 draw when nobody wins or every player does; a shared win has several winners but not all."""
 from __future__ import annotations
 
+import re
+
 from .stats import chi2_equal_rates, games_for_width, mean, quantiles, wilson
 
 __all__ = ["balance", "rate_table", "completed"]
@@ -90,10 +92,14 @@ def _score_distribution(done) -> dict:
             "winner_score_negative": _count(negative_winner, len(done))}
 
 
+_VALUES = re.compile(r"\[[^\]]*?(?:\]|\.\.\.|$)|'[^']*'|\"[^\"]*\"|\b\d+\b")
+
+
 def _error_kinds(records) -> dict:
+    """Failed games grouped by their message with values (lists, strings, numbers) elided."""
     kinds: dict = {}
     for record in records:
         if record.get("error"):
-            key = record["error"].split(" (action")[0][:160]
+            key = _VALUES.sub("…", record["error"].split(" (action")[0])[:160]
             kinds[key] = kinds.get(key, 0) + 1
     return kinds

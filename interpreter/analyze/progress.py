@@ -52,6 +52,6 @@ class Progress:
         self.stream.flush()
 
     def finish(self) -> None:
-        if self.enabled and self.done < self.total:
+        if self.enabled and self.already < self.done < self.total:
             self.stream.write(("\n" if self.tty else "") + self.line() + " (stopped)\n")
             self.stream.flush()

@@ -64,6 +64,21 @@ def _play_batch(files, digest, folder_name, config, indices):
     return [play_recorded_game(rs, config, index) for index in indices]
 
 
+def _check_reachable(address) -> None:
+    """Fail in seconds, not minutes, when a HOST:PORT address does not answer."""
+    import socket
+
+    if not address or "://" in address or address == "auto" or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise RayUnavailable(f"cannot reach Ray at {address}: {exc} (start one with `ray start --head`)") from None
+
+
 def play_ray(rs, config, indices, address=None):
     """Yield the record of each game as its batch finishes."""
     try:
@@ -71,6 +86,7 @@ def play_ray(rs, config, indices, address=None):
     except ImportError:
         raise RayUnavailable("--backend ray needs Ray: pip install 'rulebook[ray]'") from None
     if not ray.is_initialized():
+        _check_reachable(address)
         try:
             ray.init(address=address, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
