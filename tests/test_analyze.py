@@ -270,6 +270,18 @@ def test_rotate_reports_by_agent(tmp_path):
     assert report["by_agent"]["rates"]["greedy"]["games"] == 10
 
 
+def test_start_order_from_a_named_var(tmp_path):
+    import interpreter
+
+    db = str(tmp_path / "s.sqlite")
+    report = analyze_json("davos", "--players", "4", "--games", "3", "--start-var", "start_seat", "--db", db)
+    assert report["start_order"] == "from the var start_seat"
+    davos = interpreter.load("davos")
+    for seed, order in stored(db, "seed", "start_order"):
+        start = davos.new_game(4, seed=seed).vars["start_seat"]
+        assert json.loads(order) == [(start + k) % 4 for k in range(4)]
+
+
 def test_progress_on_stderr(tmp_path):
     code, out, err = cli("analyze", "tictactoe", "--games", "3", "--db", str(tmp_path / "p.sqlite"), "--json")
     assert code == 0 and "3/3 games" in err and "ETA" in err and json.loads(out)["games"] == 3
