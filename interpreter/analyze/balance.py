@@ -10,7 +10,7 @@ import re
 
 from .stats import chi2_equal_rates, games_for_width, mean, quantiles, wilson
 
-__all__ = ["balance", "rate_table", "completed"]
+__all__ = ["balance", "rate_table", "completed", "error_kinds"]
 
 
 def completed(records) -> list:
@@ -60,7 +60,7 @@ def balance(records, players: int) -> dict:
         "scores": _score_distribution(done),
         "games_needed": {f"±{half * 100:g}%": games_for_width(1 / max(players, 1), 2 * half)
                          for half in (0.05, 0.02, 0.01)},
-        "errors_by_kind": _error_kinds(records),
+        "errors_by_kind": error_kinds(records),
     }
     return out
 
@@ -95,7 +95,7 @@ def _score_distribution(done) -> dict:
 _VALUES = re.compile(r"\[[^\]]*?(?:\]|\.\.\.|$)|'[^']*'|\"[^\"]*\"|\b\d+\b")
 
 
-def _error_kinds(records) -> dict:
+def error_kinds(records) -> dict:
     """Failed games grouped by their message with values (lists, strings, numbers) elided."""
     kinds: dict = {}
     for record in records:

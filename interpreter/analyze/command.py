@@ -167,6 +167,9 @@ def _add_compare(session, report, base, config, records, base_rs) -> None:
         except VariantError as exc:
             raise _Stop(f"--compare {text}: {exc}") from None
         rs = session.load_variant(variant, base_rs)
+        if config.players not in rs.players:
+            raise _Stop(f"--compare {text}: {rs.name} with modules {'+'.join(variant.modules) or 'none'} is played by "
+                        f"{', '.join(map(str, rs.players))} players, not {config.players}")
         other_config = dataclasses.replace(config, ruleset=variant.ruleset, modules=variant.modules,
                                            overrides=variant.overrides)
         other = session.records(rs, other_config, f"compare {variant.label}")

@@ -202,6 +202,10 @@ def _variants_html(report, plt) -> list:
             ("difference", f"{100 * restricted['difference']:+.1f} points", _ci(restricted["ci"]))]))
     for comparison in report.get("compare") or []:
         parts.append(f"<h2>Compared with {escape(comparison['variant'])}</h2>")
+        parts.append(f'<p class="note">same seeds; {comparison["completed"]} of {comparison["games"]} games '
+                     f'of the variant completed; rules digest {escape(comparison["digest"])}</p>')
+        if comparison["errors_by_kind"]:
+            parts.append(_table(["failed games", "count"], list(comparison["errors_by_kind"].items())))
         rows = [(name, _fmt(m["base"]), _fmt(m["variant"]), _fmt(m["difference"]),
                  f"[{_fmt(m['ci'][0])}, {_fmt(m['ci'][1])}]") for name, m in comparison["metrics"].items()]
         parts.append(_table(["metric", "base", "variant", "difference", "95 % interval"], rows))

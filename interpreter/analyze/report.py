@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .balance import balance, completed
+from .balance import balance, completed, error_kinds
 from .coverage import coverage, influence
 from .metrics import compare_rate, shape_metrics
 from .stats import Z95, mean, mean_diff, newcombe_diff, stdev, wilson
@@ -42,7 +42,11 @@ def _branching_mean(record):
 def compare_report(label: str, digest: str, base_records, other_records, players: int) -> dict:
     """Each metric on both sides, its difference (variant - base) and a 95 % interval."""
     base_done, other_done = completed(base_records), completed(other_records)
-    metrics = {}
+    out = {"variant": label, "digest": digest, "games": len(other_records), "completed": len(other_done),
+           "errors_by_kind": error_kinds(other_records), "metrics": {}}
+    if not base_done or not other_done:
+        return out  # nothing to compare: the failures say why
+    metrics = out["metrics"]
     for position in range(players):
         base_wins = sum(r["start_order"][position] in r["winners"] for r in base_done)
         other_wins = sum(r["start_order"][position] in r["winners"] for r in other_done)
@@ -54,8 +58,7 @@ def compare_report(label: str, digest: str, base_records, other_records, players
         first, second = _per_game(base_records, key), _per_game(other_records, key)
         diff, low, high = mean_diff(first, second)
         metrics[name] = {"base": mean(first), "variant": mean(second), "difference": diff, "ci": [low, high]}
-    return {"variant": label, "digest": digest, "games": len(other_records), "completed": len(other_done),
-            "metrics": metrics}
+    return out
 
 
 def _rate_diff(base_wins, base_games, other_wins, other_games) -> dict:
@@ -152,7 +155,10 @@ def _variant_lines(report) -> list:
                      f"for the normal agent on the same seats and seeds: {100 * restricted['difference']:+.1f} points "
                      f"[{100 * restricted['ci'][0]:+.1f}, {100 * restricted['ci'][1]:+.1f}]")
     for comparison in report.get("compare") or []:
-        lines.append(f"compared with {comparison['variant']} (digest {comparison['digest']}, same seeds), variant - base:")
+        lines.append(f"compared with {comparison['variant']} (digest {comparison['digest']}, same seeds, "
+                     f"{comparison['completed']} of {comparison['games']} games completed), variant - base:")
+        for kind, count in comparison["errors_by_kind"].items():
+            lines.append(f"  failed: {count} x {kind}")
         for name, m in comparison["metrics"].items():
             lines.append(f"  {name}: {m['base']:.3f} -> {m['variant']:.3f}: {m['difference']:+.3f} "
                          f"[{m['ci'][0]:+.3f}, {m['ci'][1]:+.3f}]")
