@@ -77,6 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
     sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
 
+    from .analyze.command import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
+
     pf = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
     ruleset_args(pf)
     pf.add_argument("--players", type=int)
@@ -516,10 +520,16 @@ def cmd_replay(args, out, err, stdin) -> int:
     return 0
 
 
+def cmd_analyze(args, out, err, stdin) -> int:
+    from .analyze.command import cmd_analyze as analyze
+
+    return analyze(args, out, err, stdin)
+
+
 _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
-    "replay": cmd_replay,
+    "replay": cmd_replay, "analyze": cmd_analyze,
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }
