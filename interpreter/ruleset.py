@@ -108,6 +108,7 @@ class Ruleset:
     budget: Any = None
     digest: str = ""  # of every rule file read (path and bytes), the modules chosen and --set overrides
     settings: dict = field(default_factory=dict)  # setting -> value (after overrides)
+    overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0):
         from .state import State
@@ -352,6 +353,7 @@ class _Compiler:
             unit=self.unit,
             budget=self.budget,
             digest=_rules_digest(self.c),
+            overrides=dict(self.c.overrides),
             settings={k: constants[k] for k in (self.t.get("settings") or {}) if k in constants},
         )
 

@@ -96,3 +96,11 @@ def test_setting_reads_like_a_constant_in_a_small_ruleset(tmp_path):
         rs = interpreter.load(str(tmp_path), settings={"rounds": value})
         result = play_game(rs, 1, 0, ["random"])
         assert result.error is None and result.final_vars["n"] == value
+
+
+def test_spawned_workers_load_the_same_overrides():
+    from interpreter.runs import simulate
+
+    rs = interpreter.load("davos", settings={"years": 2})
+    records, _ = simulate(rs, None, 2, 4, 0, ["random"], jobs=2, start_method="spawn")
+    assert [(r["error"], r["final_vars"]["year"]) for r in records] == [(None, 2)] * 4
