@@ -72,6 +72,9 @@ def run_checks(rs, composed) -> list:
     warnings: list = []
     tree = composed.tree
     phases_node = tree.get("phases") or {}
+    from .refs import check_references
+
+    diags.extend(check_references(tree))
     g = phase_graph(rs)
     entered = {v for _, v, d in g.edges(data=True) if d.get("kind") == "enter"}
     if rs.start in rs.phases:

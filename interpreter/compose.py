@@ -17,7 +17,7 @@ __all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_rule
            "derive_combinations", "combination_players", "combination_error"]
 
 ROOT_FILE = "game.yaml"
-KEYED = ("constants", "settings", "vars", "define", "procedures", "actions", "phases", "modules")
+KEYED = ("constants", "settings", "fields", "vars", "define", "procedures", "actions", "phases", "modules")
 NESTED_KEYED = ("components",)  # type -> id -> definition
 MERGED_MAPS = ("game",)
 LISTS = ("assertions", "combinations")
