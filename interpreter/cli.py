@@ -83,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="step through a saved game")
     rp.add_argument("file")
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
+    from .info import add_parser as add_info  # the research encodings' sizes (interpreter/info.py)
+    add_info(sub, ruleset_args)
     return p
 
 
@@ -368,6 +370,12 @@ def cmd_perft(args, out, err, _in) -> int:
     return 0
 
 
+def cmd_info(args, out, err, _in) -> int:
+    from .info import run_info
+
+    return run_info(args, out, *_load_for_play(args))
+
+
 def cmd_check(args, out, err, _in) -> int:
     from .scenario import run_scenarios
 
@@ -528,5 +536,5 @@ def cmd_replay(args, out, err, stdin) -> int:
 _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
-    "replay": cmd_replay,
+    "replay": cmd_replay, "info": cmd_info,
 }
