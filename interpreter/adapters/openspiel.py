@@ -11,17 +11,15 @@ the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and
 from __future__ import annotations
 
 import json
-import random
 import re
 
 import numpy as np
 import pyspiel
 
-from .encoding import ActionSpace, ObservationLayout, uses_chance
+from .encoding import ActionSpace, ObservationLayout, Utility, utility_of, uses_chance
 
-__all__ = ["register", "make_game", "utility_of", "RulebookGame"]
+__all__ = ["register", "make_game", "RulebookGame"]
 
-SAMPLE_GAMES = 200  # random games played to infer zero-sum and the range of scores
 _REGISTERED: dict = {}  # name -> the game class registered under it
 
 
@@ -39,44 +37,6 @@ def has_chance_api(rs) -> bool:
     return all(hasattr(state, name) for name in ("is_chance", "chance_outcomes", "apply_chance"))
 
 
-def utility_of(state, mode: str) -> list:
-    """The returns of a finished game: 'score' gives each player's score total; 'win' gives +1
-    to each winner and -1 to everyone else (0 to all when everybody ties)."""
-    players = range(state.num_players)
-    if mode == "score":
-        scores = state.scores()
-        return [float(scores[p]["total"]) for p in players]
-    winners = set(state.winners())
-    if len(winners) == state.num_players:
-        return [0.0 for _ in players]
-    return [1.0 if p in winners else -1.0 for p in players]
-
-
-def _sample_scores(rs, players: int) -> list:
-    rng = random.Random(0)
-    out = []
-    for seed in range(SAMPLE_GAMES):
-        state = rs.new_game(players, seed)
-        while not state.is_terminal:
-            state.apply(rng.choice(state.legal_actions()))
-        out.append(utility_of(state, "score"))
-    return out
-
-
-def _utility(rs, players: int, utility: str):
-    """(mode, OpenSpiel utility kind, min, max): 'auto' takes the scores when every sampled
-    game's scores sum to zero (Kuhn poker's chips, tic-tac-toe's +1/-1), else wins."""
-    samples = _sample_scores(rs, players) if utility in ("auto", "score") else []
-    zero_sum = bool(samples) and all(abs(sum(row)) < 1e-9 for row in samples)
-    mode = utility if utility != "auto" else ("score" if zero_sum else "win")
-    if mode == "win":
-        kind = pyspiel.GameType.Utility.ZERO_SUM if players == 2 else pyspiel.GameType.Utility.GENERAL_SUM
-        return mode, kind, -1.0, 1.0
-    values = [v for row in samples for v in row]
-    kind = pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
-    return mode, kind, min(values), max(values)
-
-
 def _imperfect(rs) -> bool:
     from .encoding import _effect_keys
 
@@ -91,7 +51,8 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
     space = ActionSpace(rs, players)
     layout = ObservationLayout(rs, players)
     manual = uses_chance(rs) and has_chance_api(rs)
-    mode, kind, low, high = _utility(rs, players, utility)
+    pays = Utility.infer(rs, players, utility)
+    kind = pyspiel.GameType.Utility.ZERO_SUM if pays.zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
     chance = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if manual else
               pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if uses_chance(rs) else
               pyspiel.GameType.ChanceMode.DETERMINISTIC)
@@ -106,10 +67,10 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
         provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
     game_info = pyspiel.GameInfo(
         num_distinct_actions=space.size, max_chance_outcomes=space.max_chance_outcomes,
-        num_players=players, min_utility=low, max_utility=high,
+        num_players=players, min_utility=pays.low, max_utility=pays.high,
         utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
         max_game_length=rs.max_steps)
-    setup = _Setup(rs, players, space, layout, manual, mode)
+    setup = _Setup(rs, players, space, layout, manual, pays.mode)
 
     class Game(RulebookGame):
         def __init__(self, params=None):
