@@ -158,6 +158,9 @@ class RulebookState(pyspiel.State):
 
     def chance_outcomes(self):
         outcomes = self.engine.state.chance_outcomes()
+        if len(outcomes) > self.setup.space.max_chance_outcomes:
+            raise pyspiel.SpielError(f"a chance node has {len(outcomes)} outcomes, more than the "
+                                     f"{self.setup.space.max_chance_outcomes} the game declares")
         return [(i, float(probability)) for i, (_, probability) in enumerate(outcomes)]
 
     def _apply_action(self, action):
