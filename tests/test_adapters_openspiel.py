@@ -52,6 +52,8 @@ def test_register_twice_gives_the_same_name(rulesets):
     assert register(rulesets["tictactoe"]) == register(rulesets["tictactoe"]) == "rulebook_tictactoe_2p"
     assert register(rulesets["tictactoe"], name="my_ttt") == "my_ttt"
     assert pyspiel.load_game("my_ttt").num_distinct_actions() == 9
+    with pytest.raises(ValueError, match="already registered"):
+        register(rulesets["kuhn-poker"], name="my_ttt")
 
 
 def test_tictactoe_has_openspiels_5478_states(rulesets):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 __all__ = ["ActionSpace", "ObservationLayout", "Slot", "Block", "Atoms", "DEFAULT_INT_BOUND",
-           "DEFAULT_OPTION_SLOTS", "DEFAULT_CHANCE_BOUND", "uses_chance", "utility_of", "Utility"]
+           "DEFAULT_OPTION_SLOTS", "DEFAULT_CHANCE_BOUND", "uses_chance", "effect_values", "utility_of", "Utility"]
 
 # Integer parameters the ruleset does not bound get the values 0..DEFAULT_INT_BOUND.
 DEFAULT_INT_BOUND = 100
@@ -168,7 +168,7 @@ class ActionSpace:
             block = Block(aid, offset, slots)
             self.blocks.append(block)
             offset += block.size
-        decisions = _effect_keys(rs, "choose")
+        decisions = effect_values(rs, "choose")
         if decisions:
             self.blocks.append(Block("choose", offset, (self._any_slot("value", "", proven=False),)))
             offset += self.blocks[-1].size
@@ -339,10 +339,10 @@ def _int_constant(node, players, constants) -> Optional[int]:
 
 def uses_chance(rs) -> bool:
     """Whether the rules ever draw at random (a `shuffle` or `random` effect)."""
-    return bool(_effect_keys(rs, "shuffle") or _effect_keys(rs, "random"))
+    return bool(effect_values(rs, "shuffle") or effect_values(rs, "random"))
 
 
-def _effect_keys(rs, name: str) -> list:
+def effect_values(rs, name: str) -> list:
     """The values of every `name:` key in the rules' phases, actions and procedures (e.g. every
     `choose:` effect)."""
     found: list = []

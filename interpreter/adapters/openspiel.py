@@ -20,7 +20,7 @@ from .encoding import ActionSpace, ObservationLayout, Utility, utility_of, uses_
 
 __all__ = ["register", "make_game", "RulebookGame"]
 
-_REGISTERED: dict = {}  # name -> the game class registered under it
+_REGISTERED: dict = {}  # name -> (ruleset digest, players, utility) registered under it
 
 
 def _load(ruleset, modules):
@@ -38,9 +38,9 @@ def has_chance_api(rs) -> bool:
 
 
 def _imperfect(rs) -> bool:
-    from .encoding import _effect_keys
+    from .encoding import effect_values
 
-    return any(d.visibility != "public" for d in rs.vars.values()) or bool(_effect_keys(rs, "choose"))
+    return any(d.visibility != "public" for d in rs.vars.values()) or bool(effect_values(rs, "choose"))
 
 
 def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
@@ -75,8 +75,8 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
     class Game(RulebookGame):
         def __init__(self, params=None):
             super().__init__(game_type, game_info, params or {})
-            self.setup = setup
 
+    Game.setup = setup
     Game.__name__ = f"RulebookGame_{name}"
     return Game, game_type, name
 
@@ -85,9 +85,15 @@ def register(ruleset, modules=(), players=None, name=None, utility="auto") -> st
     """Register the ruleset with OpenSpiel; returns the name for `pyspiel.load_game`.
     `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'."""
     game_class, game_type, name = make_game(ruleset, modules, players, name, utility)
-    if name not in _REGISTERED:  # OpenSpiel keeps the first class registered under a name
-        pyspiel.register_game(game_type, game_class)
-        _REGISTERED[name] = game_class
+    setup = game_class.setup
+    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility)
+    if name in _REGISTERED:  # OpenSpiel keeps the first class registered under a name
+        if _REGISTERED[name] != key:
+            raise ValueError(f"the name {name!r} is already registered for another ruleset, player "
+                             "count or utility: pass name=...")
+        return name
+    pyspiel.register_game(game_type, game_class)
+    _REGISTERED[name] = key
     return name
 
 
