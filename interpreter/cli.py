@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
+
 __all__ = ["run", "main"]
 
 
@@ -41,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "json"], default="text")
     v.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
     v.add_argument("--no-warnings", action="store_true", help="hide warnings")
+    v.add_argument("--list", action="store_true", help="every definition by provenance kind with file:line")
 
     sub.add_parser("schema", help="print the JSON Schema of rule files (draft 2020-12)")
     sub.add_parser("list", help="list the bundled rulesets")
@@ -65,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
     sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
 
+    from .analyze.command import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
+
     pf = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
     ruleset_args(pf)
     pf.add_argument("--players", type=int)
@@ -83,8 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="step through a saved game")
     rp.add_argument("file")
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
-    from .info import add_parser as add_info  # the research encodings' sizes (interpreter/info.py)
-    add_info(sub, ruleset_args)
+    doc.add_parser(sub)
+    rulediff.add_parser(sub)
+    info.add_parser(sub, ruleset_args)
     return p
 
 
@@ -223,6 +231,8 @@ def _validate(name, args, out, err, collect=None) -> int:
         }
         if args.provenance and reports:
             payload["provenance"] = reports[0][1].provenance
+        if args.list and reports:
+            payload["provenance_list"] = doc.provenance_list(reports[0][1], as_json=True)
         if collect is not None:
             collect.append(payload)
         else:
@@ -241,6 +251,8 @@ def _validate(name, args, out, err, collect=None) -> int:
               f"{len(rs.entities)} components, players {','.join(map(str, rs.players))})", file=out)
     if args.provenance and reports:
         print(_provenance_text(reports[0][1]), file=out)
+    if args.list and reports:
+        print(doc.provenance_list(reports[0][1]), file=out)
     return 0 if ok else 1
 
 
@@ -368,12 +380,6 @@ def cmd_perft(args, out, err, _in) -> int:
     print(f"perft {rs.name} players={players} depth={args.depth}: {r['leaves']} leaves "
           f"({r['nodes']} nodes, set-up {r['setup']}, {r['setups']} set-up outcome(s))", file=out)
     return 0
-
-
-def cmd_info(args, out, err, _in) -> int:
-    from .info import run_info
-
-    return run_info(args, out, *_load_for_play(args))
 
 
 def cmd_check(args, out, err, _in) -> int:
@@ -533,8 +539,17 @@ def cmd_replay(args, out, err, stdin) -> int:
     return 0
 
 
+def cmd_analyze(args, out, err, stdin) -> int:
+    from .analyze.command import cmd_analyze as analyze
+
+    return analyze(args, out, err, stdin)
+
+
 _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
-    "replay": cmd_replay, "info": cmd_info,
+    "replay": cmd_replay, "analyze": cmd_analyze,
+    "info": lambda args, out, err, _in: info.run_info(args, out, *_load_for_play(args)),
+    "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
+    "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }
