@@ -29,6 +29,10 @@ def test_tictactoe_ids_are_the_cells(rulesets):
     assert [n for n, _ in space.legal_ids(state)] == [0, 1, 2, 3, 5, 6, 7, 8]
     with pytest.raises(ValueError, match="not legal"):
         space.decode(state, 4)
+    assert space.encode_action(space.decode_action(state, 8)) == 8
+    bad = type(state.legal_actions()[0])("place", {"cell": 12}, 1)
+    with pytest.raises(ValueError, match="no id"):
+        space.encode_action(bad)
 
 
 def test_kuhn_actions_and_chance_bound(rulesets):

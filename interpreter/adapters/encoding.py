@@ -239,6 +239,18 @@ class ActionSpace:
                 return block.offset + position if position < block.size else None
         return None
 
+    def encode_action(self, action, state=None) -> int:
+        """The id of `action` (ValueError when it has none: a value outside its slot)."""
+        number = self.encode(action, state)
+        if number is None:
+            raise ValueError(f"{action.label} has no id in this action space (a value outside its domain; "
+                             "see `rulebook info`)")
+        return number
+
+    def decode_action(self, state, number: int):
+        """The legal action of `state` whose id is `number` (ValueError when none is)."""
+        return self.decode(state, number)
+
     def legal_ids(self, state) -> list:
         """[(id, action)] for the legal actions of `state`, ids distinct, in legal order."""
         out, seen = [], set()
