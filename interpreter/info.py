@@ -15,7 +15,8 @@ def add_parser(sub, ruleset_args) -> None:
 
 def describe(rs, players: int) -> dict:
     """Everything `info` prints, as plain data."""
-    from .adapters.encoding import ActionSpace, ObservationLayout
+    from .adapters.encoding import ActionSpace
+    from .adapters.observation import ObservationLayout
 
     space = ActionSpace(rs, players)
     layout = ObservationLayout(rs, players)

@@ -7,7 +7,8 @@ import random
 import pytest
 
 import interpreter
-from interpreter.adapters.encoding import ActionSpace, ObservationLayout
+from interpreter.adapters.encoding import ActionSpace
+from interpreter.adapters.observation import ObservationLayout
 from interpreter.cli import run
 
 BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]

@@ -15,7 +15,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .encoding import ActionSpace, ObservationLayout, Utility, utility_of
+from .encoding import ActionSpace
+from .observation import ObservationLayout
+from .returns import Utility, utility_of
 
 __all__ = ["RulebookEnv", "make_env"]
 

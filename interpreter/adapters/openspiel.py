@@ -16,7 +16,9 @@ import re
 import numpy as np
 import pyspiel
 
-from .encoding import ActionSpace, ObservationLayout, Utility, utility_of, uses_chance
+from .encoding import ActionSpace, uses_chance
+from .observation import ObservationLayout
+from .returns import Utility, utility_of
 
 __all__ = ["register", "make_game", "RulebookGame"]
 

@@ -18,7 +18,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .encoding import ActionSpace, ObservationLayout, Utility, utility_of
+from .encoding import ActionSpace
+from .observation import ObservationLayout
+from .returns import Utility, utility_of
 
 __all__ = ["env", "raw_env", "RulebookAEC"]
 
