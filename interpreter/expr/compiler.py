@@ -11,225 +11,31 @@ expression of the ruleset) or `_f_name` (a whitelisted builtin). Attribute acces
 from __future__ import annotations
 
 import ast
+import hashlib
+import re
 import marshal as _marshal
 from types import FunctionType as _FunctionType
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Optional
 
+from lark import Token
+
 from ..errors import ExpressionError, suggest
+from ..memo import BoundedMemo, bounded_memo
 from .builtins import BUILTINS, ITERATING, Budget, int_too_big, make_runtime
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
 
-_PARSERS: dict = {}
+@bounded_memo(1)
+def _parser():
+    """The LALR parser of the grammar, built once per process with Lark's documented API.
+    Every tree node carries its line and column, so an error can say exactly where. (No
+    `cache=True`: Lark would unpickle a file from the shared temporary directory.)"""
+    from lark import Lark
 
-
-def _parser(positions: bool = True):
-    """The LALR parser; `positions` puts line and column on every tree node (tokens always
-    have them). Trees without them are cheaper: they are used first, and an expression with
-    an error is parsed again with positions to say exactly where."""
-    p = _PARSERS.get(positions)
-    if p is None:
-        from lark import Lark
-
-        p = _PARSERS[positions] = Lark.open(
-            "grammar.lark",
-            rel_to=__file__,
-            parser="lalr",
-            start=["expression", "statement"],
-            propagate_positions=positions,
-            maybe_placeholders=True,
-            cache=True,
-        )
-    return p
-
-
-_DRIVERS: dict = {}
-_str_new = str.__new__
-
-
-def _driver(positions: bool):
-    """The parse loop for the grammar (see `_Driver`), or None where it cannot drive this Lark."""
-    if positions not in _DRIVERS:
-        try:
-            _DRIVERS[positions] = _Driver(_parser(positions))
-        except Exception:  # noqa: BLE001 - a Lark whose insides differ: its own loop parses
-            _DRIVERS[positions] = None
-    return _DRIVERS[positions]
-
-
-class _Driver:
-    """Lark's LALR parser for the grammar, run by a tighter loop: the same parse table, the
-    same per-state (contextual) lexers and the same tree-building callbacks as `Lark.parse`,
-    so the same tree, with the reductions looked up by state instead of by rule object and
-    the tokens read in the same loop. It only parses: on anything unexpected it returns None
-    and `Lark.parse` runs, which raises the error the messages are written for."""
-
-    def __init__(self, lark):
-        from lark.parsers.lalr_analysis import Shift
-
-        try:
-            frontend = lark.parser
-            table = frontend.parser._parse_table
-            callbacks = frontend.parser.parser.callbacks
-            self.state_lexers = frontend.lexer.lexers
-        except AttributeError:
-            raise LookupError("another version of Lark") from None
-        if any(isinstance(k, str) for k in callbacks):
-            raise LookupError("callbacks on tokens")  # this grammar has none; Lark's loop handles them
-        from lark.parse_tree_builder import ExpandSingleChild
-
-        def reduction(rule):
-            cb = callbacks[rule]
-            if len(rule.expansion) == 1 and type(cb) is ExpandSingleChild:
-                cb = None  # `?rule: child`: the child is the value, nothing to build
-            return (len(rule.expansion), rule.origin.name, cb)
-
-        self.rows = {}
-        for state, row in table.states.items():
-            self.rows[state] = {sym: ((arg, None) if action is Shift else (None, reduction(arg)))
-                                for sym, (action, arg) in row.items()}
-        self.start_states, self.end_states = table.start_states, table.end_states
-        self.lexers: dict = {}  # id(Lark's lexer for a state) -> what the loop needs of it
-        self.chains: dict = {}  # (state below, top state, token type) -> top state after unit reductions
-        self.by_state: dict = {}  # parser state -> its lexer's (match, ignore, newline types, callbacks)
-
-    def _chain(self, below, top, token_type, end_state):
-        """The top state after the `?rule: child` reductions that `token_type` makes in `top`
-        over `below` (None if the table has no way on)."""
-        rows = self.rows
-        while top != end_state:
-            act = rows[top].get(token_type)
-            if act is None or act[0] is not None or act[1][2] is not None:
-                break
-            goto = rows[below].get(act[1][1])
-            if goto is None or goto[0] is None:
-                return None
-            top = goto[0]
-        return top
-
-    def _lexer(self, state):
-        lx = self.state_lexers[state]
-        got = self.lexers.get(id(lx))
-        if got is None:
-            try:
-                regexps = lx.scanner._mres  # building the scanner builds lx.callback too
-                ignore, newline_types, callback = lx.ignore_types, lx.newline_types, lx.callback
-            except AttributeError:
-                raise LookupError("another version of Lark") from None
-            if len(regexps) != 1 or ignore & set(callback) or getattr(lx, "use_bytes", False):
-                raise LookupError("a lexer the loop does not drive")
-            got = self.lexers[id(lx)] = (regexps[0].match, ignore, newline_types,
-                                         {t: _keywords(cb) for t, cb in callback.items()})
-        return got
-
-    def parse(self, text: str, start: str):
-        from lark import Token
-
-        rows, chains, by_state = self.rows, self.chains, self.by_state
-        states = [self.start_states[start]]
-        values: list = []
-        end_state = self.end_states[start]
-        pos, line, line_start, n = 0, 1, 0, len(text)
-        last = None
-        while True:
-            tok = None
-            while pos < n:
-                lx = by_state.get(states[-1])
-                if lx is None:
-                    lx = by_state[states[-1]] = self._lexer(states[-1])
-                match, ignore, newline_types, callback = lx
-                m = match(text, pos)
-                if m is None:
-                    return None
-                value, type_ = m.group(0), m.lastgroup
-                start_pos, start_line, start_col = pos, line, pos - line_start + 1
-                if type_ in newline_types:
-                    nl = value.count("\n")
-                    if nl:
-                        line += nl
-                        line_start = pos + value.rindex("\n") + 1
-                pos += len(value)
-                if type_ in ignore:
-                    continue
-                cb = callback.get(type_)
-                if cb is not None and type(cb) is dict:  # a keyword read as a name: its own type
-                    type_ = cb.get(value, type_)
-                    cb = None
-                # Token(type_, value, ...) without its keyword-argument handling (a few times faster)
-                tok = _str_new(Token, value)
-                tok.type, tok.value, tok.start_pos, tok.line, tok.column = type_, value, start_pos, start_line, start_col
-                tok.end_line, tok.end_column, tok.end_pos = line, pos - line_start + 1, pos
-                if cb is not None:
-                    tok = cb(tok)
-                break
-            if tok is None:
-                tok = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
-                is_end = True
-            else:
-                last = tok
-                is_end = False
-            while True:
-                act = rows[states[-1]].get(tok.type)
-                if act is None:
-                    return None
-                shift, reduce = act
-                if shift is not None:
-                    if is_end:
-                        return None
-                    states.append(shift)
-                    values.append(tok)
-                    break
-                size, origin, cb = reduce
-                if cb is None:
-                    # a run of `?rule: child` reductions replaces only the top state, and where
-                    # it ends depends only on the state below, the top state and the token
-                    key = (states[-2], states[-1], tok.type)
-                    top = chains.get(key)
-                    if top is None:
-                        top = self._chain(*key, end_state)
-                        if top is None:
-                            return None
-                        chains[key] = top
-                    states[-1] = top
-                    if is_end and top == end_state:
-                        return values[-1]
-                    continue
-                if size:
-                    kids = values[-size:]
-                    del states[-size:]
-                    del values[-size:]
-                else:
-                    kids = []
-                values.append(cb(kids))
-                goto = rows[states[-1]].get(origin)
-                if goto is None or goto[0] is None:
-                    return None
-                states.append(goto[0])
-                if is_end and states[-1] == end_state:
-                    return values[-1]
-
-
-def _keywords(callback):
-    """Lark's callback that gives a keyword matched as a name the keyword's type, as a dict
-    (text -> type, the first terminal of Lark's order winning as its alternation does); any
-    other callback as it is."""
-    from lark.lexer import PatternStr, UnlessCallback
-
-    if type(callback) is not UnlessCallback:
-        return callback
-    terminals = getattr(callback.scanner, "terminals", None)
-    if not terminals or not all(type(t.pattern) is PatternStr and not t.pattern.flags for t in terminals):
-        return callback
-    table: dict = {}
-    for t in terminals:
-        table.setdefault(t.pattern.value, t.name)
-    return table
-
-
-class _Retry(Exception):
-    """An error was found on a tree without node positions: parse again with them."""
+    return Lark.open("grammar.lark", rel_to=__file__, parser="lalr", start=["expression", "statement"],
+                     propagate_positions=True, maybe_placeholders=True)
 
 
 _TOKEN_NAMES = {
@@ -239,26 +45,33 @@ _TOKEN_NAMES = {
 }
 
 
-_TREE_CACHE: dict = {}
+# the process-level memos of the compiler (see interpreter/memo.py); `clear_memos()` empties them
+_TREES = BoundedMemo("expression parse trees", 50_000)  # (text, start) -> tree
+_GEN_CACHE = BoundedMemo("generated expression code", 100_000)  # (kind, text, signature) -> code
+_CODE_CACHE = BoundedMemo("compiled expression functions", 100_000)  # generated source -> code objects
+_NAMES = BoundedMemo("names in expression texts", 100_000)  # text -> its identifiers
 
 
-def parse(source: str, start: str = "expression", positions: bool = True):
+def clear_memos() -> None:
+    """Forget everything the compiler memoised in this process."""
+    for memo in (_TREES, _GEN_CACHE, _CODE_CACHE, _NAMES, _entity_signature_of.memo, _parser.memo,
+                 _stub_code.memo):
+        memo.clear()
+
+
+def parse(source: str, start: str = "expression"):
     """Parse to a Lark tree or raise ExpressionError with line and column. Trees are cached by
     text, so composing many module combinations parses each expression once."""
-    key = (str(source), start, positions) if isinstance(source, str) else None
-    if key is not None:
-        tree = _TREE_CACHE.get(key)
-        if tree is not None:
-            return tree
-    tree = _parse(source, start, positions)
-    if key is not None:
-        if len(_TREE_CACHE) > 50_000:
-            _TREE_CACHE.clear()
-        _TREE_CACHE[key] = tree
+    if not isinstance(source, str):
+        return _parse(source, start)
+    key = (source, start)
+    tree = _TREES.get(key)
+    if tree is None:
+        tree = _TREES.put(key, _parse(source, start))
     return tree
 
 
-def _parse(source: str, start: str = "expression", positions: bool = True):
+def _parse(source: str, start: str = "expression"):
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     if not isinstance(source, str):
@@ -266,13 +79,7 @@ def _parse(source: str, start: str = "expression", positions: bool = True):
     if len(source) > 4000:
         raise ExpressionError("expression longer than 4000 characters", 1, 1, code="too-long")
     try:
-        driver = _driver(positions)
-        try:
-            tree = driver.parse(source, start) if driver is not None else None
-        except Exception:  # noqa: BLE001 - a lexer the loop does not drive (another Lark?): Lark's own loop parses
-            tree = None
-        if tree is None:
-            tree = _parser(positions).parse(source, start=start)
+        tree = _parser().parse(source, start=start)
         _check_depth(tree, source)
         return tree
     except UnexpectedCharacters as e:
@@ -311,18 +118,6 @@ def _parse(source: str, start: str = "expression", positions: bool = True):
     except UnexpectedInput as e:  # pragma: no cover - other lark errors
         raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
                               getattr(e, "column", 1) or 1, source=source) from None
-
-
-_TOKEN = None
-
-
-def _Token():
-    global _TOKEN
-    if _TOKEN is None:
-        from lark import Token
-
-        _TOKEN = Token
-    return _TOKEN
 
 
 MAX_DEPTH = 64  # nesting of the parse tree; deeper would overflow Python's own compiler
@@ -397,17 +192,14 @@ class Scope:
 class _Gen:
     """Tree -> Python source, with name resolution and light type checks."""
 
-    def __init__(self, scope: Scope, source: str, fast: bool = False, positioned: bool = True):
+    def __init__(self, scope: Scope, source: str, fast: bool = False):
         self.scope = scope
         self.source = source
         self.fast = fast
-        self.positioned = positioned
         self.uses_budget = False
         self.names_used: set = set()
 
     def err(self, node, message, hint=None, code="name"):
-        if not self.positioned and not hasattr(node, "line"):
-            raise _Retry()
         line = getattr(getattr(node, "meta", None), "line", None) or getattr(node, "line", 1) or 1
         col = getattr(getattr(node, "meta", None), "column", None) or getattr(node, "column", 1) or 1
         raise ExpressionError(message, line, col, code=code, hint=hint, source=self.source)
@@ -436,7 +228,7 @@ class _Gen:
 
     # ------------------------------------------------------------------ dispatch
     def gen(self, node, lex) -> tuple[str, Any]:
-        if isinstance(node, _Token()):
+        if isinstance(node, Token):
             if node.type == "NAME":
                 return self.name(node, lex)
             raise AssertionError(node.type)
@@ -839,32 +631,13 @@ class CodeUnit:
         self.ns: Optional[dict] = None
         self.pending: list = []  # (index, holder) resolved after build()
 
-    def _gen(self, source: str, start: str, scope: Scope, positions: bool = False):
-        tree = parse(source, start, positions)
-        g = _Gen(scope, source, positioned=positions)
+    def _gen(self, source: str, start: str, scope: Scope):
+        tree = parse(source, start)
+        g = _Gen(scope, source)
         return g, tree
 
     def add_expression(self, source: str, scope: Optional[Scope] = None, lex: Optional[dict] = None):
         """Compile-check one expression now; return a handle whose `.fn` is set by build()."""
-        try:
-            return self._add_expression(source, scope, lex, False)
-        except _Retry:
-            return self._add_expression(source, scope, lex, True)
-
-    def add_statement(self, source: str, scope: Optional[Scope] = None):
-        """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
-        try:
-            return self._add_statement(source, scope, False)
-        except _Retry:
-            return self._add_statement(source, scope, True)
-
-    def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
-        try:
-            return self._add_define(name, params, source, scope, False)
-        except _Retry:
-            return self._add_define(name, params, source, scope, True)
-
-    def _add_expression(self, source, scope, lex, positions):
         scope = scope or self.scope
         if isinstance(source, bool) or source is None or isinstance(source, (int, float)):
             source = repr(source) if not isinstance(source, bool) else ("true" if source else "false")
@@ -875,32 +648,24 @@ class CodeUnit:
         if hit is not None:
             code, typ, fcode, names_used = hit
         else:
-            g, tree = self._gen(str(source), "expression", scope, positions)
+            g, tree = self._gen(str(source), "expression", scope)
             code, typ = g.gen(tree, dict(lex or {}))
             if "[" in str(source) or "." in str(source):
-                fast = _Gen(scope, str(source), fast=True, positioned=positions)
+                fast = _Gen(scope, str(source), fast=True)
                 fcode, _ = fast.gen(tree, dict(lex or {}))
             else:  # no indexing and no attribute: the fast variant would be the same code
                 fcode = code
             names_used = g.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.count += 1
-        try:
-            name, entries = _SOURCES[key]
-        except (KeyError, TypeError):
-            name, entries = _expression_source(str(source), code, fcode)
-            if len(_SOURCES) > 100_000:
-                _SOURCES.clear()
-            try:
-                _SOURCES[key] = (name, entries)
-            except TypeError:
-                pass
+        name, entries = _expression_source(str(source), code, fcode)
         self.lines.extend(entries)
         h = Handle(name, str(source), typ, set(names_used))
         self.pending.append(h)
         return h
 
-    def _add_statement(self, source, scope, positions):
+    def add_statement(self, source: str, scope: Optional[Scope] = None):
+        """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
         scope = scope or self.scope
         key = ("stmt", str(source), _signature(str(source), scope, None))
         hit = _cached_gen(key)
@@ -908,7 +673,7 @@ class CodeUnit:
             root, path, op, vcode, names_used = hit
             path = list(path)
         else:
-            g, tree = self._gen(str(source), "statement", scope, positions)
+            g, tree = self._gen(str(source), "statement", scope)
             root, path, op, vcode = g.statement(tree, {})
             names_used = g.names_used
             _store_gen(key, (root, list(path), op, vcode, sorted(names_used)))
@@ -939,7 +704,8 @@ class CodeUnit:
         self.pending.append(h)
         return h
 
-    def _add_define(self, name, params, source, scope, positions):
+    def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
+        """A named expression `name(params)`: generates `def d_name(_V, _L, ...)`."""
         scope = scope or self.scope
         lex = {p: None for p in params}
         key = ("define", str(source), _signature(str(source), scope, lex))
@@ -947,7 +713,7 @@ class CodeUnit:
         if hit is not None:
             code, typ, names_used = hit
         else:
-            g, tree = self._gen(str(source), "expression", scope, positions)
+            g, tree = self._gen(str(source), "expression", scope)
             code, typ = g.gen(tree, lex)
             names_used = g.names_used
             _store_gen(key, (code, typ, sorted(names_used)))
@@ -1001,9 +767,6 @@ class CodeUnit:
         return ns
 
 
-_SOURCES: dict = {}  # an expression's cache key -> (function name, generated source entries)
-
-
 def _expression_source(source: str, code: str, fcode: str) -> tuple:
     """The generated function(s) of an expression, named by content: the same expression in
     another module combination compiles once."""
@@ -1019,17 +782,13 @@ def _expression_source(source: str, code: str, fcode: str) -> tuple:
     return name, (f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {code}\n" + guard,)
 
 
-_STUB = []
-
-
+@bounded_memo(1)
 def _stub_code():
     """The code of a function not compiled yet: compile it (see `_materialize`), then call it."""
-    if not _STUB:
-        scratch: dict = {"__builtins__": {}}
-        exec(compile("def _stub(*_a, _me_=None, **_k):\n    return _LAZY(_me_)(*_a, **_k)\n",  # noqa: S102
-                     "<rulebook stub>", "exec"), scratch)
-        _STUB.append(scratch["_stub"].__code__)
-    return _STUB[0]
+    scratch: dict = {"__builtins__": {}}
+    exec(compile("def _stub(*_a, _me_=None, **_k):\n    return _LAZY(_me_)(*_a, **_k)\n",  # noqa: S102
+                 "<rulebook stub>", "exec"), scratch)
+    return scratch["_stub"].__code__
 
 
 def _materialize(ns: dict, lazy: dict, name: str):
@@ -1048,9 +807,7 @@ def _materialize(ns: dict, lazy: dict, name: str):
                 raise RuleRuntimeError(f"internal error: generated code failed to compile: {e}") from None
             exec(code, scratch)  # noqa: S102
             codes = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(entry)]
-            if len(_CODE_CACHE) > 200_000:
-                _CODE_CACHE.clear()
-            _CODE_CACHE[entry] = codes
+            _CODE_CACHE.put(entry, codes)
             from .. import diskcache
 
             if diskcache.enabled():
@@ -1059,7 +816,7 @@ def _materialize(ns: dict, lazy: dict, name: str):
                 diskcache.touch()
         for n, code, defaults in codes:
             fn = ns[n]
-            if fn.__code__ is _STUB[0]:
+            if fn.__code__ is _stub_code():
                 fn.__code__ = code
                 fn.__defaults__ = defaults
                 fn.__kwdefaults__ = None
@@ -1069,12 +826,8 @@ def _materialize(ns: dict, lazy: dict, name: str):
 
 _NO_VALUES = MappingProxyType({})
 _NOV_DEFAULTS = (_NO_VALUES, _NO_VALUES)
-_CODE_CACHE: dict = {}
-_GEN_CACHE: dict = {}
-_NAMES: dict = {}
-
-
-_STRING_RE = None
+_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+_IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "lambda", "let",
                        "true", "false", "none", "True", "False", "None"})
 
@@ -1082,21 +835,11 @@ _KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "lambda", 
 def _text_names(source: str) -> tuple:
     """The identifiers of an expression, found in its text (string literals left out): a
     superset of its names (attribute and keyword names too), enough to key caches by."""
-    global _STRING_RE
     hit = _NAMES.get(source)
-    if hit is not None:
-        return hit
-    import re
-
-    if _STRING_RE is None:
-        _STRING_RE = (re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\""),
-                      re.compile(r"[A-Za-z_][A-Za-z0-9_]*"))
-    text = _STRING_RE[0].sub("''", source)
-    names = tuple(sorted(set(_STRING_RE[1].findall(text)) - _KEYWORDS))
-    if len(_NAMES) > 200_000:
-        _NAMES.clear()
-    _NAMES[source] = names
-    return names
+    if hit is None:
+        text = _STRINGS.sub("''", source)
+        hit = _NAMES.put(source, tuple(sorted(set(_IDENTIFIERS.findall(text)) - _KEYWORDS)))
+    return hit
 
 
 def _signature(source: str, scope, lex) -> tuple:
@@ -1125,30 +868,36 @@ def _signature(source: str, scope, lex) -> tuple:
     return (tuple(sig), _entity_signature(scope.entity_types))
 
 
-_ENT_SIG: dict = {}
-
-
 def _entity_signature(entity_types: dict) -> str:
     """The component types' attributes, as one short text (the same dict object is shared by
     every scope of a ruleset, so this is computed once per ruleset)."""
-    hit = _ENT_SIG.get(id(entity_types))
-    if hit is not None and hit[0] is entity_types:
-        return hit[1]
-    import hashlib
+    return _entity_signature_of(_Identity(entity_types))
 
-    text = repr(sorted((t, sorted(a)) for t, a in entity_types.items()))
-    sig = hashlib.sha1(text.encode()).hexdigest()
-    if len(_ENT_SIG) > 1000:
-        _ENT_SIG.clear()
-    _ENT_SIG[id(entity_types)] = (entity_types, sig)
-    return sig
+
+class _Identity:
+    """A dict as a memo key by identity (it is not changed once the scopes of a ruleset
+    share it); holding it keeps its id from being reused while the memo remembers it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self):
+        return id(self.value)
+
+    def __eq__(self, other):
+        return type(other) is _Identity and other.value is self.value
+
+
+@bounded_memo(1000)
+def _entity_signature_of(entity_types: _Identity) -> str:
+    text = repr(sorted((t, sorted(a)) for t, a in entity_types.value.items()))
+    return hashlib.sha1(text.encode()).hexdigest()
 
 
 def _cached_gen(key):
-    try:
-        hit = _GEN_CACHE.get(key)
-    except TypeError:  # an unhashable type in the signature: compile without the cache
-        return None
+    hit = _GEN_CACHE.get(key)  # (None for a key with an unhashable type: compiled again)
     if hit is not None:
         return hit
     from .. import diskcache
@@ -1161,12 +910,7 @@ def _cached_gen(key):
 
 
 def _store_gen(key, value):
-    if len(_GEN_CACHE) > 100_000:
-        _GEN_CACHE.clear()
-    try:
-        _GEN_CACHE[key] = value
-    except TypeError:
-        return
+    _GEN_CACHE.put(key, value)
     from .. import diskcache
 
     if diskcache.enabled():
@@ -1175,22 +919,13 @@ def _store_gen(key, value):
 
 
 def _digest(*parts) -> str:
-    import hashlib
-
     return hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:16]
 
 
-_DEF_NAMES: dict = {}
-
-
 def _def_names(src: str) -> list:
-    names = _DEF_NAMES.get(src)
-    if names is None:
-        names = [line[4:line.index("(")] for line in src.splitlines() if line.startswith("def ")]
-        if len(_DEF_NAMES) > 200_000:
-            _DEF_NAMES.clear()
-        _DEF_NAMES[src] = names
-    return names
+    """The names of the functions a generated source defines."""
+    return [line[4:line.index("(")] for line in src.splitlines() if line.startswith("def ")]
+
 _PY_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError,
               RecursionError)
 
