@@ -11,6 +11,7 @@ expression of the ruleset) or `_f_name` (a whitelisted builtin). Attribute acces
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 import marshal as _marshal
@@ -23,7 +24,8 @@ from lark import Token
 
 from ..errors import ExpressionError, suggest
 from ..memo import BoundedMemo, bounded_memo
-from .builtins import BUILTINS, ITERATING, Budget, int_too_big, make_runtime
+from .builtins import (BUILTINS, CHARGED, ITERATING, MAX_INT_BITS, MAX_INT_DIGITS, Budget, int_too_big,
+                       make_runtime)
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
 
@@ -243,7 +245,17 @@ class _Gen:
     def g_number(self, node, lex):
         text = str(node.children[0])
         # normalised: Python refuses leading zeros ("01") in source
-        return (repr(float(text)) if "." in text else str(int(text))), NUM
+        if "." in text:
+            value = float(text)
+            if value == float("inf"):
+                self.err(node, f"the number {_clip(text)} is too large (the largest is about 1.8e308)",
+                         code="number")
+            return repr(value), NUM
+        digits = text.lstrip("0") or "0"
+        if len(digits) > MAX_INT_DIGITS or int(digits).bit_length() > MAX_INT_BITS:
+            self.err(node, f"the number {_clip(text)} is too large (at most {MAX_INT_BITS} bits, "
+                           f"about {MAX_INT_DIGITS} digits)", code="number")
+        return str(int(digits)), NUM
 
     def g_string(self, node, lex):
         raw = str(node.children[0])
@@ -401,7 +413,9 @@ class _Gen:
     def g_add(self, node, lex):
         a, b, ta, tb = self._arith(node, lex, "+")
         t = ta if ta == tb else None
-        return f"({a} + {b})", t
+        if NUM in (ta, tb):
+            return f"({a} + {b})", t
+        return f"_add({a}, {b})", t  # lists or texts: the elements produced are charged
 
     def g_sub(self, node, lex):
         a, b, *_ = self._arith(node, lex, "-")
@@ -409,8 +423,8 @@ class _Gen:
 
     def g_mul(self, node, lex):
         a, b, ta, tb = self._arith(node, lex, "*")
-        if _is_num_literal(a) and tb == NUM or _is_num_literal(b) and ta == NUM:
-            return f"({a} * {b})", NUM  # growth bounded by the literal
+        if _is_small_literal(a) and tb == NUM or _is_small_literal(b) and ta == NUM:
+            return f"({a} * {b})", NUM  # growth bounded by the literal (stored numbers are checked)
         if ta == NUM and tb == NUM:
             return f"_mul({a}, {b})", NUM  # checked: repeated squaring would make huge numbers
         if _is_int_literal(b) or _is_int_literal(a):
@@ -594,6 +608,11 @@ def _is_int_literal(code: str) -> bool:
     return code.isdigit()
 
 
+def _is_small_literal(code: str) -> bool:
+    """A number literal below 2**31: multiplying by it cannot make a number explode."""
+    return _is_num_literal(code) and abs(float(code)) < 2 ** 31
+
+
 def _is_num_literal(code: str) -> bool:
     try:
         float(code)
@@ -724,7 +743,7 @@ class CodeUnit:
     def build(self, constants: Optional[dict] = None) -> dict:
         ns = make_runtime(self.entities, self.budget)
         ns["_K"] = dict(constants if constants is not None else self.scope.constants)
-        ns["_aug"] = _aug
+        ns["_aug"] = functools.partial(_aug, self.budget)
         ns["_key"] = _key
         ns["_get_or0"] = _get_or0
         ns["_cp"] = _cp
@@ -948,24 +967,47 @@ def _runtime_error(exc, source):
     return RuleRuntimeError(f"{why} (in '{source}')")
 
 
-def _aug(a, op, b):
+_BIGGEST_INT = 1 << MAX_INT_BITS
+
+
+def _too_large():
+    from ..errors import RuleRuntimeError
+
+    return RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
+
+
+def _aug(budget, a, op, b):
+    """`a op= b` of an assignment (bound to the ruleset's work budget in `build`)."""
     if op == "+":
         if a is None:
             return b
-        return a + b
-    if op == "-":
-        return (a or 0) - b
-    if op == "*":
+        t = type(a)
+        if (t is list or t is str) and type(b) is t:
+            budget.charge(len(a) + len(b), "joining lists or texts")
+        result = a + b
+    elif op == "-":
+        result = (a or 0) - b
+    elif op == "*":
         if int_too_big(a, b):
-            from ..errors import RuleRuntimeError
-            raise RuleRuntimeError("a number too large")
-        return a * b
-    if op == "//":
+            raise _too_large()
+        result = _mul_checked(budget, a, b)
+    elif op == "//":
         if b == 0:
             from ..errors import RuleRuntimeError
             raise RuleRuntimeError("division by zero")
-        return a // b
-    raise AssertionError(op)
+        result = a // b
+    else:
+        raise AssertionError(op)
+    if type(result) is int and not -_BIGGEST_INT < result < _BIGGEST_INT:
+        raise _too_large()
+    return result
+
+
+def _mul_checked(budget, a, b):
+    for seq, times in ((a, b), (b, a)):
+        if type(seq) in (list, str) and type(times) is int and times > 0:
+            budget.charge(len(seq) * times, "repeating a sequence")
+    return a * b
 
 
 def _key(o, k):
@@ -987,10 +1029,13 @@ def _describe(e) -> str:
 
 
 def _cp(x):
-    """Assignment copies a list or map: rules have value semantics, never aliasing."""
+    """Assignment copies a list or map: rules have value semantics, never aliasing. A number
+    stored is at most MAX_INT_BITS bits (a loop of multiplications stops there)."""
     t = type(x)
     if t is list or t is dict:
         return _marshal.loads(_marshal.dumps(x, 2))
+    if t is int and not -_BIGGEST_INT < x < _BIGGEST_INT:
+        raise _too_large()
     return x
 
 
@@ -1022,7 +1067,7 @@ class CompiledExpression:
     def __init__(self, source, fn, budget, names):
         self.source = source
         self._fn = fn
-        self._budget = budget  # None when the expression iterates over nothing
+        self._budget = budget  # None when the expression charges no work
         self.names = names
         # `evaluate(mapping)` is the generated function itself when there is no work budget to
         # reset (no call in between); otherwise a small closure resets the budget first
@@ -1059,8 +1104,12 @@ def compile_expression(source: str, names=(), *, functions: Optional[dict] = Non
         unit.add_define(fname, list(params), body)
     h = unit.add_expression(source)
     unit.build()
-    iterates = any("_T(" in line for line in unit.lines)
-    return CompiledExpression(source, h.fn, budget if iterates else None, sorted(h.names))
+    charges = any(_CHARGING.search(line) for line in unit.lines)
+    return CompiledExpression(source, h.fn, budget if charges else None, sorted(h.names))
+
+
+# generated code that may charge the work budget: then each evaluation starts with a full budget
+_CHARGING = re.compile(r"_T\(|_in\(|_add\(|_mul|_aug\(|_f_(" + "|".join(sorted(CHARGED)) + r")\(")
 
 
 def _example_type(v, entities=None):
