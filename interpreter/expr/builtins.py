@@ -526,7 +526,7 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
             raise RuleRuntimeError(f"cannot look for {_short(a)} in {_short(b)}") from None
 
     ns.update(_LE=(KeyError, IndexError, TypeError), _in=_in, _A=_A, _I=_I, _mul=_mul, _mulk=_mulk, _add=_add, _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
-              _T=budget.take, _RE=RuleRuntimeError, _E=ent)
+              _T=budget.take, _E=ent)
     return ns
 
 

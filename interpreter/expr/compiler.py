@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from lark import Token
 
-from ..errors import ExpressionError, suggest
+from ..errors import ExpressionError, RuleRuntimeError, suggest
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import (BUILTINS, CHARGED, ITERATING, MAX_INT_BITS, MAX_INT_DIGITS, Budget, int_too_big,
                        make_runtime)
@@ -98,15 +98,17 @@ def _parse(source: str, start: str = "expression"):
         raise ExpressionError(f"unexpected character {ch!r}", e.line, e.column, hint=hint,
                               source=source) from None
     except UnexpectedEOF:
-        line = source.count("\n") + 1
-        col = len(source.rsplit("\n", 1)[-1]) + 1
+        line, col = _end_of(source)
         raise ExpressionError("the expression ends too early", line, col,
                               hint="is a bracket or an operand missing?", source=source) from None
     except UnexpectedToken as e:
         tok = e.token
+        if "ELSE" in e.expected:
+            line, col = (tok.line, tok.column) if tok.type != "$END" else _end_of(source)
+            raise ExpressionError("a conditional expression needs `else`: `A if COND else B`", line, col,
+                                  hint="add `else` and the value to use otherwise", source=source) from None
         if tok.type == "$END":
-            line = source.count("\n") + 1
-            col = len(source.rsplit("\n", 1)[-1]) + 1
+            line, col = _end_of(source)
             raise ExpressionError("the expression ends too early", line, col,
                                   hint="is a bracket or an operand missing?", source=source) from None
         hint = None
@@ -120,6 +122,11 @@ def _parse(source: str, start: str = "expression"):
     except UnexpectedInput as e:  # pragma: no cover - other lark errors
         raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
                               getattr(e, "column", 1) or 1, source=source) from None
+
+
+def _end_of(source: str) -> tuple:
+    """(line, column) just after the last character of `source`."""
+    return source.count("\n") + 1, len(source.rsplit("\n", 1)[-1]) + 1
 
 
 MAX_DEPTH = 64  # nesting of the parse tree; deeper would overflow Python's own compiler
@@ -249,12 +256,12 @@ class _Gen:
             value = float(text)
             if value == float("inf"):
                 self.err(node, f"the number {_clip(text)} is too large (the largest is about 1.8e308)",
-                         code="number")
+                         hint="use a smaller number", code="number")
             return repr(value), NUM
         digits = text.lstrip("0") or "0"
         if len(digits) > MAX_INT_DIGITS or int(digits).bit_length() > MAX_INT_BITS:
             self.err(node, f"the number {_clip(text)} is too large (at most {MAX_INT_BITS} bits, "
-                           f"about {MAX_INT_DIGITS} digits)", code="number")
+                           f"about {MAX_INT_DIGITS} digits)", hint="use a smaller number", code="number")
         return str(int(digits)), NUM
 
     def g_string(self, node, lex):
@@ -340,6 +347,11 @@ class _Gen:
         return f"({a} if {c} else {b})", ta if ta == tb else None
 
     def g_lambda(self, node, lex):
+        self.err(node, "a lambda is not a value: it can only be given to a builtin, "
+                       "as in sorted(xs, key=lambda x: ...)", code="type",
+                 hint="store or return the value it computes, or name it as a define with params")
+
+    def _lambda_argument(self, node, lex):
         params = [str(t) for t in node.children[0].children]
         inner = dict(lex)
         for p in params:
@@ -512,10 +524,10 @@ class _Gen:
                     if a is None:
                         continue
                     if getattr(a, "data", None) == "kwarg":
-                        v, vt = self.gen(a.children[1], lex)
+                        v, vt = self._argument(fname, a.children[1], lex)
                         kw_args.append((str(a.children[0]), v, a))
                     else:
-                        c, ct = self.gen(a, lex)
+                        c, ct = self._argument(fname, a, lex)
                         pos_args.append((c, ct, a))
         if fname in self.scope.defines and (fname not in lex):
             self.names_used.add(fname)  # a called define is used (no false 'unused' warning)
@@ -556,7 +568,9 @@ class _Gen:
                 codes[0] = f"_T({codes[0]})"
         parts = codes + [f"{k}={v}" for k, v, _ in kw_args]
         rtype = None
-        if fname in ("count", "len", "sum", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
+        if fname == "sum":
+            rtype = _sum_type(pos_args)
+        elif fname in ("count", "len", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
             rtype = NUM
         elif fname in ("any", "all"):
             rtype = BOOL
@@ -570,6 +584,12 @@ class _Gen:
         elif fname == "range":
             rtype = _list_of(NUM)
         return f"_f_{fname}({', '.join(parts)})", rtype
+
+    def _argument(self, fname, node, lex):
+        """An argument of a call: a lambda is allowed here, and only for a builtin."""
+        if getattr(node, "data", None) == "lambda_" and fname in BUILTINS and fname not in self.scope.defines:
+            return self._lambda_argument(node, lex)
+        return self.gen(node, lex)
 
     # ------------------------------------------------------------------ statements
     def statement(self, node, lex):
@@ -596,6 +616,90 @@ class _Gen:
             k, _ = self.gen(node.children[1], lex)
             return root, path + [k]
         return root, path + [repr(str(node.children[1]))]
+
+
+def _sum_type(args):
+    """sum(xs) is a number (it starts from 0); sum(xs, start) has the type of `start`: a sum
+    of lists is a list."""
+    if len(args) == 2:
+        start = args[1][1]
+        return start if start == NUM or (isinstance(start, tuple) and start[0] == "list") else None
+    return NUM
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "lambda", "let",
+                       "true", "false", "none", "True", "False", "None"})
+_LOOKS_LIKE_VALUES = {"null": "none", "Null": "none", "NULL": "none", "yes": "true", "no": "false",
+                      "on": "true", "off": "false", "TRUE": "true", "FALSE": "false"}
+
+
+def check_name(name) -> Optional[tuple]:
+    """None if `name` can name a var, a constant, a define or a parameter; else (message,
+    suggestion). Names are letters, digits and '_', starting with a letter, and are not words
+    of the expression language (nor YAML's spellings of none/true/false)."""
+    if name is None or isinstance(name, bool):  # an unquoted YAML key `null`, `~`, `true`, `no`...
+        word = {None: "null", True: "true", False: "false"}[name]
+        return (f"a name written as {word} reads as the value {_LOOKS_LIKE_VALUES.get(word, word)} in YAML",
+                f"choose another name, such as '{word}_count'")
+    if not isinstance(name, str) or not _NAME.match(name):
+        shown = repr(name)
+        cleaned = re.sub(r"[^A-Za-z0-9_]", "", str(name)).lstrip("_0123456789")
+        return (f"{shown} is not a usable name: a name is letters, digits and '_', starting with a letter",
+                f"did you mean '{cleaned}'?" if cleaned else "choose a name such as 'score'")
+    if name in _KEYWORDS:
+        return (f"'{name}' is a word of the expression language and cannot be a name",
+                f"choose another name, such as '{name.lower()}_value'")
+    if name in _LOOKS_LIKE_VALUES:
+        return (f"'{name}' cannot be a name: in YAML it reads as the value {_LOOKS_LIKE_VALUES[name]}",
+                f"choose another name, such as '{name.lower()}_count'")
+    return None
+
+
+MAX_DEFINE_DEPTH = 200  # named expressions calling each other, one inside the next
+
+
+def _define_problems(calls: dict) -> list:
+    """Cycles and over-deep chains in the call graph of the named expressions (iterative: a
+    chain may be thousands long)."""
+    depth: dict = {}  # define -> length of its longest chain of calls (1: calls no define)
+    state: dict = {}
+    problems = []
+    for root in calls:
+        if root in state:
+            continue
+        path, stack = [root], [iter(calls[root])]
+        state[root] = "open"
+        while stack:
+            callee = next(stack[-1], None)
+            if callee is None:
+                name = path.pop()
+                stack.pop()
+                depth[name] = 1 + max((depth[c] for c in calls[name] if c in depth), default=0)
+                state[name] = "done"
+            elif callee not in calls:
+                continue
+            elif state.get(callee) == "open":
+                cycle = path[path.index(callee):] + [callee]
+                problems.append((cycle[0], ExpressionError(
+                    "named expressions call each other without end: " + " -> ".join(cycle), 1, 1,
+                    code="define-cycle", hint="one of them must stop calling the others")))
+            elif callee not in state:
+                state[callee] = "open"
+                path.append(callee)
+                stack.append(iter(calls[callee]))
+    too_deep = {n for n, d in depth.items() if d > MAX_DEFINE_DEPTH}
+    called = {c for n in too_deep for c in calls[n]}
+    for head in [n for n in calls if n in too_deep and n not in called]:
+        chain = [head]
+        while calls.get(chain[-1]):
+            chain.append(max((c for c in calls[chain[-1]] if c in depth), key=depth.get))
+        shown = " -> ".join(chain[:3] + ["..."] + chain[-1:]) if len(chain) > 5 else " -> ".join(chain)
+        problems.append((head, ExpressionError(
+            f"the chain of named expressions from '{head}' is too deep: {len(chain)} levels "
+            f"({shown}); at most {MAX_DEFINE_DEPTH}", 1, 1, code="define-depth",
+            hint="compute the value in fewer steps (a comprehension over a list, or a constant)")))
+    return problems
 
 
 def _tname(t):
@@ -649,6 +753,7 @@ class CodeUnit:
         self.count = 0
         self.ns: Optional[dict] = None
         self.pending: list = []  # (index, holder) resolved after build()
+        self.define_calls: dict = {}  # define name -> the defines its expression calls
 
     def _gen(self, source: str, start: str, scope: Scope):
         tree = parse(source, start)
@@ -716,7 +821,7 @@ class CodeUnit:
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {op[:-1]!r}, {vcode})")
         body = ["    try:"] + ["    " + b for b in body]
-        body.append(f"    except _PE as _x:\n        raise _rt(_x, {_clip(str(source))!r}) from None")
+        body.append(_guard(name, str(source)).rstrip("\n"))
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
         h = Handle(name, str(source), None, set(names_used))
         h.target = root
@@ -726,6 +831,10 @@ class CodeUnit:
     def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
         """A named expression `name(params)`: generates `def d_name(_V, _L, ...)`."""
         scope = scope or self.scope
+        for n in [name, *params]:
+            problem = check_name(n)
+            if problem is not None:
+                raise ExpressionError(problem[0], 1, 1, code="name", hint=problem[1], source=str(source))
         lex = {p: None for p in params}
         key = ("define", str(source), _signature(str(source), scope, lex))
         hit = _cached_gen(key)
@@ -738,7 +847,14 @@ class CodeUnit:
             _store_gen(key, (code, typ, sorted(names_used)))
         args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
         self.lines.append(f"def d_{name}({args}):\n    return {code}\n")
+        self.define_calls[name] = sorted(set(names_used) & set(scope.defines) - set(params) - {name}
+                                         | ({name} if name in names_used else set()))
         return typ, set(names_used)
+
+    def check_defines(self) -> list:
+        """[(define name, ExpressionError)] for every cycle of named expressions that call each
+        other, and every chain of calls deeper than MAX_DEFINE_DEPTH (reported at its head)."""
+        return _define_problems(self.define_calls)
 
     def build(self, constants: Optional[dict] = None) -> dict:
         ns = make_runtime(self.entities, self.budget)
@@ -747,10 +863,11 @@ class CodeUnit:
         ns["_key"] = _key
         ns["_get_or0"] = _get_or0
         ns["_cp"] = _cp
-        ns["_describe"] = _describe
         ns["_PE"] = _PY_ERRORS
         ns["_NOV"] = _NO_VALUES
-        ns["_rt"] = _runtime_error
+        ns["_rt"] = functools.partial(_runtime_error, self.pending)
+        ns["_at"] = functools.partial(_located, self.pending)
+        ns["_RRE"] = RuleRuntimeError
         # each generated function is compiled once per process (by its source text) and bound
         # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
         # A function not compiled yet is bound as a stub that compiles it on its first call and
@@ -792,7 +909,7 @@ def _expression_source(source: str, code: str, fcode: str) -> tuple:
     name = "_e" + _digest(code, fcode, source)
     # a Python error (a value of the wrong type met at run time) becomes a RuleRuntimeError
     # that names the expression; `try` costs nothing when nothing is raised
-    guard = f"    except _PE as _x:\n        raise _rt(_x, {_clip(source)!r}) from None\n"
+    guard = _guard(name, source)
     if fcode != code:
         # plain subscripts first; on any lookup error, the checked version explains it
         return name, (f"def {name}_safe(_V, _L):\n    try:\n        return {code}\n" + guard,
@@ -847,10 +964,6 @@ _NO_VALUES = MappingProxyType({})
 _NOV_DEFAULTS = (_NO_VALUES, _NO_VALUES)
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "lambda", "let",
-                       "true", "false", "none", "True", "False", "None"})
-
-
 def _text_names(source: str) -> tuple:
     """The identifiers of an expression, found in its text (string literals left out): a
     superset of its names (attribute and keyword names too), enough to key caches by."""
@@ -953,18 +1066,76 @@ def _clip(source: str) -> str:
     return source if len(source) <= 60 else source[:57] + "..."
 
 
-def _runtime_error(exc, source):
-    from ..errors import RuleRuntimeError
+def _guard(name: str, source: str) -> str:
+    """The `except` clauses of a generated function: a Python error (a value of the wrong type
+    met at run time) becomes a RuleRuntimeError in plain words naming the expression, and any
+    rule error gets the expression's position in the rule files (`try` costs nothing when
+    nothing is raised)."""
+    return (f"    except _PE as _x:\n        raise _rt(_x, {_clip(source)!r}, {name!r}) from None\n"
+            f"    except _RRE as _x:\n        raise _at(_x, {_clip(source)!r}, {name!r}) from None\n")
 
+
+def _position(handles: list, name: str):
+    """The position in the rule files of the expression compiled as `name` (None if unknown)."""
+    for handle in handles:
+        if handle.name == name and handle.pos is not None:
+            return handle.pos
+    return None
+
+
+def _located(handles: list, exc, source: str, name: str):
+    """A rule error raised inside the expression `name`, naming that expression and its
+    position unless an inner expression (a define, an expression nested in it) did already."""
+    if getattr(exc, "expression", None) is not None:
+        return exc
+    located = RuleRuntimeError(f"{exc} (in '{source}')", pos=exc.pos or _position(handles, name))
+    located.expression = source
+    return located
+
+
+_PYTHON_TYPES = {"int": "a number", "float": "a number", "str": "text", "list": "a list", "dict": "a map",
+                 "NoneType": "none", "bool": "a boolean", "function": "a function", "tuple": "a list"}
+
+
+def _plain_words(message: str) -> str:
+    """Python's wording of a type error, in the words of the language (or as it is)."""
+    def kind(name):
+        return _PYTHON_TYPES.get(name, "a value")
+
+    m = re.match(r"'(\S+)' not supported between instances of '(\w+)' and '(\w+)'", message)
+    if m:
+        return f"cannot compare {kind(m[2])} with {kind(m[3])} using '{m[1]}'"
+    m = re.match(r"unsupported operand type\(s\) for (\S+?): '(\w+)' and '(\w+)'", message)
+    if m:
+        return f"cannot use '{m[1]}' on {kind(m[2])} and {kind(m[3])}"
+    m = re.match(r'can only concatenate (\w+) \(not "(\w+)"\) to \w+', message)
+    if m:
+        return f"cannot add {kind(m[2])} to {kind(m[1])}"
+    m = re.match(r"bad operand type for unary (\S+): '(\w+)'", message)
+    if m:
+        return f"cannot use '{m[1]}' on {kind(m[2])}"
+    m = re.match(r"'(\w+)' object is not (iterable|subscriptable)", message)
+    if m:
+        return f"{kind(m[1])} is not a list or a map" + (" (it cannot be gone through)" if m[2] == "iterable" else
+                                                          " (it cannot be indexed)")
+    m = re.match(r"object of type '(\w+)' has no len\(\)", message)
+    if m:
+        return f"{kind(m[1])} has no length"
+    return message
+
+
+def _runtime_error(handles: list, exc, source: str, name: str):
     if isinstance(exc, RecursionError):
-        why = "named expressions call each other without end"
+        why = "named expressions call each other too deeply"
     elif isinstance(exc, ZeroDivisionError):
         why = "division by zero"
     elif isinstance(exc, OverflowError):
         why = "a number too large"
     else:
-        why = str(exc) or type(exc).__name__
-    return RuleRuntimeError(f"{why} (in '{source}')")
+        why = _plain_words(str(exc)) or type(exc).__name__
+    error = RuleRuntimeError(f"{why} (in '{source}')", pos=_position(handles, name))
+    error.expression = source
+    return error
 
 
 _BIGGEST_INT = 1 << MAX_INT_BITS
@@ -1020,23 +1191,29 @@ def _key(o, k):
     return k
 
 
-def _describe(e) -> str:
-    if isinstance(e, KeyError):
-        return f"no key {e.args[0]!r}"
-    if isinstance(e, IndexError):
-        return "index outside the list"
-    return "that value cannot be changed this way"
-
-
 def _cp(x):
     """Assignment copies a list or map: rules have value semantics, never aliasing. A number
     stored is at most MAX_INT_BITS bits (a loop of multiplications stops there)."""
     t = type(x)
     if t is list or t is dict:
-        return _marshal.loads(_marshal.dumps(x, 2))
+        try:
+            return _marshal.loads(_marshal.dumps(x, 2))
+        except ValueError:  # something marshal cannot copy: not plain data
+            raise _not_data(x) from None
     if t is int and not -_BIGGEST_INT < x < _BIGGEST_INT:
         raise _too_large()
+    if t not in _PLAIN:
+        raise _not_data(x)
     return x
+
+
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+def _not_data(x):
+    from ..errors import RuleRuntimeError
+
+    return RuleRuntimeError("only numbers, text, booleans, none, lists and maps can be stored")
 
 
 def _get_or0(o, k):
