@@ -134,3 +134,35 @@ def test_a_short_chain_is_fine():
     unit = _chain(50)
     assert unit.check_defines() == []
     unit.build()
+
+
+# ---------------------------------------------------------------- map keys: text or whole numbers, one kind per map
+@pytest.mark.parametrize("src,expected", [
+    ("{1: 'a', 2: 'b'}", {1: "a", 2: "b"}),
+    ("{'a': 1}", {"a": 1}),
+    ("{0: 5}[0]", 5),
+    ("keys({'2': 'x', 'y': 1})", [2, "y"]),
+    ("combined([{0: 1}, {'0': 2}])", {"0": 3}),  # a map built by a builtin has text keys
+    ("1 in {1: 0}", True),
+])
+def test_map_keys(src, expected):
+    got = compile_expression(src).evaluate({})
+    assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize("src", ["{1.5: 'a'}", "{none: 1}", "{true: 1}", "{1: 'a', 'b': 2}", "combined([m])"])
+def test_other_map_keys_are_a_rule_error(src):
+    ce = compile_expression(src, ["m"])
+    with pytest.raises(RuleRuntimeError, match="map keys are text or whole numbers"):
+        ce.evaluate({"m": {2.5: 1}})
+
+
+@pytest.mark.parametrize("key", ["1.5", "none", "[1]"])
+def test_an_assignment_with_another_key_is_a_rule_error(key):
+    unit = CodeUnit(Scope(vars={"m": None}))
+    handle = unit.add_statement(f"m[{key}] = 1")
+    unit.build()
+    values = {"m": {}}
+    with pytest.raises(RuleRuntimeError, match="map keys are text or whole numbers"):
+        handle.fn(values, {})
+    assert values["m"] == {}

@@ -112,12 +112,37 @@ def _key_back(k):
     return k
 
 
+def text_key(key):
+    """A map key as it is stored: text as it is, a whole number as its text (player numbers
+    come back as numbers through `keys`, `items` and iteration); any other key is refused."""
+    t = type(key)
+    if t is str:
+        return key
+    if t is int:
+        return str(key)
+    raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(key)}")
+
+
+def one_kind_of_keys(mapping: dict) -> dict:
+    """`mapping` (a map literal) checked: its keys are all text or all whole numbers."""
+    kinds = {type(key) for key in mapping}
+    if kinds <= {str} or kinds == {int}:
+        return mapping
+    other = next((key for key in mapping if type(key) not in (str, int)), None)
+    if other is not None or not mapping:
+        raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(other)}")
+    raise RuleRuntimeError("map keys are text or whole numbers, one kind per map: this map mixes both "
+                           f"({_short(list(mapping))})")
+
+
 def _combined(maps):
     out: dict = {}
     for m in maps:
         if not m:
             continue
         for k, v in m.items():
+            if type(k) is not str:
+                k = text_key(k)
             out[k] = out.get(k, 0) + v
     return out
 
@@ -526,7 +551,7 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
             raise RuleRuntimeError(f"cannot look for {_short(a)} in {_short(b)}") from None
 
     ns.update(_LE=(KeyError, IndexError, TypeError), _in=_in, _A=_A, _I=_I, _mul=_mul, _mulk=_mulk, _add=_add, _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
-              _T=budget.take, _E=ent)
+              _T=budget.take, _E=ent, _map=one_kind_of_keys)
     return ns
 
 

@@ -25,7 +25,7 @@ from lark import Token
 from ..errors import ExpressionError, RuleRuntimeError, suggest
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import (BUILTINS, CHARGED, ITERATING, MAX_INT_BITS, MAX_INT_DIGITS, Budget, int_too_big,
-                       make_runtime)
+                       make_runtime, text_key)
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
 
@@ -297,13 +297,16 @@ class _Gen:
 
     def g_dict(self, node, lex):
         parts = []
+        text_keys = True
         for pair in node.children:
             if pair is None:
                 continue
             k, _ = self.gen(pair.children[0], lex)
             v, _ = self.gen(pair.children[1], lex)
             parts.append(f"{k}: {v}")
-        return "{" + ", ".join(parts) + "}", "map"
+            text_keys = text_keys and k[:1] in ("'", '"')
+        literal = "{" + ", ".join(parts) + "}"
+        return (literal if text_keys else f"_map({literal})"), "map"  # keys are text (see `text_key`)
 
     def _comp(self, elt, comp_for, lex):
         """Returns (clauses source, element source, element type)."""
@@ -1183,8 +1186,8 @@ def _mul_checked(budget, a, b):
 
 def _key(o, k):
     # JSON objects have text keys: a player number used as a key is stored as text
-    if type(o) is dict and type(k) is int:
-        return str(k)
+    if type(o) is dict:
+        return k if type(k) is str else text_key(k)
     if type(o) is list and type(k) is int and not (-len(o) <= k < len(o)):
         from ..errors import RuleRuntimeError
         raise RuleRuntimeError(f"index {k} is outside a list of {len(o)}")
