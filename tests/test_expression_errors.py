@@ -67,6 +67,17 @@ def test_an_assignment_of_a_lambda_is_refused_at_compile_time():
     assert "lambda" in info.value.message and info.value.column == 5
 
 
+def test_a_value_nested_too_deeply_cannot_be_stored():
+    unit = CodeUnit(Scope(vars={"f": None, "g": None}))
+    handle = unit.add_statement("f = g")
+    unit.build()
+    deep = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(RuleRuntimeError, match="nested too deeply"):
+        handle.fn({"f": 0, "g": deep}, {})
+
+
 def test_a_value_that_is_not_data_cannot_be_stored():
     unit = CodeUnit(Scope(vars={"f": None, "g": None}))
     handle = unit.add_statement("f = g")
@@ -166,3 +177,45 @@ def test_an_assignment_with_another_key_is_a_rule_error(key):
     with pytest.raises(RuleRuntimeError, match="map keys are text or whole numbers"):
         handle.fn(values, {})
     assert values["m"] == {}
+
+
+# ---------------------------------------------------------------- rule errors name their expression and place
+def test_a_rule_error_names_the_failing_expression_and_its_position():
+    from interpreter.errors import Pos
+
+    unit = CodeUnit(Scope(vars={"x": None}))
+    handle = unit.add_expression("'to ' + str(10 // x)")
+    handle.pos = Pos("game.yaml", 8, 11)
+    unit.build()
+    with pytest.raises(RuleRuntimeError) as info:
+        handle.fn({"x": 0}, {})
+    assert "division by zero" in str(info.value) and "(in ''to ' + str(10 // x)')" in str(info.value)
+    assert info.value.pos == Pos("game.yaml", 8, 11)
+
+
+def test_a_python_type_error_is_told_in_plain_words_with_its_position():
+    from interpreter.errors import Pos
+
+    unit = CodeUnit(Scope(vars={"x": None, "y": None}))
+    handle = unit.add_expression("x >= y")
+    handle.pos = Pos("rules.yaml", 3, 14)
+    unit.build()
+    with pytest.raises(RuleRuntimeError) as info:
+        handle.fn({"x": 1, "y": "3"}, {})
+    assert str(info.value).startswith("cannot compare a number with text using '>='")
+    assert info.value.pos == Pos("rules.yaml", 3, 14)
+
+
+def test_fifteen_hundred_requirements_validate(tmp_path):
+    import io
+
+    from interpreter import cli
+
+    requires = "".join(f'      - "score[player] >= {-i}"\n' for i in range(1500))
+    (tmp_path / "game.yaml").write_text(
+        "game: {name: g, players: [2], start: play}\n"
+        "vars:\n  score: {per_player: true, value: 0}\n"
+        f"actions:\n  step:\n    requires:\n{requires}    effects: [\"score[player] += 1\"]\n"
+        "phases:\n  play: {kind: turns, actions: [step], rounds: 3, next: end}\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.run(["validate", str(tmp_path)], out, err) == 0, err.getvalue()

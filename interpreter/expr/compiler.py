@@ -1201,7 +1201,9 @@ def _cp(x):
     if t is list or t is dict:
         try:
             return _marshal.loads(_marshal.dumps(x, 2))
-        except ValueError:  # something marshal cannot copy: not plain data
+        except ValueError as e:  # something marshal cannot copy: not plain data, or too deep
+            if "deep" in str(e):
+                raise RuleRuntimeError("a list or map nested too deeply to be stored") from None
             raise _not_data(x) from None
     if t is int and not -_BIGGEST_INT < x < _BIGGEST_INT:
         raise _too_large()
