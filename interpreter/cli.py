@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from . import doc, rulediff  # light at import: their heavy parts load when the command runs
+
 __all__ = ["run", "main"]
 
 
@@ -41,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "json"], default="text")
     v.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
     v.add_argument("--no-warnings", action="store_true", help="hide warnings")
+    v.add_argument("--list", action="store_true", help="every definition by provenance kind with file:line")
 
     sub.add_parser("schema", help="print the JSON Schema of rule files (draft 2020-12)")
     sub.add_parser("list", help="list the bundled rulesets")
@@ -83,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="step through a saved game")
     rp.add_argument("file")
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
+    doc.add_parser(sub)
+    rulediff.add_parser(sub)
     return p
 
 
@@ -221,6 +226,8 @@ def _validate(name, args, out, err, collect=None) -> int:
         }
         if args.provenance and reports:
             payload["provenance"] = reports[0][1].provenance
+        if args.list and reports:
+            payload["provenance_list"] = doc.provenance_list(reports[0][1], as_json=True)
         if collect is not None:
             collect.append(payload)
         else:
@@ -239,6 +246,8 @@ def _validate(name, args, out, err, collect=None) -> int:
               f"{len(rs.entities)} components, players {','.join(map(str, rs.players))})", file=out)
     if args.provenance and reports:
         print(_provenance_text(reports[0][1]), file=out)
+    if args.list and reports:
+        print(doc.provenance_list(reports[0][1]), file=out)
     return 0 if ok else 1
 
 
@@ -529,4 +538,6 @@ _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
     "replay": cmd_replay,
+    "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
+    "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }
