@@ -97,10 +97,15 @@ def test_text_the_grammar_refuses_is_an_error_with_a_position(text, start):
     assert _outcome(text, start)[0] == "error"
 
 
-def test_positions_are_on_every_node():
+def test_a_node_is_at_its_first_token():
     tree = C._parse("a +\n  f(b)[c]", "expression")
+    add = tree.children[0]
+    index = add.children[1]
+    assert C.position_of(tree) == C.position_of(add) == (1, 1)
+    assert C.position_of(index) == (2, 3)  # `f(b)[c]` starts at `f`
     for node in tree.iter_subtrees():
-        assert node.meta.line >= 1 and node.meta.column >= 1, node
+        line, col = C.position_of(node)
+        assert line >= 1 and col >= 1
 
 
 _PIECES = ["a", "b1", "1", "2.5", "'s'", "(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "+", "-", "*", "/",

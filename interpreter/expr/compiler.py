@@ -32,12 +32,25 @@ __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "par
 @bounded_memo(1)
 def _parser():
     """The LALR parser of the grammar, built once per process with Lark's documented API.
-    Every tree node carries its line and column, so an error can say exactly where. (No
-    `cache=True`: Lark would unpickle a file from the shared temporary directory.)"""
+    Tokens carry their line and column; a tree node's position is its first token's (see
+    `position_of`). (No `cache=True`: Lark would unpickle a file from the shared temporary
+    directory.)"""
     from lark import Lark
 
     return Lark.open("grammar.lark", rel_to=__file__, parser="lalr", start=["expression", "statement"],
-                     propagate_positions=True, maybe_placeholders=True)
+                     maybe_placeholders=True)
+
+
+def position_of(node) -> tuple:
+    """(line, column) of a token, or of the first token inside a tree node ((1, 1) if none)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Token):
+            return item.line or 1, item.column or 1
+        if item is not None and hasattr(item, "children"):
+            stack.extend(reversed(item.children))
+    return 1, 1
 
 
 _TOKEN_NAMES = {
@@ -139,9 +152,7 @@ def _check_depth(tree, source):
     while stack:
         node, d = stack.pop()
         if d > MAX_DEPTH:
-            meta = getattr(node, "meta", None)
-            line = getattr(meta, "line", 1) or 1
-            col = getattr(meta, "column", 1) or 1
+            line, col = position_of(node)
             raise ExpressionError(f"the expression is nested more than {MAX_DEPTH} levels deep", line, col,
                                   code="too-deep", hint="split it with 'let' or a named expression (define)",
                                   source=source)
@@ -209,8 +220,7 @@ class _Gen:
         self.names_used: set = set()
 
     def err(self, node, message, hint=None, code="name"):
-        line = getattr(getattr(node, "meta", None), "line", None) or getattr(node, "line", 1) or 1
-        col = getattr(getattr(node, "meta", None), "column", None) or getattr(node, "column", 1) or 1
+        line, col = position_of(node)
         raise ExpressionError(message, line, col, code=code, hint=hint, source=self.source)
 
     # ------------------------------------------------------------------ names
@@ -350,7 +360,14 @@ class _Gen:
         return f"({a} if {c} else {b})", ta if ta == tb else None
 
     def g_lambda(self, node, lex):
-        self.err(node, "a lambda is not a value: it can only be given to a builtin, "
+        # (the tree keeps no `lambda` keyword: the error points at it, just before the parameters)
+        first_param = node.children[0].children[0]
+        start = self.source.rfind("lambda", 0, first_param.start_pos)
+        where = first_param
+        if start >= 0 and "\n" not in self.source[start:first_param.start_pos]:
+            where = Token("LAMBDA", "lambda", start, first_param.line,
+                          first_param.column - (first_param.start_pos - start))
+        self.err(where, "a lambda is not a value: it can only be given to a builtin, "
                        "as in sorted(xs, key=lambda x: ...)", code="type",
                  hint="store or return the value it computes, or name it as a define with params")
 
