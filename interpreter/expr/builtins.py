@@ -81,17 +81,18 @@ def _bounded_iter(it, budget):
         yield x
 
 
-def _biggest(counts, *others):
+def _biggest(budget, counts, *others):
     """The single owner with strictly more than every other owner, else none.
 
     `counts` is a mapping owner -> number (owners with 0 do not count), or a list of such
     mappings, which are combined first."""
     if others:
-        counts = _combined([counts, *others])
+        counts = _combined(budget, [counts, *others])
     elif isinstance(counts, list):
-        counts = _combined(counts)
+        counts = _combined(budget, counts)
     if not counts:
         return None
+    budget.charge(len(counts), "biggest")
     best = None
     best_n = 0
     tie = False
@@ -135,15 +136,18 @@ def one_kind_of_keys(mapping: dict) -> dict:
                            f"({_short(list(mapping))})")
 
 
-def _combined(maps):
+def _combined(budget, maps):
     out: dict = {}
+    read = 0
     for m in maps:
         if not m:
             continue
+        read += len(m)
         for k, v in m.items():
             if type(k) is not str:
                 k = text_key(k)
             out[k] = out.get(k, 0) + v
+    budget.charge(read, "combined")  # (the maps exist already: reading them cannot run away)
     return out
 
 
@@ -352,17 +356,6 @@ def _charging_result(fn, what):
     return charged
 
 
-def _charging_maps(fn, what):
-    """`fn` over maps of counts (one, several, or a list of them), charging every entry read."""
-    def charged(budget, *args):
-        for arg in args:
-            for counts in (arg if isinstance(arg, list) else [arg]):
-                if isinstance(counts, dict):
-                    budget.charge(len(counts), what)
-        return fn(*args)
-    return charged
-
-
 def _sorted(seq, key=None, reverse=False):
     return sorted(seq, key=key, reverse=reverse)
 
@@ -389,10 +382,10 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "abs": (abs, 1, 1, ()),
     "all": (all, 1, 1, ()),
     "any": (any, 1, 1, ()),
-    "biggest": (_charging_maps(_biggest, "biggest"), 1, None, ()),
+    "biggest": (_biggest, 1, None, ()),
     "ceil": (math.ceil, 1, 1, ()),
     "clamp": (_clamp, 3, 3, ()),
-    "combined": (_charging_maps(_combined, "combined"), 1, 1, ()),
+    "combined": (_combined, 1, 1, ()),
     "count": (_count, 1, 2, ()),
     "difference": (_difference, 2, 2, ()),
     "distinct": (_distinct, 1, 1, ()),
