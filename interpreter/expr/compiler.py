@@ -14,7 +14,6 @@ import ast
 import functools
 import hashlib
 import re
-import marshal as _marshal
 from types import FunctionType as _FunctionType
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -24,44 +23,16 @@ from lark import Token
 
 from ..errors import ExpressionError, RuleRuntimeError, suggest
 from ..memo import BoundedMemo, bounded_memo
-from .builtins import (BUILTINS, CHARGED, ITERATING, MAX_INT_BITS, MAX_INT_DIGITS, Budget, int_too_big,
-                       make_runtime, text_key)
+from .builtins import BUILTINS, CHARGED, ITERATING, MAX_INT_BITS, MAX_INT_DIGITS, Budget, make_runtime
+from .names import KEYWORDS, check_name, define_problems
+from .parser import _TREES, _parser, parse, position_of
+from .runtime import (_PY_ERRORS, _aug, _clip, _cp, _get_or0, _key, _located,
+                      _runtime_error)
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse"]
 
-@bounded_memo(1)
-def _parser():
-    """The LALR parser of the grammar, built once per process with Lark's documented API.
-    Tokens carry their line and column; a tree node's position is its first token's (see
-    `position_of`). (No `cache=True`: Lark would unpickle a file from the shared temporary
-    directory.)"""
-    from lark import Lark
 
-    return Lark.open("grammar.lark", rel_to=__file__, parser="lalr", start=["expression", "statement"],
-                     maybe_placeholders=True)
-
-
-def position_of(node) -> tuple:
-    """(line, column) of a token, or of the first token inside a tree node ((1, 1) if none)."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Token):
-            return item.line or 1, item.column or 1
-        if item is not None and hasattr(item, "children"):
-            stack.extend(reversed(item.children))
-    return 1, 1
-
-
-_TOKEN_NAMES = {
-    "EQUAL": "'='", "ASSIGN_OP": "an assignment", "NAME": "a name", "NUMBER": "a number",
-    "STRING": "a string", "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "LSQB": "'['",
-    "COMMA": "','", "COLON": "':'", "DOT": "'.'", "$END": "the end",
-}
-
-
-# the process-level memos of the compiler (see interpreter/memo.py); `clear_memos()` empties them
-_TREES = BoundedMemo("expression parse trees", 50_000)  # (text, start) -> tree
+# the process-level memos of the compiler (see interpreter/memo.py; parse trees: parser.py)
 _GEN_CACHE = BoundedMemo("generated expression code", 100_000)  # (kind, text, signature) -> code
 _CODE_CACHE = BoundedMemo("compiled expression functions", 100_000)  # generated source -> code objects
 _NAMES = BoundedMemo("names in expression texts", 100_000)  # text -> its identifiers
@@ -72,93 +43,6 @@ def clear_memos() -> None:
     for memo in (_TREES, _GEN_CACHE, _CODE_CACHE, _NAMES, _entity_signature_of.memo, _parser.memo,
                  _stub_code.memo):
         memo.clear()
-
-
-def parse(source: str, start: str = "expression"):
-    """Parse to a Lark tree or raise ExpressionError with line and column. Trees are cached by
-    text, so composing many module combinations parses each expression once."""
-    if not isinstance(source, str):
-        return _parse(source, start)
-    key = (source, start)
-    tree = _TREES.get(key)
-    if tree is None:
-        tree = _TREES.put(key, _parse(source, start))
-    return tree
-
-
-def _parse(source: str, start: str = "expression"):
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
-    if not isinstance(source, str):
-        raise ExpressionError("an expression must be text", 1, 1)
-    if len(source) > 4000:
-        raise ExpressionError("expression longer than 4000 characters", 1, 1, code="too-long")
-    try:
-        tree = _parser().parse(source, start=start)
-        _check_depth(tree, source)
-        return tree
-    except UnexpectedCharacters as e:
-        ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else ""
-        hint = None
-        if ch == "_":
-            hint = "names may not start with an underscore"
-        elif ch in "&|":
-            hint = "use 'and' / 'or'"
-        elif ch == "!":
-            hint = "use 'not' (or '!=' to compare)"
-        elif ch == "=" and start == "expression":
-            hint = "use '==' to compare; effects assign with 'name = value'"
-        raise ExpressionError(f"unexpected character {ch!r}", e.line, e.column, hint=hint,
-                              source=source) from None
-    except UnexpectedEOF:
-        line, col = _end_of(source)
-        raise ExpressionError("the expression ends too early", line, col,
-                              hint="is a bracket or an operand missing?", source=source) from None
-    except UnexpectedToken as e:
-        tok = e.token
-        if "ELSE" in e.expected:
-            line, col = (tok.line, tok.column) if tok.type != "$END" else _end_of(source)
-            raise ExpressionError("a conditional expression needs `else`: `A if COND else B`", line, col,
-                                  hint="add `else` and the value to use otherwise", source=source) from None
-        if tok.type == "$END":
-            line, col = _end_of(source)
-            raise ExpressionError("the expression ends too early", line, col,
-                                  hint="is a bracket or an operand missing?", source=source) from None
-        hint = None
-        if str(tok) == "=" or tok.type in ("EQUAL", "ASSIGN_OP"):
-            hint = "use '==' to compare" if start == "expression" else None
-        expected = sorted(_TOKEN_NAMES.get(t, repr(t)) for t in list(e.expected)[:6])
-        if not hint and expected:
-            hint = "expected " + ", ".join(expected)
-        raise ExpressionError(f"unexpected {str(tok)!r}", tok.line, tok.column, hint=hint,
-                              source=source) from None
-    except UnexpectedInput as e:  # pragma: no cover - other lark errors
-        raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
-                              getattr(e, "column", 1) or 1, source=source) from None
-
-
-def _end_of(source: str) -> tuple:
-    """(line, column) just after the last character of `source`."""
-    return source.count("\n") + 1, len(source.rsplit("\n", 1)[-1]) + 1
-
-
-MAX_DEPTH = 64  # nesting of the parse tree; deeper would overflow Python's own compiler
-
-
-def _check_depth(tree, source):
-    from lark import Tree
-
-    stack = [(tree, 1)]
-    while stack:
-        node, d = stack.pop()
-        if d > MAX_DEPTH:
-            line, col = position_of(node)
-            raise ExpressionError(f"the expression is nested more than {MAX_DEPTH} levels deep", line, col,
-                                  code="too-deep", hint="split it with 'let' or a named expression (define)",
-                                  source=source)
-        for c in node.children:
-            if isinstance(c, Tree):
-                stack.append((c, d + 1))
 
 
 # --- types: just enough to catch obvious mistakes before play -------------------------------
@@ -647,81 +531,6 @@ def _sum_type(args):
     return NUM
 
 
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-_KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "lambda", "let",
-                       "true", "false", "none", "True", "False", "None"})
-_LOOKS_LIKE_VALUES = {"null": "none", "Null": "none", "NULL": "none", "yes": "true", "no": "false",
-                      "on": "true", "off": "false", "TRUE": "true", "FALSE": "false"}
-
-
-def check_name(name) -> Optional[tuple]:
-    """None if `name` can name a var, a constant, a define or a parameter; else (message,
-    suggestion). Names are letters, digits and '_', starting with a letter, and are not words
-    of the expression language (nor YAML's spellings of none/true/false)."""
-    if name is None or isinstance(name, bool):  # an unquoted YAML key `null`, `~`, `true`, `no`...
-        word = {None: "null", True: "true", False: "false"}[name]
-        return (f"a name written as {word} reads as the value {_LOOKS_LIKE_VALUES.get(word, word)} in YAML",
-                f"choose another name, such as '{word}_count'")
-    if not isinstance(name, str) or not _NAME.match(name):
-        shown = repr(name)
-        cleaned = re.sub(r"[^A-Za-z0-9_]", "", str(name)).lstrip("_0123456789")
-        return (f"{shown} is not a usable name: a name is letters, digits and '_', starting with a letter",
-                f"did you mean '{cleaned}'?" if cleaned else "choose a name such as 'score'")
-    if name in _KEYWORDS:
-        return (f"'{name}' is a word of the expression language and cannot be a name",
-                f"choose another name, such as '{name.lower()}_value'")
-    if name in _LOOKS_LIKE_VALUES:
-        return (f"'{name}' cannot be a name: in YAML it reads as the value {_LOOKS_LIKE_VALUES[name]}",
-                f"choose another name, such as '{name.lower()}_count'")
-    return None
-
-
-MAX_DEFINE_DEPTH = 200  # named expressions calling each other, one inside the next
-
-
-def _define_problems(calls: dict) -> list:
-    """Cycles and over-deep chains in the call graph of the named expressions (iterative: a
-    chain may be thousands long)."""
-    depth: dict = {}  # define -> length of its longest chain of calls (1: calls no define)
-    state: dict = {}
-    problems = []
-    for root in calls:
-        if root in state:
-            continue
-        path, stack = [root], [iter(calls[root])]
-        state[root] = "open"
-        while stack:
-            callee = next(stack[-1], None)
-            if callee is None:
-                name = path.pop()
-                stack.pop()
-                depth[name] = 1 + max((depth[c] for c in calls[name] if c in depth), default=0)
-                state[name] = "done"
-            elif callee not in calls:
-                continue
-            elif state.get(callee) == "open":
-                cycle = path[path.index(callee):] + [callee]
-                problems.append((cycle[0], ExpressionError(
-                    "named expressions call each other without end: " + " -> ".join(cycle), 1, 1,
-                    code="define-cycle", hint="one of them must stop calling the others")))
-            elif callee not in state:
-                state[callee] = "open"
-                path.append(callee)
-                stack.append(iter(calls[callee]))
-    too_deep = {n for n, d in depth.items() if d > MAX_DEFINE_DEPTH}
-    called = {c for n in too_deep for c in calls[n]}
-    for head in [n for n in calls if n in too_deep and n not in called]:
-        chain = [head]
-        while calls.get(chain[-1]):
-            chain.append(max((c for c in calls[chain[-1]] if c in depth), key=depth.get))
-        shown = " -> ".join(chain[:3] + ["..."] + chain[-1:]) if len(chain) > 5 else " -> ".join(chain)
-        problems.append((head, ExpressionError(
-            f"the chain of named expressions from '{head}' is too deep: {len(chain)} levels "
-            f"({shown}); at most {MAX_DEFINE_DEPTH}", 1, 1, code="define-depth",
-            hint="compute the value in fewer steps (a comprehension over a list, or a constant)")))
-    return problems
-
-
 def _tname(t):
     if isinstance(t, tuple):
         return "a list" if t[0] == "list" else f"a {t[1]}"
@@ -874,7 +683,7 @@ class CodeUnit:
     def check_defines(self) -> list:
         """[(define name, ExpressionError)] for every cycle of named expressions that call each
         other, and every chain of calls deeper than MAX_DEFINE_DEPTH (reported at its head)."""
-        return _define_problems(self.define_calls)
+        return define_problems(self.define_calls)
 
     def build(self, constants: Optional[dict] = None) -> dict:
         ns = make_runtime(self.entities, self.budget)
@@ -990,7 +799,7 @@ def _text_names(source: str) -> tuple:
     hit = _NAMES.get(source)
     if hit is None:
         text = _STRINGS.sub("''", source)
-        hit = _NAMES.put(source, tuple(sorted(set(_IDENTIFIERS.findall(text)) - _KEYWORDS)))
+        hit = _NAMES.put(source, tuple(sorted(set(_IDENTIFIERS.findall(text)) - KEYWORDS)))
     return hit
 
 
@@ -1078,13 +887,6 @@ def _def_names(src: str) -> list:
     """The names of the functions a generated source defines."""
     return [line[4:line.index("(")] for line in src.splitlines() if line.startswith("def ")]
 
-_PY_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError,
-              RecursionError)
-
-
-def _clip(source: str) -> str:
-    return source if len(source) <= 60 else source[:57] + "..."
-
 
 def _guard(name: str, source: str) -> str:
     """The `except` clauses of a generated function: a Python error (a value of the wrong type
@@ -1093,155 +895,6 @@ def _guard(name: str, source: str) -> str:
     nothing is raised)."""
     return (f"    except _PE as _x:\n        raise _rt(_x, {_clip(source)!r}, {name!r}) from None\n"
             f"    except _RRE as _x:\n        raise _at(_x, {_clip(source)!r}, {name!r}) from None\n")
-
-
-def _position(handles: list, name: str):
-    """The position in the rule files of the expression compiled as `name` (None if unknown)."""
-    for handle in handles:
-        if handle.name == name and handle.pos is not None:
-            return handle.pos
-    return None
-
-
-def _located(handles: list, exc, source: str, name: str):
-    """A rule error raised inside the expression `name`, naming that expression and its
-    position unless an inner expression (a define, an expression nested in it) did already."""
-    if getattr(exc, "expression", None) is not None:
-        return exc
-    located = RuleRuntimeError(f"{exc} (in '{source}')", pos=exc.pos or _position(handles, name))
-    located.expression = source
-    return located
-
-
-_PYTHON_TYPES = {"int": "a number", "float": "a number", "str": "text", "list": "a list", "dict": "a map",
-                 "NoneType": "none", "bool": "a boolean", "function": "a function", "tuple": "a list"}
-
-
-def _plain_words(message: str) -> str:
-    """Python's wording of a type error, in the words of the language (or as it is)."""
-    def kind(name):
-        return _PYTHON_TYPES.get(name, "a value")
-
-    m = re.match(r"'(\S+)' not supported between instances of '(\w+)' and '(\w+)'", message)
-    if m:
-        return f"cannot compare {kind(m[2])} with {kind(m[3])} using '{m[1]}'"
-    m = re.match(r"unsupported operand type\(s\) for (\S+?): '(\w+)' and '(\w+)'", message)
-    if m:
-        return f"cannot use '{m[1]}' on {kind(m[2])} and {kind(m[3])}"
-    m = re.match(r'can only concatenate (\w+) \(not "(\w+)"\) to \w+', message)
-    if m:
-        return f"cannot add {kind(m[2])} to {kind(m[1])}"
-    m = re.match(r"bad operand type for unary (\S+): '(\w+)'", message)
-    if m:
-        return f"cannot use '{m[1]}' on {kind(m[2])}"
-    m = re.match(r"'(\w+)' object is not (iterable|subscriptable)", message)
-    if m:
-        return f"{kind(m[1])} is not a list or a map" + (" (it cannot be gone through)" if m[2] == "iterable" else
-                                                          " (it cannot be indexed)")
-    m = re.match(r"object of type '(\w+)' has no len\(\)", message)
-    if m:
-        return f"{kind(m[1])} has no length"
-    return message
-
-
-def _runtime_error(handles: list, exc, source: str, name: str):
-    if isinstance(exc, RecursionError):
-        why = "named expressions call each other too deeply"
-    elif isinstance(exc, ZeroDivisionError):
-        why = "division by zero"
-    elif isinstance(exc, OverflowError):
-        why = "a number too large"
-    else:
-        why = _plain_words(str(exc)) or type(exc).__name__
-    error = RuleRuntimeError(f"{why} (in '{source}')", pos=_position(handles, name))
-    error.expression = source
-    return error
-
-
-_BIGGEST_INT = 1 << MAX_INT_BITS
-
-
-def _too_large():
-    from ..errors import RuleRuntimeError
-
-    return RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
-
-
-def _aug(budget, a, op, b):
-    """`a op= b` of an assignment (bound to the ruleset's work budget in `build`)."""
-    if op == "+":
-        if a is None:
-            return b
-        t = type(a)
-        if (t is list or t is str) and type(b) is t:
-            budget.charge(len(a) + len(b), "joining lists or texts")
-        result = a + b
-    elif op == "-":
-        result = (a or 0) - b
-    elif op == "*":
-        if int_too_big(a, b):
-            raise _too_large()
-        result = _mul_checked(budget, a, b)
-    elif op == "//":
-        if b == 0:
-            from ..errors import RuleRuntimeError
-            raise RuleRuntimeError("division by zero")
-        result = a // b
-    else:
-        raise AssertionError(op)
-    if type(result) is int and not -_BIGGEST_INT < result < _BIGGEST_INT:
-        raise _too_large()
-    return result
-
-
-def _mul_checked(budget, a, b):
-    for seq, times in ((a, b), (b, a)):
-        if type(seq) in (list, str) and type(times) is int and times > 0:
-            budget.charge(len(seq) * times, "repeating a sequence")
-    return a * b
-
-
-def _key(o, k):
-    # JSON objects have text keys: a player number used as a key is stored as text
-    if type(o) is dict:
-        return k if type(k) is str else text_key(k)
-    if type(o) is list and type(k) is int and not (-len(o) <= k < len(o)):
-        from ..errors import RuleRuntimeError
-        raise RuleRuntimeError(f"index {k} is outside a list of {len(o)}")
-    return k
-
-
-def _cp(x):
-    """Assignment copies a list or map: rules have value semantics, never aliasing. A number
-    stored is at most MAX_INT_BITS bits (a loop of multiplications stops there)."""
-    t = type(x)
-    if t is list or t is dict:
-        try:
-            return _marshal.loads(_marshal.dumps(x, 2))
-        except ValueError as e:  # something marshal cannot copy: not plain data, or too deep
-            if "deep" in str(e):
-                raise RuleRuntimeError("a list or map nested too deeply to be stored") from None
-            raise _not_data(x) from None
-    if t is int and not -_BIGGEST_INT < x < _BIGGEST_INT:
-        raise _too_large()
-    if t not in _PLAIN:
-        raise _not_data(x)
-    return x
-
-
-_PLAIN = frozenset({int, float, str, bool, type(None)})
-
-
-def _not_data(x):
-    from ..errors import RuleRuntimeError
-
-    return RuleRuntimeError("only numbers, text, booleans, none, lists and maps can be stored")
-
-
-def _get_or0(o, k):
-    if type(o) is dict:
-        return o.get(k, 0)
-    return o[k]
 
 
 class Handle:

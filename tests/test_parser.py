@@ -1,4 +1,4 @@
-"""The expression parser (`compiler.parse`, Lark's documented `Lark.parse`): every expression
+"""The expression parser (`parser.parse`, Lark's documented `Lark.parse`): every expression
 of every bundled ruleset parses; on input the grammar refuses, `parse` raises ExpressionError
 with a position inside the text, never another exception; well-formed random expressions parse."""
 import functools
@@ -12,6 +12,7 @@ from lark import Tree
 
 from interpreter.errors import ExpressionError
 from interpreter.expr import compiler as C
+from interpreter.expr import parser as P
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -19,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _outcome(text, start):
     """("tree", tree) or ("error", line, column): anything else escapes as a test failure."""
     try:
-        tree = C._parse(text, start)
+        tree = P._parse(text, start)
     except ExpressionError as e:
         lines = text.split("\n")
         assert 1 <= e.line <= len(lines), (text, e.line)
@@ -36,21 +37,21 @@ def _bundled_expressions():
     import interpreter
 
     seen = {}
-    saved = C._parse
+    saved = P._parse
     C.clear_memos()
 
     def record(source, start="expression"):
         seen[(str(source), start)] = None
         return saved(source, start)
 
-    C._parse = record
+    P._parse = record
     saved_env = os.environ.get("RULEBOOK_CACHE")
     os.environ["RULEBOOK_CACHE"] = "0"  # no per-user disk cache either
     try:
         for folder in sorted(glob.glob(os.path.join(ROOT, "rulesets", "*", "game.yaml"))):
             interpreter.load(os.path.dirname(folder), check=False)
     finally:
-        C._parse = saved
+        P._parse = saved
         if saved_env is None:
             del os.environ["RULEBOOK_CACHE"]
         else:
@@ -98,13 +99,13 @@ def test_text_the_grammar_refuses_is_an_error_with_a_position(text, start):
 
 
 def test_a_node_is_at_its_first_token():
-    tree = C._parse("a +\n  f(b)[c]", "expression")
+    tree = P._parse("a +\n  f(b)[c]", "expression")
     add = tree.children[0]
     index = add.children[1]
-    assert C.position_of(tree) == C.position_of(add) == (1, 1)
-    assert C.position_of(index) == (2, 3)  # `f(b)[c]` starts at `f`
+    assert P.position_of(tree) == P.position_of(add) == (1, 1)
+    assert P.position_of(index) == (2, 3)  # `f(b)[c]` starts at `f`
     for node in tree.iter_subtrees():
-        line, col = C.position_of(node)
+        line, col = P.position_of(node)
         assert line >= 1 and col >= 1
 
 
