@@ -435,7 +435,16 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
     ns: dict = {"__builtins__": {}}
     for name, (fn, *_rest) in BUILTINS.items():
         ns["_f_" + name] = functools.partial(fn, budget) if name in CHARGED else fn
-    ent = entities
+    ns.update(_access_helpers(entities))
+    ns.update(_operator_helpers(budget))
+    ns.update(_LE=(KeyError, IndexError, TypeError), _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
+              _T=budget.take, _E=entities, _map=one_kind_of_keys)
+    return ns
+
+
+def _access_helpers(ent: dict) -> dict:
+    """`_A(o, k)` (an attribute of a component or a key of a map) and `_I(o, k)` (indexing),
+    with errors in the designer's words."""
 
     def _A(o, k):
         try:  # the common case: an attribute of a component
@@ -470,12 +479,15 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
             if type(o) is dict and type(k) is int and str(k) in o:
                 return o[str(k)]
             if type(o) is dict and k not in o:
-                return None if False else _missing_key(o, k)
+                raise RuleRuntimeError(f"no key {_short(k)} in {_short(o)}") from None
             raise RuleRuntimeError(f"cannot index {_short(o)} with {_short(k)}") from None
 
-    def _missing_key(o, k):
-        raise RuleRuntimeError(f"no key {_short(k)} in {_short(o)}")
+    return {"_A": _A, "_I": _I}
 
+
+def _operator_helpers(budget: Budget) -> dict:
+    """The operators whose cost depends on their operands, charged to `budget`: `*` (big
+    integers, repeated sequences), `+` of lists or texts, `in` on a list or a text."""
     charge = budget.charge
 
     def _mul(a, b):
@@ -496,7 +508,7 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
         return a * b
 
     def _mulk(a, k):
-        # a * k for a literal whole number k: numbers stay small; a repeated sequence is checked
+        # a * k for a literal whole number k: small numbers directly, anything else checked
         t = type(a)
         if t is float or (t is int and -_SMALL < a < _SMALL):
             return a * k
@@ -508,28 +520,6 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
         if (ta is list or ta is str) and type(b) is ta:
             charge(len(a) + len(b), "joining lists or texts")
         return a + b
-
-    def _pow(a, b):
-        if isinstance(b, (int, float)) and abs(b) > 64:
-            raise RuleRuntimeError("exponent too large")
-        if int_too_big(a, b, "**"):
-            raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
-        return a ** b
-
-    def _div(a, b):
-        if b == 0:
-            raise RuleRuntimeError("division by zero")
-        return a / b
-
-    def _fdiv(a, b):
-        if b == 0:
-            raise RuleRuntimeError("division by zero")
-        return a // b
-
-    def _mod(a, b):
-        if b == 0:
-            raise RuleRuntimeError("modulo by zero")
-        return a % b
 
     def _in(a, b):
         tb = type(b)
@@ -543,9 +533,33 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
         except TypeError:
             raise RuleRuntimeError(f"cannot look for {_short(a)} in {_short(b)}") from None
 
-    ns.update(_LE=(KeyError, IndexError, TypeError), _in=_in, _A=_A, _I=_I, _mul=_mul, _mulk=_mulk, _add=_add, _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
-              _T=budget.take, _E=ent, _map=one_kind_of_keys)
-    return ns
+    return {"_mul": _mul, "_mulk": _mulk, "_add": _add, "_in": _in}
+
+
+def _pow(a, b):
+    if isinstance(b, (int, float)) and abs(b) > 64:
+        raise RuleRuntimeError("exponent too large")
+    if int_too_big(a, b, "**"):
+        raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
+    return a ** b
+
+
+def _div(a, b):
+    if b == 0:
+        raise RuleRuntimeError("division by zero")
+    return a / b
+
+
+def _fdiv(a, b):
+    if b == 0:
+        raise RuleRuntimeError("division by zero")
+    return a // b
+
+
+def _mod(a, b):
+    if b == 0:
+        raise RuleRuntimeError("modulo by zero")
+    return a % b
 
 
 def _short(x) -> str:

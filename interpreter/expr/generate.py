@@ -390,50 +390,13 @@ class _Gen:
 
     def g_call(self, node, lex):
         fname = str(node.children[0])
-        args_node = node.children[1]
-        pos_args: list = []
-        kw_args: list = []
-        if args_node is not None:
-            if args_node.data == "genexp_arg":
-                self.uses_budget = True
-                clauses, ec, _ = self._comp(args_node.children[0], args_node.children[1], lex)
-                pos_args.append((f"[{ec} {clauses}]", None, args_node))
-            else:
-                for a in args_node.children:
-                    if a is None:
-                        continue
-                    if getattr(a, "data", None) == "kwarg":
-                        v, vt = self._argument(fname, a.children[1], lex)
-                        kw_args.append((str(a.children[0]), v, a))
-                    else:
-                        c, ct = self._argument(fname, a, lex)
-                        pos_args.append((c, ct, a))
+        pos_args, kw_args = self._call_arguments(fname, node.children[1], lex)
         if fname in self.scope.defines and (fname not in lex):
-            self.names_used.add(fname)  # a called define is used (no false 'unused' warning)
-            params = self.scope.defines[fname]
-            if kw_args:
-                self.err(kw_args[0][2], f"'{fname}' takes no keyword arguments", code="arity")
-            if len(pos_args) != len(params):
-                self.err(node, f"'{fname}' takes {len(params)} argument(s) "
-                               f"({', '.join(params)}), got {len(pos_args)}", code="arity")
-            args = ", ".join(["_V", "_L"] + [c for c, _, _ in pos_args])
-            return f"d_{fname}({args})", None
+            return self._call_define(node, fname, pos_args, kw_args)
         if fname not in BUILTINS:
             self.err(node.children[0], f"unknown function '{fname}'",
                      suggest(fname, list(BUILTINS) + list(self.scope.defines)))
-        fn, lo, hi, kws = BUILTINS[fname]
-        n = len(pos_args)
-        if n < lo or (hi is not None and n > hi):
-            want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
-            self.err(node, f"'{fname}' takes {want} argument(s), got {n}", code="arity")
-        for k, _, knode in kw_args:
-            if k not in kws:
-                self.err(knode, f"'{fname}' has no keyword '{k}'",
-                         suggest(k, kws) or (f"it takes {', '.join(kws)}" if kws else None),
-                         code="arity")
-        if fname in ("len", "count", "sum") and pos_args and pos_args[0][1] in (NUM, BOOL, NONE):
-            self.err(pos_args[0][2], f"'{fname}' needs a collection, not {_tname(pos_args[0][1])}",
-                     code="type")
+        self._check_builtin_call(node, fname, pos_args, kw_args)
         codes = [c for c, _, _ in pos_args]
         if fname in ITERATING and codes and not (fname in ("min", "max") and len(codes) > 1):
             # (min/max of several values, e.g. max(0, x), iterate over nothing)
@@ -446,23 +409,56 @@ class _Gen:
             elif not built[0]:
                 codes[0] = f"_T({codes[0]})"
         parts = codes + [f"{k}={v}" for k, v, _ in kw_args]
-        rtype = None
-        if fname == "sum":
-            rtype = _sum_type(pos_args)
-        elif fname in ("count", "len", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
-            rtype = NUM
-        elif fname in ("any", "all"):
-            rtype = BOOL
-        elif fname in ("sorted", "distinct", "reversed", "ranked", "most", "difference",
-                       "intersection", "remove_one") and pos_args:
-            rtype = pos_args[0][1]
-        elif fname in ("first", "last", "min", "max") and len(pos_args) == 1:
-            rtype = _elem(pos_args[0][1])
-        elif fname == "str":
-            rtype = STR
-        elif fname == "range":
-            rtype = _list_of(NUM)
-        return f"_f_{fname}({', '.join(parts)})", rtype
+        return f"_f_{fname}({', '.join(parts)})", _builtin_type(fname, pos_args)
+
+    def _call_arguments(self, fname, args_node, lex) -> tuple:
+        """([(code, type, node)] of the positional arguments, [(keyword, code, node)])."""
+        pos_args: list = []
+        kw_args: list = []
+        if args_node is None:
+            return pos_args, kw_args
+        if args_node.data == "genexp_arg":
+            self.uses_budget = True
+            clauses, ec, _ = self._comp(args_node.children[0], args_node.children[1], lex)
+            pos_args.append((f"[{ec} {clauses}]", None, args_node))
+            return pos_args, kw_args
+        for a in args_node.children:
+            if a is None:
+                continue
+            if getattr(a, "data", None) == "kwarg":
+                v, _ = self._argument(fname, a.children[1], lex)
+                kw_args.append((str(a.children[0]), v, a))
+            else:
+                c, ct = self._argument(fname, a, lex)
+                pos_args.append((c, ct, a))
+        return pos_args, kw_args
+
+    def _call_define(self, node, fname, pos_args, kw_args):
+        self.names_used.add(fname)  # a called define is used (no false 'unused' warning)
+        params = self.scope.defines[fname]
+        if kw_args:
+            self.err(kw_args[0][2], f"'{fname}' takes no keyword arguments", code="arity")
+        if len(pos_args) != len(params):
+            self.err(node, f"'{fname}' takes {len(params)} argument(s) "
+                           f"({', '.join(params)}), got {len(pos_args)}", code="arity")
+        args = ", ".join(["_V", "_L"] + [c for c, _, _ in pos_args])
+        return f"d_{fname}({args})", None
+
+    def _check_builtin_call(self, node, fname, pos_args, kw_args):
+        """Arity, keywords, and a number given where a collection is needed."""
+        _, lo, hi, kws = BUILTINS[fname]
+        n = len(pos_args)
+        if n < lo or (hi is not None and n > hi):
+            want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
+            self.err(node, f"'{fname}' takes {want} argument(s), got {n}", code="arity")
+        for k, _, knode in kw_args:
+            if k not in kws:
+                self.err(knode, f"'{fname}' has no keyword '{k}'",
+                         suggest(k, kws) or (f"it takes {', '.join(kws)}" if kws else None),
+                         code="arity")
+        if fname in ("len", "count", "sum") and pos_args and pos_args[0][1] in (NUM, BOOL, NONE):
+            self.err(pos_args[0][2], f"'{fname}' needs a collection, not {_tname(pos_args[0][1])}",
+                     code="type")
 
     def _argument(self, fname, node, lex):
         """An argument of a call: a lambda is allowed here, and only for a builtin."""
@@ -495,6 +491,26 @@ class _Gen:
             k, _ = self.gen(node.children[1], lex)
             return root, path + [k]
         return root, path + [repr(str(node.children[1]))]
+
+
+def _builtin_type(fname, pos_args):
+    """The static type of a builtin's result, where its arguments tell it (else None)."""
+    if fname == "sum":
+        return _sum_type(pos_args)
+    if fname in ("count", "len", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
+        return NUM
+    if fname in ("any", "all"):
+        return BOOL
+    if fname in ("sorted", "distinct", "reversed", "ranked", "most", "difference",
+                 "intersection", "remove_one") and pos_args:
+        return pos_args[0][1]
+    if fname in ("first", "last", "min", "max") and len(pos_args) == 1:
+        return _elem(pos_args[0][1])
+    if fname == "str":
+        return STR
+    if fname == "range":
+        return _list_of(NUM)
+    return None
 
 
 def _sum_type(args):
