@@ -25,6 +25,15 @@ class _Usage(Exception):
     pass
 
 
+def _jobs(text: str) -> int:
+    from .runs import parse_jobs
+
+    try:
+        return parse_jobs(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', not {text!r}")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rulebook", description="Play, check and study board games whose rules are data.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -64,9 +73,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]]")
     sm.add_argument("--rotate", action="store_true",
                     help="rotate the agents over the seats from game to game (fair matches)")
-    sm.add_argument("--jobs", type=int, default=1)
+    sm.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto", help="worker processes (auto: one per CPU)")
     sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
     sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
+
+    from .analyze.command import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
 
     pf = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
     ruleset_args(pf)
@@ -74,8 +87,14 @@ def _parser() -> argparse.ArgumentParser:
     pf.add_argument("--depth", type=int, required=True)
     pf.add_argument("--seed", type=int, default=0)
 
-    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios")
+    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios, or (--conformance) the engine's "
+                                      "invariants on seeded random games")
     ruleset_args(ck)
+    ck.add_argument("--conformance", action="store_true",
+                    help="check the invariants every ruleset must keep (see docs/api.md) instead of the scenarios")
+    ck.add_argument("--games", type=int, default=5, help="with --conformance: games per player count")
+    ck.add_argument("--players", type=int, help="with --conformance: one player count (default: every allowed)")
+    ck.add_argument("--seed", type=int, default=0, help="with --conformance: the first seed")
     ck.add_argument("--only", help="run only scenario files whose name contains this")
     ck.add_argument("--verbose", "-v", action="store_true")
 
@@ -310,8 +329,6 @@ def _load_for_play(args):
 
 
 def cmd_simulate(args, out, err, _in) -> int:
-    from .play import simulate, summarize
-
     rs, players = _load_for_play(args)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if "human" in specs:
@@ -325,44 +342,9 @@ def cmd_simulate(args, out, err, _in) -> int:
         raise _Usage(f"rulebook: error: {e}")
     if args.games < 1 or args.jobs < 1:
         raise _Usage("rulebook: error: --games and --jobs must be at least 1")
-    tty = hasattr(err, "isatty") and err.isatty() and not args.json
+    from .runs import run_command
 
-    def progress(done, total):
-        if tty:
-            width = 30
-            filled = int(width * done / total)
-            err.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-            err.flush()
-            if done == total:
-                err.write("\n")
-
-    results, seconds = simulate(rs.folder, list(rs.modules), players, args.games, args.seed, specs,
-                                jobs=args.jobs, progress=progress, rotate=args.rotate)
-    summary = summarize(results, players, seconds)
-    summary.update({"ruleset": rs.name, "modules": list(rs.modules), "players": players, "agents": specs,
-                    "seed": args.seed, "jobs": args.jobs})
-    if args.per_game:
-        with open(args.per_game, "w", encoding="utf-8") as fh:
-            for r in results:
-                fh.write(json.dumps(r, sort_keys=True) + "\n")
-    if args.json:
-        print(json.dumps(summary, sort_keys=True), file=out)
-    else:
-        mods = "+".join(rs.modules) or "base"
-        print(f"{rs.name} [{mods}], {players} players, agents {','.join(specs)}, seed {args.seed}", file=out)
-        print(f"games: {summary['games']}  completed: {summary['completed']}  errors: {summary['errors']}", file=out)
-        print("wins by seat: " + "  ".join(f"{k}: {v}" for k, v in summary["wins_by_seat"].items())
-              + f"  draws: {summary['draws']}", file=out)
-        if len(set(specs)) > 1 or args.rotate:
-            print("wins by agent: " + "  ".join(
-                f"{a}: {v['wins']} of {v['seats']} seats" + (f" (+{v['shared']} shared)" if v["shared"] else "")
-                for a, v in summary["wins_by_agent"].items()), file=out)
-        print(f"score: min {summary['score_min']}  mean {summary['score_mean']:.2f}  max {summary['score_max']}", file=out)
-        print(f"steps per game: mean {summary['mean_steps']:.1f}  min {summary['min_steps']}  max {summary['max_steps']}", file=out)
-        print(f"time: {summary['seconds']:.2f} s ({summary['games'] / max(summary['seconds'], 1e-9):.1f} games/s)", file=out)
-        for kind, n in summary["error_kinds"].items():
-            print(f"error ×{n}: {kind}", file=out)
-    return 0 if summary["errors"] == 0 else 1
+    return run_command(rs, players, specs, args, out, err)
 
 
 def cmd_perft(args, out, err, _in) -> int:
@@ -378,6 +360,10 @@ def cmd_perft(args, out, err, _in) -> int:
 
 
 def cmd_check(args, out, err, _in) -> int:
+    if args.conformance:
+        from .conformance import run_command
+
+        return run_command(args, out, err)
     from .scenario import run_scenarios
 
     results = run_scenarios(args.ruleset, args.module, args.only)
@@ -534,10 +520,16 @@ def cmd_replay(args, out, err, stdin) -> int:
     return 0
 
 
+def cmd_analyze(args, out, err, stdin) -> int:
+    from .analyze.command import cmd_analyze as analyze
+
+    return analyze(args, out, err, stdin)
+
+
 _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
-    "replay": cmd_replay,
+    "replay": cmd_replay, "analyze": cmd_analyze,
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }
