@@ -29,13 +29,13 @@ def _position(handles: list, name: str):
 
 
 def _located(handles: list, exc, source: str, name: str):
-    """A rule error raised inside the expression `name`, naming that expression and its
-    position unless an inner expression (a define, an expression nested in it) did already."""
-    if getattr(exc, "expression", None) is not None:
-        return exc
-    located = RuleRuntimeError(f"{exc} (in '{source}')", pos=exc.pos or _position(handles, name))
-    located.expression = source
-    return located
+    """A rule error raised inside the expression `name` (by a builtin or a helper), given that
+    expression and its position unless an inner expression (a define, an expression nested in
+    it) gave them already. Its message stays as it is: the engine words the refusal."""
+    if getattr(exc, "expression", None) is None:
+        exc.expression = source
+        exc.pos = exc.pos or _position(handles, name)
+    return exc
 
 
 _PYTHON_TYPES = {"int": "a number", "float": "a number", "str": "text", "list": "a list", "dict": "a map",
