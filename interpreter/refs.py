@@ -11,6 +11,7 @@ of a list of allowed values, checked wherever they are written.
 Checks (errors at file:line:col, with "did you mean"):
   - a declared `ref` names a component type; a declared field exists on some component;
   - every component's value of a typed field is allowed;
+  - an unquoted `none` in data is a warning (YAML's null is `null` or `~`): never silently text;
   - a var's literal initial value is allowed;
   - in every expression, a text compared with a typed field or var (`x.bloc == 'amerca'`,
     `'amerca' != x.bloc`, `x.bloc in ['america', 'eurpoe']`) is allowed;
@@ -45,13 +46,15 @@ _COMPARED = (
 
 
 def check_references(tree) -> list:
-    """Every diagnostic of the typed references of a composed tree (errors)."""
+    """Every diagnostic of the typed references of a composed tree (errors, and warnings with
+    severity 'warning')."""
     comps = tree.get("components") or {}
     ids = {typ: set((defs or {}).keys()) for typ, defs in comps.items()}
     diags: list = []
     allowed_by_field = _field_types(tree, ids, diags)
     allowed_by_var = _var_types(tree, ids, diags)
     _check_component_values(tree, comps, ids, diags)
+    _check_none_text(tree, diags)
     attributes = _known_attributes(tree)
     for text in _expressions(tree):
         _check_expression(text, allowed_by_field, allowed_by_var, attributes, diags)
@@ -152,6 +155,31 @@ def _values_at(node, steps):
             yield value, value_pos(node, steps[0])
         return
     yield from _values_at(value, steps[1:])
+
+
+def _check_none_text(tree, diags) -> None:
+    """An unquoted `none` in data (component fields, constants, var and setting values) is the
+    text "none": YAML's null is `null` or `~`. A warning (a ruleset may mean the text; quoting it
+    says so), so it is never silently text."""
+    def walk(node, key=None, holder=None):
+        if isinstance(node, Text):
+            if str(node).lower() == "none" and not node.quoted:
+                diags.append(Diagnostic("yaml-none", "'none' here is the text \"none\", not an empty value",
+                                        pos_of(node), "write null (or ~) for no value, or quote it ('none') "
+                                                      "if you mean the text", severity="warning"))
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k, node)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key, node)
+
+    for section in ("components", "constants"):
+        walk(tree.get(section))
+    for section in ("vars", "settings"):
+        for decl in (tree.get(section) or {}).values():
+            if isinstance(decl, dict):
+                walk(decl.get("value"))
 
 
 def _known_attributes(tree) -> set:

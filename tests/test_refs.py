@@ -70,3 +70,28 @@ def test_bundled_rulesets_have_valid_references():
     for name in ("davos", "deep-state", "tictactoe", "kuhn-poker"):
         interpreter.load(name)
     interpreter.load("davos", ["mean", "big", "dissidents"])
+
+
+def test_unquoted_none_in_data_is_a_warning_at_its_column(tmp_path):
+    (tmp_path / "game.yaml").write_text(
+        "game: {name: n, players: [1], start: p}\n"
+        "components:\n  bill:\n    tax: {ideology: L}\n    audit: {ideology: none, note: 'none', other: null}\n"
+        "phases:\n  p: {kind: end}\n")
+    rs = interpreter.load(str(tmp_path))
+    found = [w for w in rs.warnings if w.code == "yaml-none"]
+    assert len(found) == 1 and (found[0].pos.line, found[0].pos.col) == (5, 23)
+    assert "write null (or ~)" in found[0].hint
+
+
+def test_a_failed_count_assertion_names_the_items_beyond(tmp_path):
+    (tmp_path / "game.yaml").write_text(
+        "game: {name: c, players: [1], start: p}\n"
+        "components: {corp: {a: {s: t}, b: {s: t}, c: {s: p}, d: {s: t}}}\n"
+        "assertions:\n  - {expect: \"count(x for x in corp if x.s == 't') == 2\", message: '2 t'}\n"
+        "  - {expect: \"len([x for x in corp if x.s == 'p']) == 3\", message: '3 p'}\n"
+        "phases:\n  p: {kind: end}\n")
+    with pytest.raises(RulebookError) as e:
+        interpreter.load(str(tmp_path))
+    messages = [d.message for d in e.value.diagnostics]
+    assert "assertion failed: 2 t; found 3, 1 beyond the stated 2: d" in messages
+    assert "assertion failed: 3 p; found 1, 2 fewer than the stated 3" in messages
