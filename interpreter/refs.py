@@ -14,7 +14,8 @@ Checks (errors at file:line:col, with "did you mean"):
   - an unquoted `none` in data is a warning (YAML's null is `null` or `~`): never silently text;
   - a var's literal initial value is allowed;
   - in every expression, a text compared with a typed field or var (`x.bloc == 'amerca'`,
-    `'amerca' != x.bloc`, `x.bloc in ['america', 'eurpoe']`) is allowed;
+    `'amerca' != x.bloc`, `x.bloc in ['america', 'eurpoe']`) is allowed, or at least held by
+    some component under that name (expressions are matched by the field's name, not its type);
   - in every expression, `NAME.attr` names an attribute some component, constant or var value
     has (`c.sectr` is an error).
 
@@ -56,6 +57,11 @@ def check_references(tree) -> list:
     _check_component_values(tree, comps, ids, diags)
     _check_none_text(tree, diags)
     attributes = _known_attributes(tree)
+    # a field name may mean different things in different records (a requirement's `kind` and a
+    # card's `kind`): a text some component holds under that name is accepted too
+    for name, values in _data_values(comps).items():
+        if name in allowed_by_field:
+            allowed_by_field[name] = allowed_by_field[name] | values
     for text in _expressions(tree):
         _check_expression(text, allowed_by_field, allowed_by_var, attributes, diags)
     return diags
@@ -180,6 +186,26 @@ def _check_none_text(tree, diags) -> None:
         for decl in (tree.get(section) or {}).values():
             if isinstance(decl, dict):
                 walk(decl.get("value"))
+
+
+def _data_values(comps) -> dict:
+    """attribute name -> every scalar value it has anywhere in the component data."""
+    out: dict = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.setdefault(str(k), set()).add(v)
+                elif isinstance(v, list):
+                    out.setdefault(str(k), set()).update(x for x in v if isinstance(x, (str, int, float)))
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(comps)
+    return out
 
 
 def _known_attributes(tree) -> set:
