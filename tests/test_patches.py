@@ -161,3 +161,11 @@ def test_davos_short_game_is_small_and_joins_every_combination():
         result = play_game(rs, combo["players"][0], 1, ["random"])
         assert result.error is None, (combo, result.error)
         assert result.final_vars["year"] == 2
+
+
+def test_a_patch_changes_one_field_of_one_card(tmp_path):
+    folder = _write(tmp_path, {
+        "game.yaml": GAME + "components:\n  bill:\n    drill: {home: 3, other: 2}\n",
+        "quick.yaml": "patch:\n  components.bill.drill.home: 4\n", "extra.yaml": "{}\n", "odd.yaml": "{}\n"})
+    assert interpreter.load(folder, ["quick"]).entities["drill"]["home"] == 4
+    assert interpreter.load(folder).entities["drill"] == {"id": "drill", "type": "bill", "home": 3, "other": 2}
