@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import doc, rulediff  # light at import: their heavy parts load when the command runs
+from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
 
 __all__ = ["run", "main"]
 
@@ -107,6 +107,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
     doc.add_parser(sub)
     rulediff.add_parser(sub)
+    info.add_parser(sub, ruleset_args)
+    from .settings import add_set_flag
+
+    add_set_flag(sub, ("validate", "play", "simulate", "perft", "check", "graph", "doc", "diff", "info"))
     return p
 
 
@@ -137,9 +141,16 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
         parser.print_help(stdout)
         return 2
     from .errors import RulebookError
+    from .settings import overriding, parse_assignments
 
     try:
-        return _COMMANDS[args.command](args, stdout, stderr, stdin)
+        overrides = parse_assignments(getattr(args, "set", None))
+    except ValueError as e:  # a --set that is not NAME=VALUE
+        print(f"rulebook: error: {e}", file=stderr)
+        return 2
+    try:
+        with overriding(overrides):
+            return _COMMANDS[args.command](args, stdout, stderr, stdin)
     except RulebookError as e:
         print(e.render(), file=stderr)
         return 1
@@ -230,6 +241,7 @@ def _validate(name, args, out, err, collect=None) -> int:
     for mods in todo:
         try:
             rs = done.get(tuple(sorted(mods))) or load(folder, modules=mods)
+            _allowed(rs)
             warnings.extend(w for w in rs.warnings if w not in warnings)
             reports.append((mods, rs))
         except RulebookError as e:
@@ -270,6 +282,15 @@ def _validate(name, args, out, err, collect=None) -> int:
     return 0 if ok else 1
 
 
+def _allowed(rs) -> None:
+    """Refuse a module combination the game does not allow (the test simulate and play use)."""
+    from .compose import combination_error, combination_players
+    from .loader import key_pos
+
+    if combination_players(rs.combinations, rs.modules) is None:
+        raise combination_error(rs.combinations, rs.modules, key_pos(rs.tree, "modules"))
+
+
 def _provenance_text(rs) -> str:
     lines = ["provenance (definitions by where their values come from):"]
     total = {}
@@ -307,24 +328,22 @@ def _players(rs, n):
 
 
 def _load_for_play(args):
+    from .loader import key_pos
     from .ruleset import load
 
     rs = load(args.ruleset, modules=args.module)
     players = _players(rs, args.players)
-    # a combination may restrict player counts further
-    if rs.combinations:
-        mods = sorted(rs.modules)
-        allowed = [c for c in rs.combinations if sorted(c.get("modules") or []) == mods]
-        if not allowed:
-            names = ["+".join(sorted(c.get("modules") or [])) or "base" for c in rs.combinations]
-            raise _Usage(f"rulebook: error: the module combination {'+'.join(mods) or 'base'} is not one the "
-                         f"game allows ({', '.join(names)})")
-        counts = sorted({n for c in allowed for n in c["players"]})
-        if args.players is None:
-            players = counts[0]
-        elif players not in counts:
-            raise _Usage(f"rulebook: error: {'+'.join(mods) or 'base'} is played by "
-                         f"{', '.join(map(str, counts))} players, not {players}")
+    # the one test of which combinations exist, shared with validate
+    from .compose import combination_error, combination_players
+
+    counts = combination_players(rs.combinations, rs.modules)
+    if counts is None:
+        raise combination_error(rs.combinations, rs.modules, key_pos(rs.tree, "modules"))
+    if args.players is None:
+        players = counts[0]
+    elif players not in counts:
+        raise _Usage(f"rulebook: error: {'+'.join(sorted(rs.modules)) or 'base'} is played by "
+                     f"{', '.join(map(str, counts))} players, not {players}")
     return rs, players
 
 
@@ -427,7 +446,7 @@ def cmd_play(args, out, err, stdin) -> int:
 
     def write_replay():
         with open(save, "w", encoding="utf-8") as fh:
-            json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "players": players,
+            json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "settings": getattr(args, "set", []), "players": players,
                        "seed": args.seed, "agents": specs, "actions": moves}, fh, indent=1)
 
     while not state.is_terminal:
@@ -535,7 +554,15 @@ def cmd_replay(args, out, err, stdin) -> int:
               "`rulebook play` writes one) nor a saved state (State.to_json)", file=err)
         return 1
     ruleset, modules, players, seed, entries = found
-    rules = load(ruleset, modules=modules if isinstance(modules, list) else [])
+    from .settings import parse_assignments
+
+    try:
+        given = data.get("settings") or []
+        settings = dict(given) if isinstance(given, dict) else parse_assignments(given if isinstance(given, list) else [])
+    except (ValueError, TypeError) as e:
+        print(f"rulebook: error: {args.file}: {e}", file=err)
+        return 1
+    rules = load(ruleset, modules=modules if isinstance(modules, list) else [], settings=settings)
     manual = any(isinstance(e, dict) and "chance" in e for e in entries)
     try:
         state = rules.new_game(players, seed=int(seed), chance="manual" if manual else "seeded")
@@ -580,6 +607,7 @@ _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
     "replay": cmd_replay, "analyze": cmd_analyze,
+    "info": lambda args, out, err, _in: info.run_info(args, out, *_load_for_play(args)),
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }
