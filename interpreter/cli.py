@@ -6,7 +6,6 @@ Heavy modules are imported inside the commands so that `rulebook --help` stays f
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
@@ -86,18 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _collect_less_often() -> None:
-    """A command builds many small objects that live to its end (rule trees, parse trees,
-    compiled code): Python's cyclic collector, run every 700 allocations by default, would
-    walk them again and again. A command is one short process, so it runs the collector every
-    50,000 allocations instead (validating every bundled ruleset: about 15 % less time).
-    Reference counting frees everything else as before."""
-    if gc.get_threshold()[0] < 50_000:
-        gc.set_threshold(50_000, 20, 100)
-
-
 def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
-    _collect_less_often()
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     stdin = stdin or sys.stdin
@@ -139,10 +127,11 @@ def main() -> None:
 
 
 def _exit(code: int) -> None:
-    """End the process without Python's own teardown. Everything a command writes is closed
-    by the command, the exit handlers (the per-user cache) run here, and the output is
-    flushed; what is skipped is freeing, one by one, every object the command built, which
-    after validating every bundled ruleset took longer (about 0.4 s) than any stage of it."""
+    """End the process without Python's own teardown: the exit handlers run and the output is
+    flushed; what is skipped is freeing, one by one, every object the command built. Measured
+    on `rulebook validate <all six bundled rulesets> --all-combinations`: 0.62 s with this
+    against 0.87 s with `sys.exit` (median of 5 fresh processes). Only `main()` does this;
+    `run()`, the function embedders call, leaves the process alone."""
     import atexit
 
     try:

@@ -972,16 +972,6 @@ class CodeUnit:
         # then becomes it (the same function object takes the compiled code): validating a
         # ruleset compiles only what its set-up runs, and play pays once per function it uses.
         entries = list(dict.fromkeys(self.lines))
-        missing = [e for e in entries if e not in _CODE_CACHE]
-        from .. import diskcache
-
-        if missing and diskcache.enabled():
-            disk = diskcache.section("code")
-            for e in missing:
-                hit = disk.get(diskcache.digest(e))
-                if hit is not None:
-                    _CODE_CACHE[e] = [(n, code, _NOV_DEFAULTS if has_defaults else None)
-                                      for n, code, has_defaults in hit]
         lazy: dict = {}
         for e in entries:
             codes = _CODE_CACHE.get(e)
@@ -1051,12 +1041,6 @@ def _materialize(ns: dict, lazy: dict, name: str):
             if len(_CODE_CACHE) > 200_000:
                 _CODE_CACHE.clear()
             _CODE_CACHE[entry] = codes
-            from .. import diskcache
-
-            if diskcache.enabled():
-                diskcache.section("code")[diskcache.digest(entry)] = [
-                    (n, code, defaults is not None) for n, code, defaults in codes]
-                diskcache.touch()
         for n, code, defaults in codes:
             fn = ns[n]
             if fn.__code__ is _STUB[0]:
@@ -1068,7 +1052,6 @@ def _materialize(ns: dict, lazy: dict, name: str):
 
 
 _NO_VALUES = MappingProxyType({})
-_NOV_DEFAULTS = (_NO_VALUES, _NO_VALUES)
 _CODE_CACHE: dict = {}
 _GEN_CACHE: dict = {}
 _NAMES: dict = {}
@@ -1149,14 +1132,6 @@ def _cached_gen(key):
         hit = _GEN_CACHE.get(key)
     except TypeError:  # an unhashable type in the signature: compile without the cache
         return None
-    if hit is not None:
-        return hit
-    from .. import diskcache
-
-    if diskcache.enabled():
-        hit = diskcache.section("gen").get(diskcache.digest(repr(key)))
-        if hit is not None:
-            _GEN_CACHE[key] = hit
     return hit
 
 
@@ -1167,11 +1142,6 @@ def _store_gen(key, value):
         _GEN_CACHE[key] = value
     except TypeError:
         return
-    from .. import diskcache
-
-    if diskcache.enabled():
-        diskcache.section("gen")[diskcache.digest(repr(key))] = value
-        diskcache.touch()
 
 
 def _digest(*parts) -> str:
