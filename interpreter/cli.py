@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 __all__ = ["run", "main"]
@@ -110,6 +111,9 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
     except _Usage as e:
         print(str(e), file=stderr)
         return 2
+    except OSError as e:  # a file that cannot be written or read: say which, no traceback
+        print(f"rulebook: error: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""), file=stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=stderr)
         return 130
@@ -415,10 +419,10 @@ def cmd_play(args, out, err, stdin) -> int:
     st = rs.new_game(players, seed=args.seed)
     moves = []
     seen = 0
-    save = args.save or f"{rs.name}-{args.seed}.replay.json"
+    save = args.save or _default_save_path(rs.name, args.seed)
 
     def write_replay():
-        with open(save, "w", encoding="utf-8") as fh:
+        with _open_for_writing(save, follow=bool(args.save)) as fh:
             json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "players": players,
                        "seed": args.seed, "agents": specs, "actions": moves}, fh, indent=1)
 
@@ -470,6 +474,21 @@ def cmd_play(args, out, err, stdin) -> int:
     print(f"winners: {', '.join(map(str, st.winners()))}", file=out)
     print(f"replay saved to {save}", file=out)
     return 0
+
+
+def _default_save_path(game_name: str, seed: int) -> str:
+    """`<name>-<seed>.replay.json` in the working directory, the name cut down to letters,
+    digits, '.', '_' and '-' (a game's name is rule-file text: '../../x' must not choose
+    where the file goes)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(game_name)).strip(".-")[:60] or "game"
+    return os.path.join(os.getcwd(), f"{safe}-{int(seed)}.replay.json")
+
+
+def _open_for_writing(path: str, follow: bool):
+    """A text file opened for writing; a default path (follow=False) is never a symlink
+    planted to redirect the write."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    return os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8")
 
 
 def cmd_replay(args, out, err, stdin) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import stat
 from typing import Any, Optional
 
 import yaml
@@ -507,16 +508,7 @@ def load_file(path: str, display: Optional[str] = None) -> Any:
 
 def _load_file(path: str, display: Optional[str] = None) -> Any:
     shown = display or path
-    try:
-        size = os.path.getsize(path)
-    except OSError as e:
-        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load")
-    if size > LIMITS["file_bytes"]:
-        raise RulebookError([Diagnostic("file-too-large",
-                                        f"file is {size} bytes; the limit is {LIMITS['file_bytes']}",
-                                        Pos(shown, 1, 1))], "load")
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    raw = read_limited(path, shown)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -534,6 +526,73 @@ def _load_file(path: str, display: Optional[str] = None) -> Any:
 
         tree.digest = hashlib.sha256(raw).hexdigest()
     return tree
+
+
+def read_limited(path: str, shown: str, limit: Optional[int] = None) -> bytes:
+    """The bytes of a regular file no bigger than `limit` (default LIMITS["file_bytes"]), or
+    RulebookError. The file is opened without blocking and checked with fstat before a byte
+    is read: a FIFO, a device such as /dev/zero or a directory is refused, never read."""
+    limit = LIMITS["file_bytes"] if limit is None else limit
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RulebookError([Diagnostic("file", "not a regular file (a folder, a pipe or a device)",
+                                            Pos(shown, 0, 0), "name a rule file")], "load")
+        if info.st_size > limit:
+            raise RulebookError([Diagnostic("file-too-large", f"file is {info.st_size} bytes; the limit is {limit}",
+                                            Pos(shown, 1, 1))], "load")
+        with os.fdopen(fd, "rb") as fh:
+            fd = None
+            raw = fh.read(limit + 1)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if len(raw) > limit:  # it grew after the check
+        raise RulebookError([Diagnostic("file-too-large", f"file is over the limit of {limit} bytes",
+                                        Pos(shown, 1, 1))], "load")
+    return raw
+
+
+def safe_path(folder: str, relative, what: str, pos: Optional[Pos] = None, code: str = "file") -> str:
+    """The real path of `relative` inside the ruleset `folder`, or RulebookError at `pos`.
+
+    The one check for every path a rule file, scenario file or replay names: it must be text,
+    not absolute, and once resolved (symlinks included: `os.path.realpath`) stay inside the
+    folder's own real path; it must name a regular file (not a folder, pipe or device). A
+    symlink that points inside the folder is fine. `what` names the path in the message
+    ("include", "module 'm': file", "scenario file"); `code` is the diagnostic's code.
+    (`read_limited` then checks, on the opened file, that it is still regular and small.)"""
+    where = pos or Pos(str(folder), 0, 0)
+    if not isinstance(relative, str) or not relative.strip():
+        raise RulebookError([Diagnostic(code, f"{what} must be a path (text), not {_kind(relative)}", where,
+                                        "write a path relative to the ruleset folder")], "load")
+    if os.path.isabs(relative) or relative.startswith("~"):
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' is an absolute path", where,
+                                        "write the path relative to the ruleset folder")], "load")
+    root = os.path.realpath(folder)
+    full = os.path.realpath(os.path.join(root, relative))
+    if os.path.commonpath([root, full]) != root:
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' leaves the ruleset folder", where,
+                                        "only files inside the ruleset folder are read (symlinks included)")],
+                            "load")
+    try:
+        mode = os.stat(full).st_mode
+    except OSError:
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' not found", where,
+                                        "paths are relative to the ruleset folder")], "load") from None
+    if not stat.S_ISREG(mode):
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' is not a regular file", where,
+                                        "name a file: a folder, a pipe or a device cannot be read")], "load")
+    return full
+
+
+def _kind(value) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", type(None): "empty"}.get(
+        type(value), "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "text")
 
 
 def _c_parser_fits(text: str) -> bool:
@@ -643,36 +702,56 @@ def _deep_at(text: str, shown: str) -> Diagnostic:
 
 def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tuple[str, Map]]:
     """The root file's `include:` list (paths or globs relative to the ruleset folder) -> the
-    loaded files in order, as (display path, tree)."""
+    loaded files in order, as (display path, tree). Every match goes through `safe_path`."""
     out = []
     inc = root.get("include") or []
     if isinstance(inc, str):
         inc = [inc]
+    if not isinstance(inc, list):
+        raise RulebookError([Diagnostic("include", f"'include' is a list of file paths, not {_kind(inc)}",
+                                        value_pos(root, "include"))], "load")
     diags = []
     seen = set()
     for i, pattern in enumerate(inc):
-        p = value_pos(root["include"], i) if isinstance(root.get("include"), Seq) else pos_of(root)
+        p = value_pos(root["include"], i) if isinstance(root.get("include"), Seq) else value_pos(root, "include")
         if not isinstance(pattern, str):
-            diags.append(Diagnostic("include", "an include is a file path", p))
+            diags.append(Diagnostic("include", f"an include is a file path, not {_kind(pattern)}", p))
             continue
         if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
             diags.append(Diagnostic("include", f"include '{pattern}' leaves the ruleset folder", p,
                                     "include files inside the ruleset folder only"))
             continue
-        matches = sorted(glob.glob(os.path.join(base_dir, pattern)))
+        matches = sorted(glob.glob(os.path.join(glob.escape(base_dir), pattern)))
         if not matches:
-            candidates = [os.path.relpath(f, base_dir) for f in glob.glob(os.path.join(base_dir, "**", "*.yaml"), recursive=True)]
             diags.append(Diagnostic("include", f"include '{pattern}' matches no file", p,
-                                    suggest(pattern, candidates)))
+                                    suggest(pattern, _yaml_files_under(base_dir))))
             continue
         for f in matches:
-            if f in seen:
-                continue
-            seen.add(f)
             try:
-                out.append((rel(f), load_file(f, rel(f))))
+                real = safe_path(base_dir, os.path.relpath(f, base_dir), "include", p, "include")
+                if real in seen:
+                    continue
+                seen.add(real)
+                out.append((rel(f), load_file(real, rel(f))))
             except RulebookError as e:
                 diags.extend(e.diagnostics)
     if diags:
         raise RulebookError(diags, "load")
     return out
+
+
+_SUGGEST_FILES = 2000  # files looked at for a "did you mean" (bounded; symlinks not followed)
+
+
+def _yaml_files_under(base_dir: str) -> list:
+    """Up to _SUGGEST_FILES .yaml paths under the folder, relative to it, for suggestions.
+    Symlinked folders are not entered, so a symlink loop cannot make the search endless."""
+    found: list = []
+    for folder, dirs, files in os.walk(base_dir, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith((".yaml", ".yml")):
+                found.append(os.path.relpath(os.path.join(folder, name), base_dir))
+                if len(found) >= _SUGGEST_FILES:
+                    return found
+    return found

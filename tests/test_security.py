@@ -4,8 +4,10 @@ finding it pins."""
 from __future__ import annotations
 
 import io
+import json
 import marshal
 import os
+import re
 import subprocess
 import sys
 
@@ -139,3 +141,155 @@ def test_the_disk_cache_module_is_gone():
                     text = fh.read()
                 for word in ("pickle", "RULEBOOK_CACHE_DIR", "XDG_CACHE_HOME", "marshal.dump(", "marshal.load("):
                     assert word not in text, (name, word)
+
+
+# ------------------------------------------------------------------ 16.4, 16.10, 16.11: files
+BASE = """game: {name: g, players: [2], start: play}
+vars:
+  score: {per_player: true, value: 0}
+actions:
+  step:
+    effects: ["score[player] += 1"]
+phases:
+  play: {kind: turns, actions: [step], rounds: 3, next: end}
+"""
+SECRET = "secret-line-that-must-not-be-printed: 1\n"
+
+
+def _ruleset(tmp_path, extra="", files=None):
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(BASE + extra)
+    for name, text in (files or {}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(SECRET)
+    return folder, outside
+
+
+def _refused(folder, *args, code_word):
+    code, out, err = _cli("validate", str(folder), *args)
+    assert code == 1, (out, err)
+    assert "Traceback" not in err and "secret-line" not in err + out, err
+    assert f"error[{code_word}]" in err, err
+    assert re.search(r"(game|big)\.yaml:\d+:\d+: error", err), err
+    return err
+
+
+def test_an_include_that_is_a_symlink_out_of_the_folder_is_refused(tmp_path):
+    folder, outside = _ruleset(tmp_path, "include: [more.yaml]\n")
+    os.symlink(outside, folder / "more.yaml")
+    err = _refused(folder, code_word="include")
+    assert "leaves the ruleset folder" in err
+
+
+def test_an_include_through_a_symlinked_folder_is_refused(tmp_path):
+    folder, outside = _ruleset(tmp_path, "include: [sub/*.yaml]\n")
+    os.symlink(tmp_path, folder / "sub")
+    _refused(folder, code_word="include")
+
+
+def test_a_symlink_that_stays_inside_is_fine(tmp_path):
+    folder, _ = _ruleset(tmp_path, "include: [alias.yaml]\n", {"parts/real.yaml": "constants: {k: 1}\n"})
+    os.symlink(folder / "parts" / "real.yaml", folder / "alias.yaml")
+    code, out, err = _cli("validate", str(folder))
+    assert code == 0, err
+
+
+def test_an_absolute_include_is_refused(tmp_path):
+    folder, _ = _ruleset(tmp_path, f"include: [{tmp_path / 'outside.yaml'}]\n")
+    _refused(folder, code_word="include")
+
+
+def test_an_include_that_matches_a_directory_is_an_error(tmp_path):
+    folder, _ = _ruleset(tmp_path, "include: [parts]\n", {"parts/a.yaml": "constants: {k: 1}\n"})
+    err = _refused(folder, code_word="include")
+    assert "not a regular file" in err
+
+
+def test_an_include_that_is_a_fifo_does_not_hang(tmp_path):
+    folder, _ = _ruleset(tmp_path, "include: [pipe.yaml]\n")
+    os.mkfifo(folder / "pipe.yaml")
+    err = _refused(folder, code_word="include")
+    assert "not a regular file" in err
+
+
+def test_an_include_that_links_to_dev_zero_does_not_hang(tmp_path):
+    folder, _ = _ruleset(tmp_path, "include: [zero.yaml]\n")
+    os.symlink("/dev/zero", folder / "zero.yaml")
+    _refused(folder, code_word="include")
+
+
+def test_the_size_limit_is_checked_before_reading(tmp_path):
+    """A 4 GB (sparse) include is refused from its size, without reading it."""
+    folder, _ = _ruleset(tmp_path, "include: [big.yaml]\n")
+    with open(folder / "big.yaml", "wb") as fh:
+        fh.truncate(4 * 1024 ** 3)
+    err = _refused(folder, code_word="file-too-large")
+    assert "the limit is 2000000" in err
+
+
+def test_a_module_file_that_is_absolute_is_refused(tmp_path):
+    folder, _ = _ruleset(tmp_path, f"modules:\n  m: {{file: {tmp_path / 'outside.yaml'}}}\n")
+    _refused(folder, "--module", "m", code_word="module")
+
+
+def test_a_module_file_that_is_a_symlink_out_is_refused(tmp_path):
+    folder, outside = _ruleset(tmp_path, "modules:\n  m: {file: mod.yaml}\n")
+    os.symlink(outside, folder / "mod.yaml")
+    err = _refused(folder, "--module", "m", code_word="module")
+    assert "leaves the ruleset folder" in err
+
+
+def test_a_module_file_that_is_a_directory_is_refused(tmp_path):
+    folder, _ = _ruleset(tmp_path, "modules:\n  m: {file: mods}\n", {"mods/x.yaml": "constants: {k: 1}\n"})
+    _refused(folder, "--module", "m", code_word="module")
+
+
+@pytest.mark.parametrize("decl", ["{file: 5}", "hello", "{files: 5}", "{files: [5]}", "{file: [a.yaml]}"])
+def test_a_module_declaration_of_the_wrong_type_is_an_error_not_a_traceback(tmp_path, decl):
+    folder, _ = _ruleset(tmp_path, f"modules:\n  m: {decl}\n")
+    code, out, err = _cli("validate", str(folder), "--module", "m")
+    assert code == 1, (out, err)
+    assert "Traceback" not in err and re.search(r"game\.yaml:\d+:\d+: error", err), err
+    code, out, err = _cli("validate", str(folder), "--all-combinations")
+    assert code in (0, 1) and "Traceback" not in err
+
+
+def test_a_missing_include_in_a_folder_with_symlink_loops_does_not_hang(tmp_path):
+    folder, _ = _ruleset(tmp_path, "include: [phase.yaml]\n", {"phases.yaml": "constants: {k: 1}\n"})
+    for i in range(4):
+        (folder / f"d{i}").mkdir()
+        for j in range(4):
+            os.symlink(folder, folder / f"d{i}" / f"loop{j}")
+    err = _refused(folder, code_word="include")
+    assert "did you mean 'phases.yaml'" in err
+
+
+def test_safe_path_keeps_inside(tmp_path):
+    from interpreter.errors import RulebookError
+    from interpreter.loader import safe_path
+
+    folder, outside = _ruleset(tmp_path, "", {"examples/a.yaml": "x: 1\n"})
+    assert safe_path(str(folder), "examples/a.yaml", "scenario file") == os.path.realpath(folder / "examples" / "a.yaml")
+    for bad in ("../outside.yaml", str(outside), "examples", "missing.yaml", "examples/../../outside.yaml"):
+        with pytest.raises(RulebookError):
+            safe_path(str(folder), bad, "scenario file")
+
+
+# ------------------------------------------------------------------ 16.5: save paths
+@pytest.mark.parametrize("name", ["../../x/pwn", "/tmp/abs", "..", "a/b\\c:d", "\x00evil", " "])
+def test_the_default_save_path_stays_in_the_working_directory(tmp_path, monkeypatch, name):
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(BASE.replace("name: g", f"name: {json.dumps(name)}"))
+    work = tmp_path / "a" / "b" / "work"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["play", str(folder), "--agents", "human,random"], out, err, io.StringIO("q\n"))
+    assert code == 0, err.getvalue()
+    written = [p for p in tmp_path.rglob("*.replay.json")]
+    assert len(written) == 1 and written[0].parent == work, written
+    assert re.fullmatch(r"[A-Za-z0-9_.-]+-0\.replay\.json", written[0].name) and not written[0].name.startswith(".")
