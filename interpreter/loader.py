@@ -168,182 +168,64 @@ class _Builder:
         return Pos(self.path, m.line + 1, m.column + 1)
 
     def build(self, node, depth=0):
+        """The positioned tree of a composed node (limits and tags checked on the way)."""
         self.count += 1
+        pos = self.pos(node)
         if self.count > LIMITS["nodes"]:
             raise _Stop(Diagnostic(
-                "yaml-too-large",
-                f"the file expands to more than {LIMITS['nodes']} nodes (aliases that repeat "
-                "aliases, a 'billion laughs')", self.pos(node),
-                "write the data out, or use fewer nested aliases"))
+                "yaml-too-large", f"the file has too many nodes: more than {LIMITS['nodes']}, aliases expanded",
+                pos, "split the data, or use fewer aliases"))
         if depth > LIMITS["depth"]:
-            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
-                                   self.pos(node)))
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _ALLOWED_COLLECTION_TAGS:
-            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
-                                   self.pos(node),
+            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos))
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, pos)
+        if node.tag not in _ALLOWED_COLLECTION_TAGS:
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed", pos,
                                    "rule files are plain data: remove the tag"))
-        if isinstance(node, yaml.MappingNode):
-            m = Map()
-            m.pos = self.pos(node)
-            for knode, vnode in node.value:
-                if knode.tag == "tag:yaml.org,2002:merge":
-                    raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported",
-                                           self.pos(knode), "write the keys out"))
-                key = self.build(knode, depth + 1)
-                if isinstance(key, (dict, list)):
-                    raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value",
-                                           self.pos(knode)))
-                if isinstance(key, Text):
-                    key = str(key)
-                else:
-                    self.text_keys = False
-                if key in m:
-                    self.diags.append(_duplicate_key(key, self.pos(knode), m.kpos[key]))
-                value = self.build(vnode, depth + 1)
-                m[key] = value
-                m.kpos[key] = self.pos(knode)
-                m.vpos[key] = self.pos(vnode)
-            return m
         if isinstance(node, yaml.SequenceNode):
-            s = Seq()
-            s.pos = self.pos(node)
+            seq = Seq()
+            seq.pos = pos
             for item in node.value:
-                s.append(self.build(item, depth + 1))
-                s.ipos.append(self.pos(item))
-            return s
-        if node.tag not in _ALLOWED_SCALAR_TAGS:
-            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
-                                   self.pos(node),
-                                   "rule files are plain data: remove the tag"))
-        if node.tag == "tag:yaml.org,2002:str":
+                seq.append(self.build(item, depth + 1))
+                seq.ipos.append(self.pos(item))
+            return seq
+        mapping = Map()
+        mapping.pos = pos
+        for knode, vnode in node.value:
+            kpos = self.pos(knode)
+            if knode.tag == "tag:yaml.org,2002:merge":
+                raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported", kpos,
+                                       "write the keys out"))
+            key = self.build(knode, depth + 1)
+            if isinstance(key, (dict, list)):
+                raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value", kpos))
+            if isinstance(key, Text):
+                key = str(key)
+            else:
+                self.text_keys = False
+            if key in mapping:
+                self.diags.append(_duplicate_key(key, kpos, mapping.kpos[key]))
+            mapping[key] = self.build(vnode, depth + 1)
+            mapping.kpos[key] = kpos
+            mapping.vpos[key] = self.pos(vnode)
+        return mapping
+
+    def _scalar(self, node, pos):
+        if node.tag == _STR_TAG:
             value = node.value  # the common case, without the constructor's machinery
-        else:
+        elif node.tag in _ALLOWED_SCALAR_TAGS:
             value = self.loader.construct_object(node, deep=True)
+        else:
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed", pos,
+                                   "rule files are plain data: remove the tag"))
         if isinstance(value, bool) and not node.style and node.value.lower() not in ("true", "false"):
-            self.diags.append(_yaml_bool(node.value, value, self.pos(node)))
+            self.diags.append(_yaml_bool(node.value, value, pos))
         if isinstance(value, str):
             block = node.style in ("|", ">")
             if node.end_mark.line > node.start_mark.line:
                 block = self._rows(node) or block
-            return Text(value, self.pos(node), quoted=node.style in ("'", '"'), block=block)
+            return Text(value, pos, quoted=node.style in ("'", '"'), block=block)
         return value
-
-
-    def from_events(self):
-        """The tree in one pass over libyaml's event stream, for the plain data rule files
-        are: no document markers beyond one, no explicit tags, keys that are scalars. Anything
-        else (and any YAML error) returns `_SLOW`, and the composing path below reads the file
-        and explains what it finds. Both paths give the same tree and the same diagnostics;
-        this one skips building a node graph and resolves plain scalars by their first
-        character."""
-        path, diags = self.path, self.diags
-        depth_limit, node_limit = LIMITS["depth"], LIMITS["nodes"]
-        # open containers: [node, is a mapping, pending key (or _SLOW), the key's position,
-        # its anchor, the node count when it opened]
-        stack: list = []
-        anchors: dict = {}  # name -> (node, its position, its size in nodes)
-        root = _SLOW
-        count = 0
-        copied = 0  # nodes copied for aliases
-        documents = 0
-        try:
-            for ev in yaml.parse(self.text, Loader=yaml.CSafeLoader):
-                cls = type(ev)
-                if cls is _ScalarEvent:
-                    if ev.tag is not None:
-                        return _SLOW
-                    m = ev.start_mark
-                    pos = _tuple_new(Pos, (path, m.line + 1, m.column + 1))
-                    node = self._event_scalar(ev, pos)
-                    if node is _SLOW:
-                        return _SLOW
-                    size = 1
-                    if ev.anchor is not None:
-                        anchors[ev.anchor] = (node, pos, 1)
-                elif cls is _MappingStartEvent or cls is _SequenceStartEvent:
-                    if ev.tag is not None or len(stack) >= depth_limit:
-                        return _SLOW
-                    m = ev.start_mark
-                    pos = _tuple_new(Pos, (path, m.line + 1, m.column + 1))
-                    if cls is _MappingStartEvent:
-                        node = Map()
-                    else:
-                        node = Seq()
-                    node.pos = pos
-                    size = 1
-                elif cls is _MappingEndEvent or cls is _SequenceEndEvent:
-                    frame = stack.pop()
-                    if frame[4] is not None:
-                        anchors[frame[4]] = (frame[0], frame[0].pos, count - frame[5] + 1)
-                    continue
-                elif cls is _AliasEvent:
-                    hit = anchors.get(ev.anchor)
-                    if hit is None:
-                        return _SLOW
-                    node, pos, size = hit
-                    copied += size
-                    if copied > _ALIAS_COPY_LIMIT:  # many copies (an alias bomb?): the composing
-                        return _SLOW                # path measures them before building
-                    node = clone(node)
-                elif cls is _DocumentStartEvent:
-                    documents += 1
-                    if documents > 1:
-                        return _SLOW
-                    continue
-                else:  # stream start and end, document end
-                    continue
-                count += size
-                if count > node_limit:
-                    return _SLOW
-                if not stack:
-                    root = node
-                else:
-                    top = stack[-1]
-                    if top[1]:
-                        if top[2] is _SLOW:  # this node is a key
-                            if isinstance(node, (dict, list)):
-                                return _SLOW
-                            key = str(node) if isinstance(node, Text) else node
-                            if type(key) is not str:
-                                self.text_keys = False
-                            parent = top[0]
-                            if key in parent:
-                                diags.append(_duplicate_key(key, pos, parent.kpos[key]))
-                            top[2], top[3] = key, pos
-                        else:
-                            parent, key = top[0], top[2]
-                            parent[key] = node
-                            parent.kpos[key] = top[3]
-                            parent.vpos[key] = pos
-                            top[2] = _SLOW
-                    else:
-                        top[0].append(node)
-                        top[0].ipos.append(pos)
-                if (cls is _MappingStartEvent or cls is _SequenceStartEvent):
-                    stack.append([node, cls is _MappingStartEvent, _SLOW, None, ev.anchor, count])
-        except Exception:  # noqa: BLE001 - any complaint: the composing path explains it
-            return _SLOW
-        return root
-
-    def _event_scalar(self, ev, pos):
-        value = ev.value
-        if ev.style:  # quoted or block: a string
-            tag = _STR_TAG
-        elif not ev.implicit[0]:
-            return _SLOW
-        else:
-            tag = _plain_tag(value)
-        if tag == _STR_TAG:
-            block = ev.style in ("|", ">")
-            if ev.end_mark.line > ev.start_mark.line:
-                block = self._rows(ev) or block
-            return Text(value, pos, quoted=ev.style in ("'", '"'), block=block)
-        if tag not in _ALLOWED_SCALAR_TAGS:
-            return _SLOW
-        out = _SAFE_CONSTRUCTORS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value, ev.start_mark, ev.end_mark))
-        if isinstance(out, bool) and value.lower() not in ("true", "false"):
-            self.diags.append(_yaml_bool(value, out, pos))
-        return out
 
     def _rows(self, node):
         """The file lines of a scalar written over several lines (see `_map_multiline`)."""
@@ -401,6 +283,10 @@ class _Builder:
         total = size(root, 0)
         if total <= limit:
             return
+        if len(sizes) > limit:  # that many nodes are written out: no alias needed to get there
+            raise _Stop(Diagnostic(
+                "yaml-too-large", f"the file has too many nodes: {len(sizes)} values; the limit is {limit}",
+                self.pos(root), "split the data, or write it more compactly"))
         node = root
         while True:
             kids = ([x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode)
@@ -416,35 +302,8 @@ class _Builder:
             "write the data out, or use fewer nested aliases"))
 
 
-_tuple_new = tuple.__new__  # Pos(...) without the named tuple's Python-level __new__
-_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
-_SLOW = object()  # from_events: this file needs the composing path
-_ALIAS_COPY_LIMIT = 20_000
 _STR_TAG = "tag:yaml.org,2002:str"
-_ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
-_MappingStartEvent, _MappingEndEvent = yaml.MappingStartEvent, yaml.MappingEndEvent
-_SequenceStartEvent, _SequenceEndEvent = yaml.SequenceStartEvent, yaml.SequenceEndEvent
-_DocumentStartEvent = yaml.DocumentStartEvent
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()
-_SAFE_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
-_RESOLVERS = yaml.resolver.Resolver.yaml_implicit_resolvers
-_PLAIN_TAGS: dict = {}
-
-
-def _plain_tag(value: str) -> str:
-    """The tag YAML's resolver gives an untagged plain scalar (the same rules, looked up by
-    the first character as the resolver does, remembered per text)."""
-    tag = _PLAIN_TAGS.get(value)
-    if tag is None:
-        tag = _STR_TAG
-        for t, regexp in _RESOLVERS.get(value[:1], []) + _RESOLVERS.get(None, []):
-            if regexp.match(value):
-                tag = t
-                break
-        if len(_PLAIN_TAGS) > 100_000:
-            _PLAIN_TAGS.clear()
-        _PLAIN_TAGS[value] = tag
-    return tag
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
 def _duplicate_key(key, pos: Pos, first: Pos) -> Diagnostic:
@@ -595,40 +454,34 @@ def _kind(value) -> str:
         type(value), "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "text")
 
 
-def _c_parser_fits(text: str) -> bool:
-    """Can libyaml's C parser (many times faster) read this file? Only when it is present and
-    the file is well-formed and not too deep: its composer recurses in C, so depth is checked
-    first on the event stream (which does not recurse). Anything else goes to the pure-Python
-    parser, whose error messages the diagnostics are written for."""
+def _c_composer_fits() -> bool:
+    """libyaml's composer (many times faster than the pure-Python one) is used when present
+    and recent enough to bound nesting itself (0.2.5 refuses more than 1000 levels, so its
+    recursion in C is bounded); `_Builder.measure` then applies the real depth limit."""
     if not getattr(yaml, "__with_libyaml__", False):
         return False
-    depth = 0
     try:
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
-            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > LIMITS["depth"]:
-                    return False
-            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except Exception:  # noqa: BLE001 - any complaint: let the Python parser explain it
+        from yaml import _yaml
+
+        return tuple(_yaml.get_version()) >= (0, 2, 5)
+    except (ImportError, AttributeError, TypeError):
         return False
-    return True
 
 
-def load_text(text: str, shown: str = "<text>"):
-    if getattr(yaml, "__with_libyaml__", False):
-        b = _Builder(shown, None, text)
-        tree = b.from_events()
-        if tree is not _SLOW:
-            if b.diags:
-                raise RulebookError(b.diags, "load")
-            if isinstance(tree, Map):
-                tree.text_keys = b.text_keys
-            return tree
-    fast = _c_parser_fits(text)
+_USE_C = _c_composer_fits()
+
+
+def _compose(text: str, shown: str):
+    """(loader, root node) of the text's one document. A file libyaml refuses is read again
+    by the pure-Python parser, whose error messages the diagnostics are written for."""
+    if _USE_C:
+        loader = yaml.CSafeLoader(text)
+        try:
+            return loader, loader.get_single_node()
+        except yaml.YAMLError:
+            loader.dispose()
     try:
-        loader = yaml.CSafeLoader(text) if fast else yaml.SafeLoader(text)
+        loader = yaml.SafeLoader(text)
     except yaml.reader.ReaderError as e:  # a control character
         before = text[: e.position]
         line = before.count("\n") + 1
@@ -636,28 +489,49 @@ def load_text(text: str, shown: str = "<text>"):
         raise RulebookError([Diagnostic("encoding", f"character U+{e.character:04X} is not allowed in a rule file",
                                         Pos(shown, line, col), "remove the control character")], "load") from None
     try:
-        try:
-            node = loader.get_single_node()
-        except yaml.MarkedYAMLError as e:
-            mark = e.problem_mark or e.context_mark
-            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            msg = (e.problem or "invalid YAML").strip()
-            if e.context:
-                msg = f"{msg} ({e.context.strip()})"
-            hint = None
-            if "tab" in msg.lower() or "'\\t'" in msg:
-                hint = "indent with spaces, not tabs"
-            elif "mapping values are not allowed" in msg:
-                hint = "quote a value that contains ': '"
-            elif "while parsing a flow" in msg and e.context_mark is not None:
-                kind = "list" if "sequence" in msg else "mapping"
-                hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
-                        f"column {e.context_mark.column + 1}")
-            raise RulebookError([Diagnostic("yaml", msg, Pos(shown, line, col), hint)], "load") from None
-        except yaml.YAMLError as e:
-            raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
-        except RecursionError:
-            raise RulebookError([_deep_at(text, shown)], "load") from None
+        return loader, _single_node(loader, text, shown)
+    except RulebookError:
+        loader.dispose()
+        raise
+
+
+def _single_node(loader, text: str, shown: str):
+    try:
+        return loader.get_single_node()
+    except yaml.MarkedYAMLError as e:
+        raise RulebookError([_yaml_error(e, shown)], "load") from None
+    except yaml.YAMLError as e:
+        raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
+    except RecursionError:
+        raise RulebookError([_deep_at(text, shown)], "load") from None
+
+
+def _yaml_error(e, shown: str) -> Diagnostic:
+    """A YAML syntax error as a diagnostic with its position and, for the usual slips, a hint."""
+    mark = e.problem_mark or e.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    msg = (e.problem or "invalid YAML").strip()
+    if e.context:
+        msg = f"{msg} ({e.context.strip()})"
+    hint = None
+    if "tab" in msg.lower() or "'\\t'" in msg:
+        hint = "indent with spaces, not tabs"
+    elif "mapping values are not allowed" in msg:
+        hint = "quote a value that contains ': '"
+    elif "while parsing a flow" in msg and e.context_mark is not None:
+        kind = "list" if "sequence" in msg else "mapping"
+        hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
+                f"column {e.context_mark.column + 1}")
+    return Diagnostic("yaml", msg, Pos(shown, line, col), hint)
+
+
+def load_text(text: str, shown: str = "<text>"):
+    """YAML text -> a positioned tree, or RulebookError with file:line:col. The one reader:
+    the composer builds a node graph (`_compose`), `_Builder.measure` refuses an alias bomb or
+    too deep a nesting before anything is built, `_Builder.build` turns the graph into
+    Map/Seq/Text with positions."""
+    loader, node = _compose(text, shown)
+    try:
         if node is None:
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
         b = _Builder(shown, loader, text)

@@ -293,3 +293,29 @@ def test_the_default_save_path_stays_in_the_working_directory(tmp_path, monkeypa
     written = [p for p in tmp_path.rglob("*.replay.json")]
     assert len(written) == 1 and written[0].parent == work, written
     assert re.fullmatch(r"[A-Za-z0-9_.-]+-0\.replay\.json", written[0].name) and not written[0].name.startswith(".")
+
+
+# ------------------------------------------------------------------ 16.12: the node limit's message
+def test_a_long_plain_list_is_not_called_a_billion_laughs(tmp_path):
+    from interpreter.errors import RulebookError
+    from interpreter.loader import LIMITS, load_text
+
+    text = "items:\n" + "".join(f"  - {i}\n" for i in range(LIMITS["nodes"] + 10))
+    with pytest.raises(RulebookError) as caught:
+        load_text(text, "big.yaml")
+    message = caught.value.render()
+    assert "error[yaml-too-large]" in message and "too many nodes" in message
+    assert "laughs" not in message and "alias" not in message
+
+
+def test_an_alias_bomb_is_still_named_as_one():
+    from interpreter.errors import RulebookError
+    from interpreter.loader import load_text
+
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    with pytest.raises(RulebookError) as caught:
+        load_text("\n".join(lines) + "\n", "bomb.yaml")
+    message = caught.value.render()
+    assert "error[yaml-too-large]" in message and "aliases" in message
