@@ -179,60 +179,71 @@ def cmd_validate(args, out, err, _in) -> int:
 
 
 def _validate(name, args, out, err, collect=None) -> int:
+    """Validate one ruleset (every combination with --all-combinations), one combination at a
+    time: each loaded ruleset is reduced to its report line before the next is loaded, so
+    thousands of combinations do not sit in memory together."""
     from .compose import find_ruleset
     from .errors import RulebookError
     from .ruleset import load
 
     folder = find_ruleset(name)
     shown = name if not os.path.exists(name) else os.path.basename(os.path.abspath(folder))
+    first = None  # (modules, ruleset) loaded to find the combinations, reused once
     todo = [list(args.module)]
-    done = {}  # modules -> the ruleset already loaded with them
     if args.all_combinations:
-        rs0 = load(folder, modules=args.module)
-        done[tuple(sorted(args.module))] = rs0
-        combos = rs0.combinations or [{"modules": [], "players": list(rs0.players)}]
+        first_rs = load(folder, modules=args.module)
+        first = (sorted(args.module), first_rs)
+        combos = first_rs.combinations or [{"modules": [], "players": list(first_rs.players)}]
         todo = [sorted(c.get("modules") or []) for c in combos]
-    all_diags = []
-    warnings = []
-    reports = []
-    ok = True
+        del first_rs
+    valid, failed, warnings = [], [], []
+    provenance = None
     for mods in todo:
         try:
-            rs = done.get(tuple(sorted(mods))) or load(folder, modules=mods)
-            warnings.extend(w for w in rs.warnings if w not in warnings)
-            reports.append((mods, rs))
+            if first is not None and first[0] == sorted(mods):
+                rs, first = first[1], None
+            else:
+                rs = load(folder, modules=mods)
         except RulebookError as e:
-            ok = False
-            all_diags.append((mods, e))
+            failed.append((mods, e))
+            continue
+        warnings.extend(w for w in rs.warnings if w not in warnings)
+        valid.append((mods, len(rs.phases), len(rs.actions), len(rs.entities), list(rs.players)))
+        if provenance is None and args.provenance:
+            provenance = (rs.provenance, _provenance_text(rs))
+        del rs
     if args.format == "json":
         payload = {
-            "ruleset": name, "valid": ok,
-            "combinations": [{"modules": m, "valid": True, "players": list(r.players)} for m, r in reports]
+            "ruleset": name, "valid": not failed,
+            "combinations": [{"modules": m, "valid": True, "players": players} for m, _, _, _, players in valid]
                             + [{"modules": m, "valid": False, "stage": e.stage,
-                                "errors": [d.to_json() for d in e.diagnostics]} for m, e in all_diags],
+                                "errors": [d.to_json() for d in e.diagnostics]} for m, e in failed],
             "warnings": [w.to_json() for w in warnings] if not args.no_warnings else [],
         }
-        if args.provenance and reports:
-            payload["provenance"] = reports[0][1].provenance
+        if provenance is not None:
+            payload["provenance"] = provenance[0]
         if collect is not None:
             collect.append(payload)
         else:
             print(json.dumps(payload, indent=2), file=out)
-        return 0 if ok else 1
-    for mods, e in all_diags:
-        label = "+".join(mods) or "base"
-        print(f"{shown} [{label}]: {e.stage} stage failed with {len(e.diagnostics)} error(s)", file=err)
+        return 1 if failed else 0
+    _print_validation(shown, valid, failed, warnings, provenance, args, out, err)
+    return 1 if failed else 0
+
+
+def _print_validation(shown, valid, failed, warnings, provenance, args, out, err) -> None:
+    for mods, e in failed:
+        print(f"{shown} [{'+'.join(mods) or 'base'}]: {e.stage} stage failed with {len(e.diagnostics)} error(s)",
+              file=err)
         print(e.render(), file=err)
     if not args.no_warnings:
         for w in warnings:
             print(w.render(), file=err)
-    for mods, rs in reports:
-        label = "+".join(mods) or "base"
-        print(f"{shown} [{label}]: valid ({len(rs.phases)} phases, {len(rs.actions)} actions, "
-              f"{len(rs.entities)} components, players {','.join(map(str, rs.players))})", file=out)
-    if args.provenance and reports:
-        print(_provenance_text(reports[0][1]), file=out)
-    return 0 if ok else 1
+    for mods, phases, actions, components, players in valid:
+        print(f"{shown} [{'+'.join(mods) or 'base'}]: valid ({phases} phases, {actions} actions, "
+              f"{components} components, players {','.join(map(str, players))})", file=out)
+    if provenance is not None:
+        print(provenance[1], file=out)
 
 
 def _provenance_text(rs) -> str:

@@ -319,3 +319,34 @@ def test_an_alias_bomb_is_still_named_as_one():
         load_text("\n".join(lines) + "\n", "bomb.yaml")
     message = caught.value.render()
     assert "error[yaml-too-large]" in message and "aliases" in message
+
+
+# ------------------------------------------------------------------ 16.10: combinations one at a time
+def test_all_combinations_are_validated_one_at_a_time(tmp_path, monkeypatch):
+    """`validate --all-combinations` keeps no loaded combination alive once it is reported."""
+    import gc
+    import weakref
+
+    from interpreter import ruleset
+
+    names = [f"m{i}" for i in range(6)]
+    modules = "".join(f"  {n}: {{file: {n}.yaml}}\n" for n in names)
+    combos = "".join(f"  - {{modules: [{a}, {b}], players: [2]}}\n" for a in names for b in names if a < b)
+    files = {f"{n}.yaml": f"constants:\n  {n}: 1\n" for n in names}
+    folder, _ = _ruleset(tmp_path, f"modules:\n{modules}combinations:\n{combos}", files)
+    alive: list = []
+    most = [0]
+    real_load = ruleset.load
+
+    def counting_load(*args, **kwargs):
+        gc.collect()
+        most[0] = max(most[0], sum(1 for ref in alive if ref() is not None))
+        loaded = real_load(*args, **kwargs)
+        alive.append(weakref.ref(loaded))
+        return loaded
+
+    monkeypatch.setattr(ruleset, "load", counting_load)
+    code, out, err = _cli("validate", str(folder), "--all-combinations")
+    assert code == 0, err
+    assert len(out.splitlines()) == 15 and len(alive) >= 15
+    assert most[0] <= 1, f"{most[0]} combinations held at once"
