@@ -150,11 +150,6 @@ def _exit(code: int) -> None:
 
 
 # ------------------------------------------------------------------------------ commands
-def _combinations(rs_tree_combos, module_decls, base_players):
-    combos = rs_tree_combos or [{"modules": [], "players": list(base_players)}]
-    return combos
-
-
 def cmd_validate(args, out, err, _in) -> int:
     """One ruleset as before; several in turn (one process: imports and shared work paid once),
     the exit code the worst of them, and with --format json a list of their reports."""

@@ -2,7 +2,7 @@
 depth and alias expansion, and includes across the files of a ruleset.
 
 Owns: turning bytes on disk into a tree of `Map`/`Seq`/`Text` nodes that remember where they
-came from. Does not own composition of modules (modules.py) or meaning (schema, compile).
+came from. Does not own composition of modules (compose.py) or meaning (schema.py, the compiler).
 """
 from __future__ import annotations
 
