@@ -255,7 +255,7 @@ def compose(folder: str, modules=()) -> Composed:
     _check_module_decls(base, decls, diags)
     if diags:
         raise RulebookError(diags, "modules")
-    order = module_order(decls, list(modules), diags,
+    order = module_order(decls, _module_names(modules, rel(os.path.join(folder, ROOT_FILE))), diags,
                          key_pos(base, "modules") if "modules" in base else pos_of(base))
     if diags:
         raise RulebookError(diags, "modules")
@@ -289,6 +289,17 @@ def compose(folder: str, modules=()) -> Composed:
     if diags:
         raise RulebookError(diags, "modules")
     return Composed(folder, base, tuple(order), files=files, origin=origin, trees=trees)
+
+
+def _module_names(modules, shown: str) -> list:
+    """The chosen modules as a list of names (one name alone is accepted), or RulebookError:
+    they may come from a replay or a save, which are untrusted."""
+    if isinstance(modules, str):
+        modules = [modules]
+    if not isinstance(modules, (list, tuple)) or not all(isinstance(m, str) for m in modules):
+        raise RulebookError([Diagnostic("module", f"the modules to play are a list of names, not {modules!r}"[:200],
+                                        Pos(shown, 0, 0))], "modules")
+    return list(modules)
 
 
 _MODULE_LISTS = ("files", "requires", "after", "excludes")
