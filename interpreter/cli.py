@@ -11,6 +11,8 @@ import os
 import re
 import sys
 
+from . import doc, rulediff  # light at import: their heavy parts load when the command runs
+
 __all__ = ["run", "main"]
 
 
@@ -21,6 +23,15 @@ class _Parser(argparse.ArgumentParser):
 
 class _Usage(Exception):
     pass
+
+
+def _jobs(text: str) -> int:
+    from .runs import parse_jobs
+
+    try:
+        return parse_jobs(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', not {text!r}")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=["text", "json"], default="text")
     v.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
     v.add_argument("--no-warnings", action="store_true", help="hide warnings")
+    v.add_argument("--list", action="store_true", help="every definition by provenance kind with file:line")
 
     sub.add_parser("schema", help="print the JSON Schema of rule files (draft 2020-12)")
     sub.add_parser("list", help="list the bundled rulesets")
@@ -61,9 +73,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]]")
     sm.add_argument("--rotate", action="store_true",
                     help="rotate the agents over the seats from game to game (fair matches)")
-    sm.add_argument("--jobs", type=int, default=1)
+    sm.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto", help="worker processes (auto: one per CPU)")
     sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
     sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
+
+    from .analyze.command import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
 
     pf = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
     ruleset_args(pf)
@@ -71,8 +87,14 @@ def _parser() -> argparse.ArgumentParser:
     pf.add_argument("--depth", type=int, required=True)
     pf.add_argument("--seed", type=int, default=0)
 
-    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios")
+    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios, or (--conformance) the engine's "
+                                      "invariants on seeded random games")
     ruleset_args(ck)
+    ck.add_argument("--conformance", action="store_true",
+                    help="check the invariants every ruleset must keep (see docs/api.md) instead of the scenarios")
+    ck.add_argument("--games", type=int, default=5, help="with --conformance: games per player count")
+    ck.add_argument("--players", type=int, help="with --conformance: one player count (default: every allowed)")
+    ck.add_argument("--seed", type=int, default=0, help="with --conformance: the first seed")
     ck.add_argument("--only", help="run only scenario files whose name contains this")
     ck.add_argument("--verbose", "-v", action="store_true")
 
@@ -83,6 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="step through a saved game")
     rp.add_argument("file")
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
+    doc.add_parser(sub)
+    rulediff.add_parser(sub)
     return p
 
 
@@ -204,8 +228,8 @@ def _validate(name, args, out, err, collect=None) -> int:
             continue
         warnings.extend(w for w in rs.warnings if w not in warnings)
         valid.append((mods, len(rs.phases), len(rs.actions), len(rs.entities), list(rs.players)))
-        if provenance is None and args.provenance:
-            provenance = (rs.provenance, _provenance_text(rs))
+        if provenance is None and (args.provenance or args.list):
+            provenance = _provenance_of(rs, args)
         del rs
     if args.format == "json":
         payload = {
@@ -215,8 +239,10 @@ def _validate(name, args, out, err, collect=None) -> int:
                                 "errors": [d.to_json() for d in e.diagnostics]} for m, e in failed],
             "warnings": [w.to_json() for w in warnings] if not args.no_warnings else [],
         }
-        if provenance is not None:
-            payload["provenance"] = provenance[0]
+        if provenance is not None and args.provenance:
+            payload["provenance"] = provenance["counts"]
+        if provenance is not None and args.list:
+            payload["provenance_list"] = provenance["list_json"]
         if collect is not None:
             collect.append(payload)
         else:
@@ -237,8 +263,20 @@ def _print_validation(shown, valid, failed, warnings, provenance, args, out, err
     for mods, phases, actions, components, players in valid:
         print(f"{shown} [{'+'.join(mods) or 'base'}]: valid ({phases} phases, {actions} actions, "
               f"{components} components, players {','.join(map(str, players))})", file=out)
-    if provenance is not None:
-        print(provenance[1], file=out)
+    if provenance is not None and args.provenance:
+        print(provenance["text"], file=out)
+    if provenance is not None and args.list:
+        print(provenance["list_text"], file=out)
+
+
+def _provenance_of(rs, args) -> dict:
+    """What --provenance and --list report, taken from the first valid combination (so the
+    loaded ruleset itself need not be kept)."""
+    report = {"counts": rs.provenance, "text": _provenance_text(rs)}
+    if args.list:
+        report["list_json"] = doc.provenance_list(rs, as_json=True)
+        report["list_text"] = doc.provenance_list(rs)
+    return report
 
 
 def _provenance_text(rs) -> str:
@@ -300,8 +338,6 @@ def _load_for_play(args):
 
 
 def cmd_simulate(args, out, err, _in) -> int:
-    from .play import simulate, summarize
-
     rs, players = _load_for_play(args)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if "human" in specs:
@@ -315,44 +351,9 @@ def cmd_simulate(args, out, err, _in) -> int:
         raise _Usage(f"rulebook: error: {e}")
     if args.games < 1 or args.jobs < 1:
         raise _Usage("rulebook: error: --games and --jobs must be at least 1")
-    tty = hasattr(err, "isatty") and err.isatty() and not args.json
+    from .runs import run_command
 
-    def progress(done, total):
-        if tty:
-            width = 30
-            filled = int(width * done / total)
-            err.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-            err.flush()
-            if done == total:
-                err.write("\n")
-
-    results, seconds = simulate(rs.folder, list(rs.modules), players, args.games, args.seed, specs,
-                                jobs=args.jobs, progress=progress, rotate=args.rotate)
-    summary = summarize(results, players, seconds)
-    summary.update({"ruleset": rs.name, "modules": list(rs.modules), "players": players, "agents": specs,
-                    "seed": args.seed, "jobs": args.jobs})
-    if args.per_game:
-        with open(args.per_game, "w", encoding="utf-8") as fh:
-            for r in results:
-                fh.write(json.dumps(r, sort_keys=True) + "\n")
-    if args.json:
-        print(json.dumps(summary, sort_keys=True), file=out)
-    else:
-        mods = "+".join(rs.modules) or "base"
-        print(f"{rs.name} [{mods}], {players} players, agents {','.join(specs)}, seed {args.seed}", file=out)
-        print(f"games: {summary['games']}  completed: {summary['completed']}  errors: {summary['errors']}", file=out)
-        print("wins by seat: " + "  ".join(f"{k}: {v}" for k, v in summary["wins_by_seat"].items())
-              + f"  draws: {summary['draws']}", file=out)
-        if len(set(specs)) > 1 or args.rotate:
-            print("wins by agent: " + "  ".join(
-                f"{a}: {v['wins']} of {v['seats']} seats" + (f" (+{v['shared']} shared)" if v["shared"] else "")
-                for a, v in summary["wins_by_agent"].items()), file=out)
-        print(f"score: min {summary['score_min']}  mean {summary['score_mean']:.2f}  max {summary['score_max']}", file=out)
-        print(f"steps per game: mean {summary['mean_steps']:.1f}  min {summary['min_steps']}  max {summary['max_steps']}", file=out)
-        print(f"time: {summary['seconds']:.2f} s ({summary['games'] / max(summary['seconds'], 1e-9):.1f} games/s)", file=out)
-        for kind, n in summary["error_kinds"].items():
-            print(f"error ×{n}: {kind}", file=out)
-    return 0 if summary["errors"] == 0 else 1
+    return run_command(rs, players, specs, args, out, err)
 
 
 def cmd_perft(args, out, err, _in) -> int:
@@ -368,6 +369,10 @@ def cmd_perft(args, out, err, _in) -> int:
 
 
 def cmd_check(args, out, err, _in) -> int:
+    if args.conformance:
+        from .conformance import run_command
+
+        return run_command(args, out, err)
     from .scenario import run_scenarios
 
     results = run_scenarios(args.ruleset, args.module, args.only)
@@ -539,8 +544,16 @@ def cmd_replay(args, out, err, stdin) -> int:
     return 0
 
 
+def cmd_analyze(args, out, err, stdin) -> int:
+    from .analyze.command import cmd_analyze as analyze
+
+    return analyze(args, out, err, stdin)
+
+
 _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
-    "replay": cmd_replay,
+    "replay": cmd_replay, "analyze": cmd_analyze,
+    "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
+    "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }

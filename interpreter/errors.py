@@ -159,6 +159,7 @@ class RuleRuntimeError(Exception):
 
 def suggest(word: str, candidates: Iterable[str]) -> Optional[str]:
     """'did you mean ...?' for a misspelled name, or None."""
+    word = str(word)  # a YAML key may be a number: `with: {0: 1}`
     cands = [c for c in candidates if isinstance(c, str)]
     match = difflib.get_close_matches(word, cands, n=1, cutoff=0.6)
     if not match:

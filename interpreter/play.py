@@ -6,7 +6,6 @@ arguments and prints.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -88,89 +87,18 @@ def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
     return res
 
 
-def _run_chunk(args):
-    target, modules, players, seeds, agent_specs, base, rotate = args
-    from . import load
+def simulate(*args, **kwargs):
+    """Many seeded games; see `interpreter.runs.simulate` (kept here for existing callers)."""
+    from .runs import simulate as run_games
 
-    rs = load(target, modules=modules, check=False)
-    return [play_game(rs, players, s, agent_specs, shift=(s - base) if rotate else 0).to_json() for s in seeds]
-
-
-def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
-             jobs: int = 1, progress=None, rotate: bool = False):
-    """Play `games` seeded games; the same arguments give the same results for any `jobs`."""
-    seeds = [seed + i for i in range(games)]
-    t0 = time.perf_counter()
-    results = []
-    if jobs <= 1:
-        from . import load
-
-        rs = load(target, modules=modules, check=False)
-        for i, s in enumerate(seeds):
-            results.append(play_game(rs, players, s, agent_specs, shift=i if rotate else 0).to_json())
-            if progress:
-                progress(i + 1, games)
-    else:
-        import multiprocessing as mp
-
-        n_chunks = max(jobs * 4, 1)
-        size = max(1, (games + n_chunks - 1) // n_chunks)
-        chunks = [seeds[i:i + size] for i in range(0, games, size)]
-        ctx = mp.get_context("fork") if hasattr(mp, "get_context") else mp
-        with ctx.Pool(jobs) as pool:
-            done = 0
-            for res in pool.imap(_run_chunk, [(target, list(modules), players, c, agent_specs, seed, rotate) for c in chunks]):
-                results.extend(res)
-                done += len(res)
-                if progress:
-                    progress(done, games)
-    seconds = time.perf_counter() - t0
-    return results, seconds
+    return run_games(*args, **kwargs)
 
 
 def summarize(results, players: int, seconds: float) -> dict:
-    completed = [r for r in results if not r["error"]]
-    wins = {str(p): 0 for p in range(players)}
-    by_agent: dict = {}
-    draws = 0
-    for r in completed:
-        seats = r.get("agents") or []
-        for a in seats:
-            by_agent.setdefault(a, {"seats": 0, "wins": 0, "shared": 0})
-        for a in seats:
-            by_agent[a]["seats"] += 1
-        if len(r["winners"]) == 1:
-            wins[str(r["winners"][0])] += 1
-            if seats:
-                by_agent[seats[r["winners"][0]]]["wins"] += 1
-        else:
-            draws += 1
-            for w in r["winners"]:
-                if seats:
-                    by_agent[seats[w]]["shared"] += 1
-    totals = [s["total"] for r in completed for s in r["scores"].values()]
-    steps = [r["steps"] for r in completed]
-    errors = {}
-    for r in results:
-        if r["error"]:
-            key = r["error"].split(" (action")[0][:160]
-            errors[key] = errors.get(key, 0) + 1
-    return {
-        "games": len(results),
-        "completed": len(completed),
-        "errors": len(results) - len(completed),
-        "error_kinds": errors,
-        "wins_by_seat": wins,
-        "wins_by_agent": by_agent,
-        "draws": draws,
-        "mean_steps": (sum(steps) / len(steps)) if steps else 0,
-        "min_steps": min(steps) if steps else 0,
-        "max_steps": max(steps) if steps else 0,
-        "score_min": min(totals) if totals else 0,
-        "score_max": max(totals) if totals else 0,
-        "score_mean": (sum(totals) / len(totals)) if totals else 0,
-        "seconds": round(seconds, 3),
-    }
+    """The summary of a run; see `interpreter.runs.summarize`."""
+    from .runs import summarize as summary_of
+
+    return summary_of(results, players, seconds)
 
 
 # ----------------------------------------------------------------------------- perft

@@ -83,8 +83,15 @@ def test_simulate_jobs_give_identical_results(tmp_path):
 
 
 def test_simulate_default_players_is_smallest():
-    code, out, _ = cli("simulate", "tictactoe", "--games", "2", "--json")
+    """Davos is played by 2 to 5 players, or by 4, 6 or 8 with the teams module: the default is
+    the smallest count the chosen modules allow."""
+    code, out, err = cli("simulate", "davos", "--games", "1", "--json")
+    assert code == 0, err
     assert json.loads(out)["players"] == 2
+    code, out, err = cli("simulate", "davos", "-m", "teams", "--games", "1", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["players"] == 4 and set(summary["wins_by_seat"]) == {"0", "1", "2", "3"}
 
 
 def test_simulate_rejects_bad_player_count():
@@ -132,7 +139,19 @@ def test_play_bad_input_is_asked_again(tmp_path):
 
 def test_check_prints_contract_line(tmp_path):
     code, out, _ = cli("check", "tictactoe")
-    assert out.strip().splitlines()[-1].endswith("failed")
+    assert code == 0 and out.strip().splitlines()[-1] == "3 passed, 0 failed"
+    # the same scenarios with one expectation made wrong: counted as failed, exit code 1
+    import shutil
+    from pathlib import Path
+
+    folder = tmp_path / "ttt"
+    shutil.copytree(Path(__file__).parent.parent / "rulesets" / "tictactoe", folder)
+    examples = folder / "examples" / "lines.yaml"
+    examples.write_text(examples.read_text().replace('expect: ["winner == none"', 'expect: ["winner == 1"'))
+    code, out, _ = cli("check", str(folder))
+    lines = out.strip().splitlines()
+    assert code == 1 and lines[-1] == "2 passed, 1 failed"
+    assert any(line.startswith("FAIL") and "a full board without a line is a draw" in line for line in lines)
 
 
 def test_graph_svg_is_well_formed_xml():

@@ -1,36 +1,41 @@
 """Conformance of every bundled ruleset (rulesets/) under every allowed module combination and
-player count: seeded random games must never crash, never stall, end within their bound, hide
-what they declare hidden, survive a JSON round-trip and replay identically.
+player count, and of every engine test ruleset (tests/rulesets/), through the public tool
+`interpreter.conformance.check_conformance` (also `rulebook check --conformance NAME`):
+seeded random games must never crash, never stall, end within their bound, hide what they
+declare hidden, survive copies and JSON round-trips, refuse illegal moves without a change,
+and replay identically.
 
-The default run plays up to 20 games per case within a small time budget per case (big games
-play fewer, at least 3); `pytest --runslow` runs the heavier version."""
-import json
+The default run plays a fixed number of seeded games per case (big games: 3);
+`pytest --runslow` plays 200. The second half shows that each invariant can fail: an engine
+broken on purpose (monkeypatched) is caught, with its counter-example."""
+import io
 import os
-import random
 
 import pytest
 
 import interpreter
+from interpreter.cli import run
 from interpreter.compose import bundled_rulesets
-from interpreter.state import State
+from interpreter.conformance import INVARIANTS, check_conformance
 
-# the default run shares about 20 s between all cases; each plays at least 3 games
-# a fixed number of seeded games per case, so a run always checks the same games
-FAST = dict(games=None)
-SLOW = dict(games=200)
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEST_RULESETS = os.path.join(HERE, "rulesets")
 FAST_GAMES = {"tictactoe": 20, "kuhn-poker": 20}  # big games: a few each (they are long)
 FAST_DEFAULT = 3
+SLOW_GAMES = 200
+FIRST_SEED = 1000
 
 
 def _cases():
     """(ruleset name, modules, players) for every allowed combination; a ruleset that does not
-    load gives one case that reports the error."""
+    load gives one case that reports the error. The first case of each ruleset checks every
+    state of its first game; the others every few steps (see check_conformance)."""
     out = []
     for name, path in bundled_rulesets().items():
         try:
             rs = interpreter.load(path)
-        except Exception as e:  # reported by the test, not hidden
-            out.append(pytest.param(name, None, None, id=f"{name}-LOAD-ERROR", marks=()))
+        except Exception:  # reported by the test, not hidden
+            out.append(pytest.param(name, None, None, id=f"{name}-LOAD-ERROR"))
             continue
         combos = rs.combinations or [{"modules": [], "players": list(rs.players)}]
         for c in combos:
@@ -51,100 +56,145 @@ def _load(name, mods):
     return _RS[key]
 
 
-def _only_sizes(view) -> bool:
-    if not isinstance(view, dict):
-        return False
-    if set(view) == {"hidden"}:
-        return True
-    return all(_only_sizes(v) for v in view.values())
-
-
-def _check_observation(rs, st):
-    n = st.num_players
-    for p in range(n):
-        view = st.observe(p)
-        vs = view["vars"]
-        for name, decl in rs.vars.items():
-            if decl.visibility == "hidden":
-                assert isinstance(vs[name], dict) and set(vs[name]) == {"hidden"}, \
-                    f"player {p} sees the contents of hidden var '{name}'"
-            elif decl.visibility == "count":  # sizes only (a map of lists keeps its keys)
-                assert _only_sizes(vs[name]), f"player {p} sees the contents of count var '{name}'"
-            elif decl.visibility == "owner":
-                for q in range(n):
-                    if q != p:
-                        assert isinstance(vs[name][q], dict) and set(vs[name][q]) == {"hidden"}, \
-                            f"player {p} sees player {q}'s '{name}'"
-                    else:
-                        assert vs[name][q] == st.vars[name][q]
-        pend = st.pending
-        if pend is not None and pend["player"] != p:
-            assert view["pending"]["options"] == {"hidden": len(pend["options"])}
-
-
-def _play(rs, n, seed, check_every, resume=True):
-    st = rs.new_game(players=n, seed=seed)
-    rng = random.Random(seed)
-    actions = []
-    bound = rs.max_steps
-    while not st.is_terminal:
-        legal = st.legal_actions()
-        assert legal, f"no legal action in phase '{st.phase}' at step {st.steps} (seed {seed})"
-        cur = st.current_players
-        assert cur and legal[0].player in cur, f"legal actions for {legal[0].player}, current {cur}"
-        if st.steps % check_every == 0:
-            _check_observation(rs, st)
-            copy = State.from_json(rs, st.to_json())
-            assert copy.hash() == st.hash(), "JSON round-trip changed the state"
-        a = rng.choice(legal)
-        out = st.apply(a)
-        assert out, f"legal action {a.label} refused: {out.code}: {out.reason} (seed {seed}, step {st.steps})"
-        actions.append(a)
-        assert st.steps <= bound, f"the game exceeded its bound of {bound} steps (seed {seed})"
-    assert st.current_players == [] and st.legal_actions() == []
-    _check_observation(rs, st)
-    assert State.from_json(rs, st.to_json()).hash() == st.hash()
-    st.scores()
-    assert st.winners() is not None
-    # replay: the same actions from the same seed give the same state
-    again = rs.new_game(players=n, seed=seed)
-    for a in actions:
-        assert again.apply(a)
-    assert again.is_terminal and again.hash() == st.hash(), f"replay differs (seed {seed})"
-    # a game resumed from JSON in the middle goes on exactly as the original
-    if resume and len(actions) > 1:
-        mid = rs.new_game(players=n, seed=seed)
-        for a in actions[: len(actions) // 2]:
-            assert mid.apply(a)
-        resumed = State.from_json(rs, mid.to_json())
-        for a in actions[len(actions) // 2:]:
-            assert resumed.apply(a)
-        assert resumed.hash() == st.hash(), f"resumed game differs (seed {seed})"
-    return len(actions)
+def _first_case(name, mods, n) -> bool:
+    return next(c.values for c in CASES if c.values[0] == name) == (name, mods, n)
 
 
 def _run(name, mods, n, games):
     if mods is None:
         interpreter.load(bundled_rulesets()[name])  # raises the ruleset's own error
         return
-    rs = _load(name, mods)
-    if games is None:
-        games = FAST_GAMES.get(name, FAST_DEFAULT)
-    for i, seed in enumerate(range(1000, 1000 + games)):
-        _play(rs, n, seed, check_every=1 if i == 0 else 7, resume=i == 0)
+    full = 1 if _first_case(name, mods, n) or name in FAST_GAMES else 0
+    report = check_conformance(_load(name, mods), players=n, games=games, seed=FIRST_SEED, full_games=full)
+    assert report.ok, "\n".join(report.lines())
+    assert all(r.checks > 0 for r in report.results), "\n".join(report.lines())
 
 
 @pytest.mark.parametrize("name,mods,n", CASES)
 def test_conformance(name, mods, n):
-    _run(name, mods, n, **FAST)
+    _run(name, mods, n, FAST_GAMES.get(name, FAST_DEFAULT))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,mods,n", CASES)
 def test_conformance_heavy(name, mods, n):
-    _run(name, mods, n, **SLOW)
+    _run(name, mods, n, SLOW_GAMES)
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(TEST_RULESETS)))
+def test_conformance_of_the_engine_test_rulesets(name):
+    report = check_conformance(os.path.join(TEST_RULESETS, name), games=5, seed=FIRST_SEED)
+    assert report.ok, "\n".join(report.lines())
 
 
 def test_reference_rulesets_are_bundled():
     names = set(bundled_rulesets())
     assert {"tictactoe", "kuhn-poker"} <= names
+
+
+# ----------------------------------------------------------------------------- the tool itself
+def cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err, io.StringIO())
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_command_prints_one_line_per_invariant():
+    code, out, err = cli("check", "--conformance", "kuhn-poker", "--games", "4")
+    lines = out.splitlines()
+    assert code == 0, out + err
+    assert lines[0].startswith("conformance kuhn-poker [base], players 2, 4 game(s) each from seed 0, rules ")
+    assert [line.split()[1] for line in lines[1:-1]] == [inv.name for inv in INVARIANTS]
+    assert all(line.startswith("pass  ") and line.endswith(" checks") for line in lines[1:-1])
+    assert lines[-1] == f"{len(INVARIANTS)} passed, 0 failed"
+
+
+def test_a_ruleset_that_fails_at_run_time_fails_with_its_first_counterexample():
+    code, out, _ = cli("check", "--conformance", os.path.join(HERE, "failing_rulesets", "flaky"), "--games", "5")
+    failed = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert code == 1 and out.splitlines()[-1] == f"{len(INVARIANTS) - 2} passed, 2 failed"
+    assert failed[0].split()[1] == "chosen_action_applies"
+    assert failed[0].endswith("2 players, seed 1, step 0: legal action 'roll' refused: rule_error: division by zero")
+    assert failed[1].split()[1] == "legal_actions_apply"
+
+
+def test_usage_errors_of_the_command():
+    assert cli("check", "--conformance", "tictactoe", "--players", "3")[0] == 2
+    assert cli("check", "--conformance", "tictactoe", "--games", "0")[0] == 2
+
+
+def _broken(monkeypatch, method, replacement):
+    state_type = type(interpreter.load("tictactoe").new_game(2))
+    monkeypatch.setattr(state_type, method, replacement)
+    return state_type
+
+
+def _failures(name, games=3):
+    report = check_conformance(name, games=games)
+    return {r.name: r.counterexample for r in report.failed}
+
+
+def test_a_leaking_observation_is_caught(monkeypatch):
+    state_type = type(interpreter.load("kuhn-poker").new_game(2))
+    honest = state_type.observe
+
+    def leaky(self, player):
+        view = honest(self, player)
+        view["vars"] = dict(self.vars)
+        return view
+    monkeypatch.setattr(state_type, "observe", leaky)
+    failures = _failures("kuhn-poker")
+    assert "sees" in failures["observation_hides"].message and failures["observation_hides"].seed == 0
+
+
+def test_a_copy_that_shares_the_state_is_caught(monkeypatch):
+    _broken(monkeypatch, "copy", lambda self: self)
+    assert "changed the original" in _failures("tictactoe")["copy_is_independent"].message
+
+
+def test_an_unstable_hash_is_caught(monkeypatch):
+    import itertools
+    counter = itertools.count()
+    _broken(monkeypatch, "hash", lambda self: str(next(counter)))
+    failures = _failures("tictactoe")
+    assert {"hash_is_stable", "json_round_trip", "replay_is_identical"} <= set(failures)
+
+
+def test_an_accepted_illegal_move_is_caught(monkeypatch):
+    fresh = interpreter.load("tictactoe").new_game(2)
+    accepted = fresh.apply(fresh.legal_actions()[0])
+    state_type = type(fresh)
+    honest = state_type.apply
+    monkeypatch.setattr(state_type, "apply",
+                        lambda self, action: accepted if action.name == "__no_such_action__" else honest(self, action))
+    assert "was accepted" in _failures("tictactoe")["refusals_leave_state_unchanged"].message
+
+
+def test_wrong_winners_are_caught(monkeypatch):
+    _broken(monkeypatch, "winners", lambda self: [])
+    assert "empty" in _failures("tictactoe")["winners_well_formed"].message
+
+
+def test_an_invariant_that_raises_is_reported_against_that_invariant(monkeypatch):
+    def broken_json(self):
+        raise TypeError("not JSON")
+    _broken(monkeypatch, "to_json", broken_json)
+    failures = _failures("tictactoe")
+    assert failures["json_round_trip"].message == "checking it raised TypeError: not JSON"
+    assert "no_crash" not in failures
+
+
+def test_labels_that_depend_on_a_secret_are_caught(monkeypatch):
+    """information_set: Kuhn poker states that look the same to the player to act (the
+    opponent's card differs) must offer the same labels; a label that shows the card is caught."""
+    state_type = type(interpreter.load("kuhn-poker").new_game(2))
+    honest = state_type.legal_actions
+
+    def telling(self, player=None):
+        actions = honest(self, player)
+        secret = self.to_json()  # differs with the hidden cards
+        return [type(a)(a.name, a.kwargs, a.player, label=f"{a.label} {hash(secret) % 97}") for a in actions]
+    monkeypatch.setattr(state_type, "legal_actions", telling)
+    report = check_conformance("kuhn-poker", games=20)
+    failure = next(r.counterexample for r in report.results if r.name == "information_set")
+    assert failure is not None and "sees the same as at seed" in failure.message

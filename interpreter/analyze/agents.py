@@ -1,0 +1,113 @@
+"""Agents for analysis runs: the generic agents of `interpreter.agents` plus an MCTS spec with a
+per-move time budget (`mcts:time=0.05`) and restricted play (`--restrict`): an agent that never
+chooses a given action kind or an action naming a given card, while another option is legal."""
+from __future__ import annotations
+
+import time
+
+from ..agents import MCTSAgent, make_agent
+
+__all__ = ["build_agent", "check_spec", "RestrictedAgent", "TimedMCTSAgent", "forbidden"]
+
+
+class TimedMCTSAgent(MCTSAgent):
+    """MCTS with a time budget per move. The generic MCTS runs a fixed number of iterations, so
+    this one sets that number before each move from the speed measured on earlier moves (it
+    starts with 20 iterations). Time-budgeted play depends on the machine: not reproducible."""
+
+    name = "mcts"
+
+    def __init__(self, seed: int, seconds: float, rollout_limit: int = 400):
+        super().__init__(seed, iterations=20, rollout_limit=rollout_limit)
+        self.seconds = seconds
+        self.per_iteration = None
+
+    def act(self, state, player):
+        if self.per_iteration:
+            self.iterations = max(1, int(self.seconds / self.per_iteration))
+        started = time.perf_counter()
+        action = super().act(state, player)
+        spent = time.perf_counter() - started
+        if len(state.legal_actions()) > 1 and spent > 0:
+            measured = spent / self.iterations
+            self.per_iteration = measured if self.per_iteration is None else 0.7 * self.per_iteration + 0.3 * measured
+        return action
+
+
+def forbidden(action, restrict: str) -> bool:
+    """An action is forbidden by `--restrict X` when its kind is X or an argument names X."""
+    if action.name == restrict:
+        return True
+    return any(_names(arg, restrict) for arg in (action.args or ()))
+
+
+def _names(value, target) -> bool:
+    if isinstance(value, str):
+        return value == target
+    if isinstance(value, (list, tuple)):
+        return any(_names(v, target) for v in value)
+    if isinstance(value, dict):
+        return any(_names(v, target) for v in value.values())
+    return False
+
+
+class _FilteredState:
+    """The state as the restricted agent sees it: its legal actions leave out the forbidden
+    ones; everything else (determinize, copy, scores...) is the state's own."""
+
+    def __init__(self, state, allowed):
+        self._state = state
+        self._allowed = allowed
+
+    def legal_actions(self, player=None):
+        return list(self._allowed)
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
+
+
+class RestrictedAgent:
+    """Plays as `inner` but never picks a forbidden action while an allowed one is legal."""
+
+    def __init__(self, inner, restrict: str):
+        self.inner = inner
+        self.restrict = restrict
+        self.name = f"{getattr(inner, 'name', 'agent')}-without-{restrict}"
+        self.forced = 0  # decisions where every legal action was forbidden
+
+    def act(self, state, player):
+        legal = state.legal_actions()
+        allowed = [a for a in legal if not forbidden(a, self.restrict)]
+        if len(allowed) == len(legal):
+            return self.inner.act(state, player)
+        if not allowed:
+            self.forced += 1
+            return self.inner.act(state, player)
+        return self.inner.act(_FilteredState(state, allowed), player)
+
+
+def build_agent(spec: str, seed: int):
+    """`make_agent` plus 'mcts:time=SECONDS' (optionally 'mcts:time=SECONDS:ROLLOUT')."""
+    name, _, arg = spec.partition(":")
+    if name == "mcts" and arg.startswith("time="):
+        parts = arg[len("time="):].split(":")
+        try:
+            seconds = float(parts[0])
+            rollout = int(parts[1]) if len(parts) > 1 else 400
+        except ValueError:
+            raise ValueError(f"bad agent spec '{spec}': use mcts:time=SECONDS, e.g. mcts:time=0.05") from None
+        if seconds <= 0:
+            raise ValueError(f"bad agent spec '{spec}': the time budget must be positive")
+        return TimedMCTSAgent(seed, seconds, rollout)
+    agent = make_agent(spec, seed)
+    if agent is None:
+        raise ValueError("analyze plays agents only (random, greedy, mcts[:N], mcts:time=S), not 'human'")
+    return agent
+
+
+def check_spec(spec: str) -> None:
+    """Raise ValueError for a spec `build_agent` would refuse."""
+    try:
+        build_agent(spec, 0)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(str(exc) if "agent" in str(exc) else f"bad agent spec '{spec}': {exc}") from None

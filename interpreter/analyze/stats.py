@@ -1,0 +1,146 @@
+"""Statistics for balance reports, in plain Python (no SciPy): Wilson score intervals for a
+proportion, Newcombe's interval for a difference of two proportions, a normal interval for a
+difference of means, Pearson's χ² test of equal win rates with its p-value (the survival
+function of the χ² distribution through the regularized incomplete gamma function), and the
+number of games a given interval width needs."""
+from __future__ import annotations
+
+import math
+
+__all__ = ["Z95", "wilson", "newcombe_diff", "mean_diff", "chi2_sf", "chi2_equal_rates",
+           "games_for_width", "mean", "stdev", "quantiles"]
+
+Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple:
+    """The Wilson score interval (low, high) of a proportion; (0, 1) without trials."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def newcombe_diff(s1: float, n1: int, s2: float, n2: int, z: float = Z95) -> tuple:
+    """Difference p2 - p1 with Newcombe's hybrid score interval (his method 10, 1998)."""
+    if n1 <= 0 or n2 <= 0:
+        return (0.0, -1.0, 1.0)
+    p1, p2 = s1 / n1, s2 / n2
+    l1, u1 = wilson(s1, n1, z)
+    l2, u2 = wilson(s2, n2, z)
+    diff = p2 - p1
+    low = diff - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    high = diff + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    return (diff, low, high)
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def stdev(values) -> float:
+    values = list(values)
+    if len(values) < 2:
+        return 0.0
+    centre = mean(values)
+    return math.sqrt(sum((v - centre) ** 2 for v in values) / (len(values) - 1))
+
+
+def mean_diff(first, second, z: float = Z95) -> tuple:
+    """Difference of means (second - first) with a normal (Welch) 95 % interval."""
+    first, second = list(first), list(second)
+    diff = mean(second) - mean(first)
+    if len(first) < 2 or len(second) < 2:
+        return (diff, float("-inf"), float("inf"))
+    se = math.sqrt(stdev(first) ** 2 / len(first) + stdev(second) ** 2 / len(second))
+    return (diff, diff - z * se, diff + z * se)
+
+
+def quantiles(values, points=(0.0, 0.25, 0.5, 0.75, 1.0)) -> list:
+    """Quantiles by linear interpolation between order statistics."""
+    ordered = sorted(values)
+    if not ordered:
+        return [None for _ in points]
+    out = []
+    for q in points:
+        at = q * (len(ordered) - 1)
+        low = int(math.floor(at))
+        high = min(low + 1, len(ordered) - 1)
+        out.append(ordered[low] + (ordered[high] - ordered[low]) * (at - low))
+    return out
+
+
+def _lower_gamma_series(a: float, x: float) -> float:
+    """P(a, x) by its power series (converges fast for x < a + 1)."""
+    term = total = 1.0 / a
+    denom = a
+    for _ in range(10_000):
+        denom += 1
+        term *= x / denom
+        total += term
+        if abs(term) < abs(total) * 1e-15:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def _upper_gamma_fraction(a: float, x: float) -> float:
+    """Q(a, x) by Lentz's continued fraction (for x >= a + 1)."""
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+
+
+def chi2_sf(statistic: float, dof: int) -> float:
+    """P(X >= statistic) for X ~ χ²(dof): the regularized upper gamma Q(dof/2, statistic/2)."""
+    if dof <= 0:
+        return float("nan")
+    if statistic <= 0:
+        return 1.0
+    a, x = dof / 2.0, statistic / 2.0
+    if x < a + 1:
+        return max(0.0, 1.0 - _lower_gamma_series(a, x))
+    return min(1.0, _upper_gamma_fraction(a, x))
+
+
+def chi2_equal_rates(wins, trials) -> dict:
+    """Pearson's χ² test that every category wins equally often: `wins[i]` wins in `trials[i]`
+    chances (a k × 2 contingency table of won / not won). Shared wins may be fractional."""
+    pairs = [(w, n) for w, n in zip(wins, trials) if n > 0]
+    total_wins = sum(w for w, _ in pairs)
+    total = sum(n for _, n in pairs)
+    if len(pairs) < 2 or total == 0 or total_wins in (0, total):
+        return {"chi2": 0.0, "dof": max(0, len(pairs) - 1), "p_value": 1.0}
+    rate = total_wins / total
+    statistic = 0.0
+    for w, n in pairs:
+        expected_win, expected_loss = n * rate, n * (1 - rate)
+        statistic += (w - expected_win) ** 2 / expected_win + ((n - w) - expected_loss) ** 2 / expected_loss
+    dof = len(pairs) - 1
+    return {"chi2": statistic, "dof": dof, "p_value": chi2_sf(statistic, dof)}
+
+
+def games_for_width(rate: float, width: float, z: float = Z95) -> int:
+    """About how many trials give a 95 % interval of total `width` around a rate near `rate`
+    (normal approximation, n = z² p (1-p) / (width/2)²)."""
+    rate = min(max(rate, 0.01), 0.99)
+    half = width / 2
+    return int(math.ceil(z * z * rate * (1 - rate) / (half * half)))

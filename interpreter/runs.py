@@ -1,0 +1,431 @@
+"""Many seeded games in one run: `rulebook simulate` and the `simulate()` API.
+
+Owns what makes a run trustworthy:
+- the rules are loaded once, in the parent; worker processes are forked with the loaded
+  ruleset (they read no rule file), or, where processes cannot be forked, load it themselves
+  and refuse to play unless its digest equals the parent's (`RulesChanged`);
+- a game that raises (engine or agent) is one error with its seed, message and place, and the
+  run goes on;
+- a worker process that dies is detected (`BrokenProcessPool`, never a hang); its unfinished
+  games are played again, and a game that kills its worker even when played alone is reported
+  as lost with its seed;
+- every finished game is handed to `on_result` at once (the CLI writes it to the per-game
+  file), so an interrupted run keeps what finished.
+
+The same arguments give the same per-game results for any number of jobs.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Optional
+
+from .play import GameResult, play_game, seat_agents
+
+__all__ = ["simulate", "summarize", "RulesChanged", "LOST", "parse_jobs"]
+
+LOST = "lost: the worker process died while playing this game (also when played again alone)"
+_MAX_CHUNK = 4  # games per task: small, so that a finished game is written soon
+_ERROR_GAMES_SHOWN = 50  # error games listed one by one in the summary
+
+
+class RulesChanged(Exception):
+    """A worker loaded rules that differ from the ones the run started with."""
+
+
+def parse_jobs(text: str) -> int:
+    """`--jobs N` or `--jobs auto` (one per CPU)."""
+    if text == "auto":
+        return os.cpu_count() or 1
+    return int(text)
+
+
+# ----------------------------------------------------------------------------- one game
+def _failed_game(seed: int, seats: list, error: Exception) -> dict:
+    """The record of a game that raised: the first line of the message and the innermost place."""
+    first_line = (str(error).strip().splitlines() or [""])[0]
+    frames = traceback.extract_tb(error.__traceback__)
+    place = ""
+    if frames:
+        frame = frames[-1]
+        place = f" (at {_short_path(frame.filename)}:{frame.lineno} in {frame.name})"
+    message = f"crashed: {type(error).__name__}: {first_line}"[:300] + place
+    result = GameResult(seed, [], {}, 0, {}, message).to_json()
+    result["agents"] = seats
+    return result
+
+
+def _short_path(filename: str) -> str:
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.abspath(filename)
+    return os.path.relpath(path, package_root) if path.startswith(package_root + os.sep) else filename
+
+
+def play_one(rs, players: int, seed: int, agent_specs, shift: int) -> dict:
+    """One game as a per-game record; never raises for what happens inside the game."""
+    try:
+        record = play_game(rs, players, seed, agent_specs, shift=shift).to_json()
+        record["agents"] = record["agents"] or seat_agents(agent_specs, players, shift)
+        return record
+    except Exception as error:  # noqa: BLE001 - any failure of one game is that game's error
+        return _failed_game(seed, seat_agents(agent_specs, players, shift), error)
+
+
+# ----------------------------------------------------------------------------- workers
+_WORKER: dict = {}  # the ruleset a worker plays, set before the pool forks (or by _init_worker)
+
+
+def _init_worker(expected: Optional[tuple]) -> None:
+    """Runs in each worker. Forked workers already hold the parent's ruleset; others load it and
+    compare digests (a mismatch is kept and reported by every task, never played). Ctrl-C is
+    the parent's to handle: it stops handing out games and keeps the ones that finished."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if expected is None:
+        return
+    folder, modules, digest = expected
+    from .ruleset import load
+
+    try:
+        rs = load(folder, modules=modules, check=False)
+    except Exception as error:  # noqa: BLE001 - an edited file may no longer load
+        _WORKER["changed"] = f"the rules in {folder} no longer load: {str(error).splitlines()[0]}"
+        return
+    if rs.digest != digest:
+        _WORKER["changed"] = (f"the rule files in {folder} changed since the run started "
+                              f"(digest {digest}, now {rs.digest})")
+        return
+    _WORKER["rs"] = rs
+
+
+def _run_chunk(args):
+    """A worker's task: play some seeds; a record per game, or the reason it refuses to play."""
+    seeds, players, agent_specs, base, rotate = args
+    if "changed" in _WORKER:
+        return {"rules_changed": _WORKER["changed"]}
+    rs = _WORKER["rs"]
+    return [play_one(rs, players, seed, agent_specs, (seed - base) if rotate else 0) for seed in seeds]
+
+
+class _Pool:
+    """A process pool that can be replaced when one of its workers dies."""
+
+    def __init__(self, rs, jobs: int, start_method: Optional[str]):
+        self.rs, self.jobs = rs, jobs
+        self.method = start_method or ("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        self.executor: Optional[ProcessPoolExecutor] = None
+        self.deaths = 0
+
+    def get(self) -> ProcessPoolExecutor:
+        if self.executor is None:
+            expected = None
+            if self.method == "fork":
+                _WORKER.clear()
+                _WORKER["rs"] = self.rs
+            else:
+                expected = (self.rs.folder, list(self.rs.modules), self.rs.digest)
+            self.executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(self.method),
+                                                 initializer=_init_worker, initargs=(expected,))
+        return self.executor
+
+    def broken(self) -> None:
+        self.deaths += 1
+        self.close()
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor = None
+        _WORKER.clear()
+
+
+# ----------------------------------------------------------------------------- a run
+def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
+             jobs: int = 1, progress=None, rotate: bool = False,
+             on_result: Optional[Callable[[dict], None]] = None, stats: Optional[dict] = None,
+             start_method: Optional[str] = None):
+    """Play `games` seeded games (seeds `seed`, `seed + 1`, ...) and return (records sorted by
+    seed, seconds). `target` is a loaded Ruleset (then `modules` is ignored) or a name/path,
+    loaded once here. `on_result(record)` is called as each game finishes; `stats`, if given,
+    receives `worker_deaths` and `lost_seeds`. Raises RulesChanged if a worker's rules differ."""
+    from .ruleset import Ruleset, load
+
+    rs = target if isinstance(target, Ruleset) else load(target, modules=modules, check=False)
+    started = time.perf_counter()
+    done: list = []
+
+    def finished(record: dict) -> None:
+        record["digest"] = rs.digest
+        done.append(record)
+        if on_result:
+            on_result(record)
+        if progress:
+            progress(len(done), games)
+
+    seeds = [seed + i for i in range(games)]
+    info = {"worker_deaths": 0, "lost_seeds": []}
+    if jobs <= 1:
+        for s in seeds:
+            finished(play_one(rs, players, s, agent_specs, (s - seed) if rotate else 0))
+    else:
+        _run_in_pool(rs, seeds, (players, agent_specs, seed, rotate), jobs, finished, info, start_method)
+    if stats is not None:
+        stats.update(info)
+    done.sort(key=lambda record: record["seed"])
+    return done, time.perf_counter() - started
+
+
+def _run_in_pool(rs, seeds, game_args, jobs, finished, info, start_method) -> None:
+    """Play the seeds over `jobs` processes. Tasks start as chunks; when a worker dies, the
+    unfinished games of the tasks in flight are played again one per task, and a game that is
+    in flight at a second death is played alone, then reported lost if it kills that worker."""
+    size = max(1, min(_MAX_CHUNK, len(seeds) // (jobs * 16)))
+    todo = deque((seeds[i:i + size], 1) for i in range(0, len(seeds), size))
+    alone: list = []
+    pool = _Pool(rs, jobs, start_method)
+    def lose(seed, message):
+        info["lost_seeds"].append(seed)
+        players, agent_specs, base, rotate = game_args
+        seats = seat_agents(agent_specs, players, (seed - base) if rotate else 0)
+        finished(dict(GameResult(seed, [], {}, 0, {}, message).to_json(), agents=seats, lost=True))
+
+    try:
+        while todo and pool.deaths <= len(seeds) + jobs:  # more deaths than games: give up
+            for chunk, attempt in _play_until_a_death(pool, todo, game_args, finished):
+                if attempt == 1:
+                    todo.extend(([s], 2) for s in chunk)
+                else:
+                    alone.extend(chunk)
+        for s in alone:  # each suspect played by itself: a death now is its own
+            if not _play_alone(pool, s, game_args, finished):
+                lose(s, LOST)
+        for chunk, _ in todo:
+            for s in chunk:
+                lose(s, f"lost: not played, the worker processes kept dying ({pool.deaths} times)")
+    finally:
+        pool.close()
+        info["worker_deaths"] = pool.deaths
+
+
+def _task(chunk, game_args) -> tuple:
+    players, agent_specs, base, rotate = game_args
+    return (chunk, players, agent_specs, base, rotate)
+
+
+def _play_until_a_death(pool, todo: deque, game_args, finished) -> list:
+    """Keep the workers busy with tasks from `todo` until it is empty ([]) or a worker dies:
+    then the tasks that did not finish, as (chunk, attempt), and the pool is replaced."""
+    executor = pool.get()
+    in_flight: dict = {}
+    while todo or in_flight:
+        while todo and len(in_flight) < pool.jobs * 2:
+            chunk, attempt = todo.popleft()
+            try:
+                future = executor.submit(_run_chunk, _task(chunk, game_args))
+            except BrokenProcessPool:  # a worker died while no task of ours was waiting on it
+                todo.appendleft((chunk, attempt))
+                break
+            in_flight[future] = (chunk, attempt)
+        if not in_flight:
+            pool.broken()
+            return []
+        ready, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+        lost = _collect(ready, in_flight, finished)
+        if lost is not None:
+            pool.broken()
+            return lost + list(in_flight.values())
+    return []
+
+
+def _play_alone(pool, seed: int, game_args, finished) -> bool:
+    """One game with no other task in the pool; False if its worker died. (A pool found
+    broken before the game was handed over is replaced once.)"""
+    for _ in range(2):
+        try:
+            future = pool.get().submit(_run_chunk, _task([seed], game_args))
+        except BrokenProcessPool:
+            pool.broken()
+            continue
+        survived = _collect([future], {future: ([seed], 3)}, finished) is None
+        if not survived:
+            pool.broken()
+        return survived
+    return False
+
+
+def _collect(ready, in_flight: dict, finished):
+    """Hand over the results of the finished tasks; the tasks a dead worker took with it, or
+    None if no worker died. Raises RulesChanged if a worker refused to play."""
+    lost = None
+    for future in ready:
+        task = in_flight.pop(future)
+        try:
+            records = future.result()
+        except BrokenProcessPool:
+            lost = (lost or []) + [task]
+            continue
+        if isinstance(records, dict):
+            raise RulesChanged(records["rules_changed"])
+        for record in records:
+            finished(record)
+    return lost
+
+
+# ----------------------------------------------------------------------------- summary
+def summarize(results, players: int, seconds: float) -> dict:
+    completed = [r for r in results if not r["error"]]
+    lost = [r for r in results if r.get("lost")]
+    failed = [r for r in results if r["error"] and not r.get("lost")]
+    summary = {
+        "games": len(results),
+        "completed": len(completed),
+        "errors": len(failed),
+        "lost": len(lost),
+        "lost_seeds": [r["seed"] for r in lost],
+        "error_kinds": _error_kinds(failed),
+        "error_games": [{"seed": r["seed"], "error": r["error"]} for r in failed[:_ERROR_GAMES_SHOWN]],
+        "seconds": round(seconds, 3),
+    }
+    summary.update(_wins(completed, players))
+    steps = [r["steps"] for r in completed]
+    totals = [s["total"] for r in completed for s in r["scores"].values()]
+    summary.update({
+        "mean_steps": (sum(steps) / len(steps)) if steps else 0,
+        "min_steps": min(steps) if steps else 0,
+        "max_steps": max(steps) if steps else 0,
+        "score_min": min(totals) if totals else 0,
+        "score_max": max(totals) if totals else 0,
+        "score_mean": (sum(totals) / len(totals)) if totals else 0,
+    })
+    return summary
+
+
+def _error_kinds(failed) -> dict:
+    kinds: dict = {}
+    for r in failed:
+        key = r["error"].split(" (action")[0][:160]
+        kinds[key] = kinds.get(key, 0) + 1
+    return kinds
+
+
+def _wins(completed, players: int) -> dict:
+    wins = {str(p): 0 for p in range(players)}
+    by_agent: dict = {}
+    draws = 0
+    for r in completed:
+        seats = r.get("agents") or []
+        for agent in seats:
+            by_agent.setdefault(agent, {"seats": 0, "wins": 0, "shared": 0})["seats"] += 1
+        if len(r["winners"]) == 1:
+            wins[str(r["winners"][0])] += 1
+            if seats:
+                by_agent[seats[r["winners"][0]]]["wins"] += 1
+        else:
+            draws += 1
+            for winner in r["winners"]:
+                if seats:
+                    by_agent[seats[winner]]["shared"] += 1
+    return {"wins_by_seat": wins, "wins_by_agent": by_agent, "draws": draws}
+
+
+# ----------------------------------------------------------------------------- the command
+class PerGameFile:
+    """The per-game JSON lines: each game appended (and flushed) as it finishes; at the end the
+    file is rewritten in seed order (through a temporary file and a rename, so a crash never
+    leaves it half written)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.handle = open(path, "w", encoding="utf-8")
+
+    def write(self, record: dict) -> None:
+        self.handle.write(json.dumps(record, sort_keys=True) + "\n")
+        self.handle.flush()
+
+    def finish(self, records) -> None:
+        self.handle.close()
+        temporary = f"{self.path}.{os.getpid()}.partial"
+        with open(temporary, "w", encoding="utf-8") as out:
+            for record in records:
+                out.write(json.dumps(record, sort_keys=True) + "\n")
+        os.replace(temporary, self.path)
+
+    def close(self) -> None:
+        if not self.handle.closed:
+            self.handle.close()
+
+
+def run_command(rs, players: int, specs: list, args, out, err) -> int:
+    """`rulebook simulate` once the arguments are checked: play, write, print; exit code 0 if
+    every game completed, 1 if any game had an error or was lost."""
+    per_game = PerGameFile(args.per_game) if args.per_game else None
+    stats: dict = {}
+    try:
+        results, seconds = simulate(rs, None, players, args.games, args.seed, specs, jobs=args.jobs,
+                                    progress=_progress_bar(err, args.json), rotate=args.rotate,
+                                    on_result=per_game.write if per_game else None, stats=stats)
+    except RulesChanged as error:
+        print(f"rulebook: error: {error}; the run is stopped (the games so far are kept"
+              + (f" in {args.per_game})" if per_game else ")"), file=err)
+        return 1
+    finally:
+        if per_game:
+            per_game.close()
+    if per_game:
+        per_game.finish(results)
+    summary = summarize(results, players, seconds)
+    summary.update({"ruleset": rs.name, "modules": list(rs.modules), "players": players, "agents": specs,
+                    "seed": args.seed, "jobs": args.jobs, "digest": rs.digest,
+                    "worker_deaths": stats.get("worker_deaths", 0)})
+    if args.json:
+        print(json.dumps(summary, sort_keys=True), file=out)
+    else:
+        _print_summary(summary, specs, args, out)
+    return 0 if summary["errors"] == 0 and summary["lost"] == 0 else 1
+
+
+def _progress_bar(err, quiet: bool):
+    if quiet or not (hasattr(err, "isatty") and err.isatty()):
+        return None
+
+    def progress(done, total):
+        width = 30
+        filled = int(width * done / total)
+        err.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        err.flush()
+        if done == total:
+            err.write("\n")
+    return progress
+
+
+def _print_summary(summary: dict, specs: list, args, out) -> None:
+    mods = "+".join(summary["modules"]) or "base"
+    print(f"{summary['ruleset']} [{mods}], {summary['players']} players, agents {','.join(specs)}, "
+          f"seed {args.seed}, rules {summary['digest']}", file=out)
+    print(f"games: {summary['games']}  completed: {summary['completed']}  errors: {summary['errors']}"
+          + (f"  lost: {summary['lost']}" if summary["lost"] else ""), file=out)
+    print("wins by seat: " + "  ".join(f"{k}: {v}" for k, v in summary["wins_by_seat"].items())
+          + f"  draws: {summary['draws']}", file=out)
+    if len(set(specs)) > 1 or args.rotate:
+        print("wins by agent: " + "  ".join(
+            f"{a}: {v['wins']} of {v['seats']} seats" + (f" (+{v['shared']} shared)" if v["shared"] else "")
+            for a, v in summary["wins_by_agent"].items()), file=out)
+    print(f"score: min {summary['score_min']}  mean {summary['score_mean']:.2f}  max {summary['score_max']}", file=out)
+    print(f"steps per game: mean {summary['mean_steps']:.1f}  min {summary['min_steps']}  max {summary['max_steps']}",
+          file=out)
+    print(f"time: {summary['seconds']:.2f} s ({summary['games'] / max(summary['seconds'], 1e-9):.1f} games/s)", file=out)
+    for kind, count in summary["error_kinds"].items():
+        print(f"error ×{count}: {kind}", file=out)
+    for game in summary["error_games"][:5]:
+        print(f"  e.g. seed {game['seed']}: {game['error']}", file=out)
+    if summary["worker_deaths"]:
+        print(f"worker processes died: {summary['worker_deaths']} (their unfinished games were played again"
+              + ("; the lost ones could not be)" if summary["lost"] else ")"), file=out)
+    if summary["lost"]:
+        print(f"lost games (seeds): {', '.join(map(str, summary['lost_seeds']))}", file=out)

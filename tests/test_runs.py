@@ -1,0 +1,234 @@
+"""Runs that survive (issue 16 item 7) and runs that cannot mix rule versions (issue 10):
+`simulate` counts a failing game as an error and goes on, detects a worker process that dies,
+loads the rules once, writes each game as it finishes and records the rules' digest."""
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import interpreter
+from interpreter.cli import run
+from interpreter.runs import LOST, RulesChanged, simulate
+
+import runs_agents
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FLAKY = os.path.join(HERE, "failing_rulesets", "flaky")  # not in rulesets/: those must all pass
+TIMEOUT = 240  # a run that hangs fails the test instead of hanging the suite
+
+runs_agents.register()
+
+
+def cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err, io.StringIO())
+    return code, out.getvalue(), err.getvalue()
+
+
+def run_script(code: str, *, timeout=TIMEOUT, **kwargs):
+    """Python code in a fresh process with the test agents registered; killed if it hangs."""
+    prelude = f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; runs_agents.register()\n"
+    return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, **kwargs)
+
+
+def cli_script(*argv) -> str:
+    return f"from interpreter.cli import run; sys.exit(run({list(argv)!r}))"
+
+
+def test_games_that_fail_on_some_rolls_are_counted_and_the_run_goes_on(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    code, out, err = cli("simulate", FLAKY, "--games", "40", "--json", "--per-game", str(per_game))
+    summary = json.loads(out)
+    lines = [json.loads(line) for line in per_game.read_text().splitlines()]
+    failed = [line for line in lines if line["error"]]
+    assert code == 1, "a run with errors exits with 1"
+    assert summary["games"] == 40 and summary["errors"] == len(failed) and summary["lost"] == 0
+    assert 0 < summary["errors"] < 40 and summary["completed"] == 40 - summary["errors"]
+    assert summary["error_kinds"] == {"rule_error: division by zero": summary["errors"]}
+    assert [g["seed"] for g in summary["error_games"]] == [line["seed"] for line in failed]
+    assert all("division by zero (action roll in phase 'play'" in g["error"] for g in summary["error_games"])
+    code, text, _ = cli("simulate", FLAKY, "--games", "40")
+    assert code == 1 and f"completed: {40 - summary['errors']}  errors: {summary['errors']}" in text
+
+
+def test_a_game_that_raises_is_one_error_with_its_seed_and_place(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    code, out, err = cli("simulate", "tictactoe", "--games", "12", "--agents", "crashing", "--json",
+                         "--per-game", str(per_game))
+    summary = json.loads(out)
+    assert code == 1 and summary["completed"] == 11 and summary["errors"] == 1
+    (game,) = summary["error_games"]
+    assert game["seed"] == runs_agents.BAD_SEED
+    assert game["error"].startswith("crashed: ZeroDivisionError: integer division or modulo by zero (at ")
+    assert "runs_agents.py:" in game["error"] and game["error"].endswith(" in fail)")
+    assert len(per_game.read_text().splitlines()) == 12
+
+
+def test_per_game_results_are_the_same_for_one_and_two_jobs(tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    for path, jobs in ((one, "1"), (two, "2")):
+        cli("simulate", FLAKY, "--games", "30", "--seed", "3", "--per-game", str(path), "--jobs", jobs)
+    assert one.read_text() == two.read_text()
+    for path, jobs in ((one, "1"), (two, "2")):
+        cli("simulate", "tictactoe", "--games", "20", "--agents", "crashing,random", "--rotate",
+            "--per-game", str(path), "--jobs", jobs)
+    assert one.read_text() == two.read_text() and "crashed: ZeroDivisionError" in one.read_text()
+
+
+def test_a_game_that_kills_its_worker_is_lost_and_the_others_complete():
+    done = run_script(cli_script("simulate", "tictactoe", "--games", "30", "--jobs", "2",
+                                 "--agents", "killer", "--json"))
+    summary = json.loads(done.stdout)
+    assert done.returncode == 1, done.stderr
+    assert summary["lost_seeds"] == [runs_agents.BAD_SEED] and summary["lost"] == 1
+    assert summary["completed"] == 29 and summary["errors"] == 0 and summary["games"] == 30
+    assert summary["worker_deaths"] >= 2  # once in a chunk, once again alone
+
+
+def test_the_lost_game_is_among_the_results(tmp_path):
+    done = run_script("import json, interpreter; from interpreter.runs import simulate\n"
+                      "results, _ = simulate(interpreter.load('tictactoe'), None, 2, 10, 0, ['killer'], jobs=2)\n"
+                      "print(json.dumps(results))")
+    results = json.loads(done.stdout)
+    assert [r["seed"] for r in results] == list(range(10))
+    assert [r["error"] for r in results if r["error"]] == [LOST]
+    assert [r["seed"] for r in results if r.get("lost")] == [runs_agents.BAD_SEED]
+
+
+def test_workers_that_always_die_end_the_run_with_every_game_lost():
+    done = run_script("import os, interpreter.runs as runs\n"
+                      "runs._init_worker = lambda expected: os._exit(1)  # every worker dies as it starts\n"
+                      + cli_script("simulate", "tictactoe", "--games", "6", "--jobs", "2", "--json"))
+    summary = json.loads(done.stdout)
+    assert done.returncode == 1 and summary["lost"] == 6 and summary["completed"] == 0
+    assert sorted(summary["lost_seeds"]) == list(range(6)) and summary["worker_deaths"] > 6
+
+
+def _children(pid: int) -> list:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(x) for x in fh.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc to find the workers")
+def test_a_worker_killed_from_outside_is_replaced_and_its_games_played_again(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    argv = ["simulate", "tictactoe", "--games", "30", "--jobs", "2", "--agents", "slow", "--json",
+            "--per-game", str(per_game)]
+    proc = subprocess.Popen([sys.executable, "-c",
+                             f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; "
+                             f"runs_agents.register(); " + cli_script(*argv)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        victim = None
+        while victim is None and time.monotonic() < deadline and proc.poll() is None:
+            written = per_game.exists() and len(per_game.read_text().splitlines())
+            workers = [c for c in _children(proc.pid) if os.path.exists(f"/proc/{c}")]
+            if written and len(workers) >= 2:
+                victim = workers[0]
+            time.sleep(0.01)
+        assert victim is not None, "no worker to kill (the run ended first)"
+        os.kill(victim, signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    summary = json.loads(stdout)
+    assert proc.returncode == 0, stderr
+    assert summary["worker_deaths"] == 1 and summary["completed"] == 30 and summary["lost"] == 0
+    reference = tmp_path / "reference.jsonl"
+    assert cli(*argv[:-1], str(reference))[0] == 0
+    assert per_game.read_text() == reference.read_text(), "the games played again are the same games"
+
+
+def test_an_interrupted_run_keeps_the_games_that_finished(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    code, _, err = cli("simulate", "tictactoe", "--games", "20", "--agents", "interrupter",
+                       "--per-game", str(per_game))
+    assert code == 130 and "interrupted" in err
+    seeds = [json.loads(line)["seed"] for line in per_game.read_text().splitlines()]
+    assert seeds == list(range(runs_agents.BAD_SEED))
+
+
+def test_ctrl_c_during_a_run_over_processes_keeps_what_finished(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    argv = ["simulate", "tictactoe", "--games", "400", "--jobs", "2", "--agents", "slow", "--per-game", str(per_game)]
+    proc = subprocess.Popen([sys.executable, "-c",
+                             f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; "
+                             f"runs_agents.register(); " + cli_script(*argv)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and not (per_game.exists() and per_game.read_text().count("\n") >= 3):
+            time.sleep(0.01)
+        seen = per_game.read_text().count("\n")
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the parent and its workers
+        _, stderr = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
+    seeds = [json.loads(line)["seed"] for line in per_game.read_text().splitlines()]
+    assert seen <= len(seeds) < 400 and len(set(seeds)) == len(seeds)
+
+
+def test_the_rules_digest_is_in_the_summary_and_every_game(tmp_path):
+    per_game = tmp_path / "games.jsonl"
+    code, out, _ = cli("simulate", "tictactoe", "--games", "3", "--json", "--per-game", str(per_game))
+    digest = interpreter.load("tictactoe").digest
+    assert code == 0 and json.loads(out)["digest"] == digest and len(digest) == 16
+    assert [json.loads(line)["digest"] for line in per_game.read_text().splitlines()] == [digest] * 3
+
+
+def test_jobs_auto_is_one_per_cpu():
+    code, out, _ = cli("simulate", "tictactoe", "--games", "4", "--jobs", "auto", "--json")
+    assert code == 0 and json.loads(out)["jobs"] == (os.cpu_count() or 1)
+    code, _, err = cli("simulate", "tictactoe", "--jobs", "many")
+    assert code == 2 and "'auto'" in err
+
+
+def _edited_copy(tmp_path):
+    folder = tmp_path / "ttt"
+    shutil.copytree(os.path.join(ROOT, "rulesets", "tictactoe"), folder)
+    return folder
+
+
+def _edit(folder):
+    path = folder / "game.yaml"
+    path.write_text(path.read_text().replace('marks: ["X", "O"]', 'marks: ["A", "B"]'))
+
+
+def test_a_rule_file_edited_after_the_load_does_not_reach_the_workers(tmp_path):
+    folder = _edited_copy(tmp_path)
+    rs = interpreter.load(str(folder))
+    before, _ = simulate(rs, None, 2, 12, 0, ["random"], jobs=1)
+    _edit(folder)
+    after, _ = simulate(rs, None, 2, 12, 0, ["random"], jobs=2)
+    assert after == before and all(r["digest"] == rs.digest for r in after)
+    assert all(set(r["final_vars"]["board"]) <= {"", "X", "O"} for r in after)
+    assert interpreter.load(str(folder)).digest != rs.digest  # the edit is real
+
+
+def test_a_worker_that_loads_the_rules_itself_refuses_edited_rules(tmp_path):
+    """Where workers cannot be forked they load the rules; a digest that differs stops the run."""
+    folder = _edited_copy(tmp_path)
+    rs = interpreter.load(str(folder))
+    same, _ = simulate(rs, None, 2, 4, 0, ["random"], jobs=2, start_method="spawn")
+    assert same == simulate(rs, None, 2, 4, 0, ["random"], jobs=1)[0]
+    _edit(folder)
+    with pytest.raises(RulesChanged, match="changed since the run started"):
+        simulate(rs, None, 2, 4, 0, ["random"], jobs=2, start_method="spawn")
