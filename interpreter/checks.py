@@ -127,7 +127,7 @@ def run_checks(rs, composed) -> list:
         try:
             st = State.new(rs, n, 0)
         except RuleRuntimeError as e:
-            diags.append(Diagnostic("setup", f"the game cannot start with {n} players: {e}", pos_of(tree)))
+            diags.append(Diagnostic("setup", f"the game cannot start with {n} players: {e}", e.pos or pos_of(tree)))
             continue
         for when, h, message, pos in rs.assertions:
             if when != "setup" or h is None:

@@ -150,10 +150,13 @@ class ExpressionError(RulebookError):
 
 class RuleRuntimeError(Exception):
     """A rule failed while the game was played (division by zero, a missing key, the work
-    bound). The engine turns it into a refused action; the state is unchanged."""
+    bound). The engine turns it into a refused action; the state is unchanged. `pos` is the
+    position of the failing expression in the rule files (None where it is not known)."""
 
-    def __init__(self, message: str, where: str = ""):
+    def __init__(self, message: str, where: str = "", pos: Optional[Pos] = None):
         self.where = where
+        self.pos = pos  # where the failing rule is written, when the compiler knows it
+        self.expression: Optional[str] = None  # the failing expression, once it is named
         super().__init__(f"{where}: {message}" if where else message)
 
 

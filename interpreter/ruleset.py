@@ -17,7 +17,7 @@ from typing import Any, Optional
 from .compose import Composed, compose, find_ruleset
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
-from .expr.compiler import CodeUnit, Handle, Scope
+from .expr.compiler import CodeUnit, Handle, Scope, check_name
 from .loader import Map, Seq, Text, expr_pos, key_pos, plain, pos_of, value_pos
 
 __all__ = ["Ruleset", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
@@ -215,6 +215,9 @@ class _Compiler:
             if name in ENGINE_VARS:
                 self.err("reserved", f"'{name}' is provided by the engine", key_pos(t["vars"], name))
                 continue
+            problem = check_name(name)
+            if problem is not None:
+                self.err("name", problem[0], key_pos(t["vars"], name), problem[1])
             if name in constants:
                 self.err("duplicate", f"'{name}' is both a var and a constant or component type", key_pos(t["vars"], name))
             vars_scope[name] = None
@@ -311,6 +314,8 @@ class _Compiler:
         if not players:
             all_counts = sorted({n for c in combos for n in c.get("players", [])})
             players = tuple(all_counts) or (2,)
+        for name, e in self.unit.check_defines():
+            self._expr_error(e, None, defines_raw, name)
         if self.diags:
             raise RulebookError(self.diags, "compile")
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
@@ -412,7 +417,8 @@ class _Compiler:
             if j > i:
                 out.append(s[i:j])
             inner = s[j + 1:k]
-            sub = Text(inner, pos_of(text).shifted(0, j + 2 + (1 if getattr(text, "quoted", False) else 0)) if isinstance(text, Text) else None)
+            line, col = s.count("\n", 0, j + 1) + 1, j + 1 - s.rfind("\n", 0, j + 1)  # of `inner`
+            sub = Text(inner, expr_pos(text, line, col)) if isinstance(text, Text) else None
             h = self.expr(sub, scope)
             out.append(h)
             i = k + 1
