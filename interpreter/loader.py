@@ -173,8 +173,8 @@ class _Builder:
         pos = self.pos(node)
         if self.count > LIMITS["nodes"]:
             raise _Stop(Diagnostic(
-                "yaml-too-large", f"the file has too many nodes: more than {LIMITS['nodes']}, aliases expanded",
-                pos, "split the data, or use fewer aliases"))
+                "yaml-too-large", f"the file has too many nodes: more than {LIMITS['nodes']}",
+                pos, "split the data, or write it more compactly"))
         if depth > LIMITS["depth"]:
             raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos))
         if isinstance(node, yaml.ScalarNode):
@@ -536,7 +536,8 @@ def load_text(text: str, shown: str = "<text>"):
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
         b = _Builder(shown, loader, text)
         try:
-            b.measure(node)
+            if "&" in text:  # only an anchor can be repeated by aliases (an alias bomb)
+                b.measure(node)
             tree = b.build(node)
         except _Stop as s:
             raise RulebookError([s.diag], "load") from None
