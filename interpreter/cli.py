@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from . import doc, rulediff  # light at import: their heavy parts load when the command runs
+from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
 
 __all__ = ["run", "main"]
 
@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
     doc.add_parser(sub)
     rulediff.add_parser(sub)
+    info.add_parser(sub, ruleset_args)
     return p
 
 
@@ -554,6 +555,7 @@ _COMMANDS = {
     "validate": cmd_validate, "schema": cmd_schema, "list": cmd_list, "play": cmd_play,
     "simulate": cmd_simulate, "perft": cmd_perft, "check": cmd_check, "graph": cmd_graph,
     "replay": cmd_replay, "analyze": cmd_analyze,
+    "info": lambda args, out, err, _in: info.run_info(args, out, *_load_for_play(args)),
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
 }
