@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import yaml
 
+from . import yaml_hints
 from .errors import Diagnostic, Pos, RulebookError, suggest
 
 __all__ = ["Map", "Seq", "Text", "load_file", "pos_of", "key_pos", "value_pos", "LIMITS", "plain"]
@@ -499,14 +500,14 @@ def _single_node(loader, text: str, shown: str):
     try:
         return loader.get_single_node()
     except yaml.MarkedYAMLError as e:
-        raise RulebookError([_yaml_error(e, shown)], "load") from None
+        raise RulebookError([_yaml_error(e, text, shown)], "load") from None
     except yaml.YAMLError as e:
         raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
     except RecursionError:
         raise RulebookError([_deep_at(text, shown)], "load") from None
 
 
-def _yaml_error(e, shown: str) -> Diagnostic:
+def _yaml_error(e, text: str, shown: str) -> Diagnostic:
     """A YAML syntax error as a diagnostic with its position and, for the usual slips, a hint."""
     mark = e.problem_mark or e.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -522,6 +523,7 @@ def _yaml_error(e, shown: str) -> Diagnostic:
         kind = "list" if "sequence" in msg else "mapping"
         hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
                 f"column {e.context_mark.column + 1}")
+    msg, hint = yaml_hints.explain(text, msg, line, col, hint)
     return Diagnostic("yaml", msg, Pos(shown, line, col), hint)
 
 
