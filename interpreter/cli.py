@@ -566,10 +566,15 @@ def cmd_replay(args, out, err, stdin) -> int:
     from .errors import RuleRuntimeError
     from .ruleset import load
 
-    try:
-        with open(args.file, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError, RecursionError) as e:
+    from .errors import RulebookError
+    from .loader import read_limited
+
+    try:  # a regular file under the size limit, never a pipe or a device (issue 16.10)
+        data = json.loads(read_limited(args.file, args.file).decode("utf-8"))
+    except RulebookError as e:
+        print(f"rulebook: error: cannot read replay {args.file}: {e.diagnostics[0].message}", file=err)
+        return 1
+    except (ValueError, RecursionError) as e:
         print(f"rulebook: error: cannot read replay {args.file}: {e}", file=err)
         return 1
     found = _replay_entries(data)

@@ -30,8 +30,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import ExpressionError, RuleRuntimeError, RulebookError
-from .loader import Text, expr_pos, load_file, plain, pos_of
+from .errors import ExpressionError, Pos, RuleRuntimeError, RulebookError
+from .loader import Text, expr_pos, load_file, plain, pos_of, safe_path
 
 __all__ = ["run_scenarios", "ScenarioResult"]
 
@@ -85,7 +85,9 @@ def run_scenarios(target, modules=(), only: Optional[str] = None):
         if only and only not in os.path.basename(path):
             continue
         try:
-            content = load_file(path, shown)
+            # the one path check (symlinks resolved, inside the ruleset folder, regular file)
+            content = load_file(safe_path(folder, os.path.relpath(path, folder), "scenario file",
+                                          Pos(shown, 0, 0)), shown)
         except RulebookError as error:
             results.append(ScenarioResult(shown, os.path.basename(path), False, [error.render()]))
             continue
