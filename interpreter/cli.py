@@ -11,7 +11,8 @@ import json
 import os
 import sys
 
-from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
+from . import doc, info, rulediff
+from .web import command as web_command  # light at import: their heavy parts load when the command runs
 
 __all__ = ["run", "main"]
 
@@ -108,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     doc.add_parser(sub)
     rulediff.add_parser(sub)
     info.add_parser(sub, ruleset_args)
+    web_command.add_parser(sub)
     return p
 
 
@@ -534,4 +536,5 @@ _COMMANDS = {
     "info": lambda args, out, err, _in: info.run_info(args, out, *_load_for_play(args)),
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
+    "serve": web_command.cmd_serve,
 }
