@@ -5,7 +5,7 @@
                                in the URL fragment, which browsers never send to the server)
   GET  /api/rulesets           bundled rulesets
   POST /api/games              create a game -> one join link per seat
-  GET  /api/games/{id}/graph.svg  the phase graph
+  GET  /api/games/{id}/graph   the phase graph (SVG) and each phase's label in it
   POST /api/games/{id}/replay  every step of a finished game from one perspective
   WS   /ws/{id}                play: {"type": "hello", seat, token}, then {"type": "act", step, index}
 
@@ -107,12 +107,16 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
         return JSONResponse({"id": table.id, "links": links})
 
     async def graph(request):
+        from interpreter.checks import phase_graph
         from interpreter.play import graph_svg
 
         table = tables.get(request.path_params["game_id"])
         if table is None:
             return JSONResponse({"error": "no such game"}, status_code=404)
-        return Response(graph_svg(table.rs), media_type="image/svg+xml")
+        graph_data = phase_graph(table.rs)
+        # graph_svg writes each phase's label cut to 22 characters: the page finds the current one by it
+        labels = {str(node): str(graph_data.nodes[node].get("label", node))[:22] for node in graph_data.nodes}
+        return JSONResponse({"svg": graph_svg(table.rs), "labels": labels})
 
     async def replay(request):
         body = await _json_body(request)
@@ -173,7 +177,7 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
 
     routes = [Route("/", page), Route("/play/{game_id}", page), Route("/replay/{game_id}", page),
               Route("/api/rulesets", rulesets), Route("/api/games", create_game, methods=["POST"]),
-              Route("/api/games/{game_id}/graph.svg", graph),
+              Route("/api/games/{game_id}/graph", graph),
               Route("/api/games/{game_id}/replay", replay, methods=["POST"]),
               WebSocketRoute("/ws/{game_id}", play_socket),
               Mount("/static", StaticFiles(directory=STATIC), name="static")]
