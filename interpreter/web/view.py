@@ -69,6 +69,8 @@ def format_value(rs, value) -> str:
         return ", ".join(format_value(rs, item) for item in value) if value else "—"
     if value is None:
         return "—"
+    if value == "":
+        return "·"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
