@@ -170,7 +170,7 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
                     continue
                 await broadcast(table)
                 asyncio.get_running_loop().create_task(run_agents(table))
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):  # the client went away (RuntimeError: before the handshake ended)
             pass
         finally:
             table.sockets.pop(websocket, None)

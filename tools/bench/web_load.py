@@ -33,7 +33,7 @@ def free_port() -> int:
 
 
 async def play_seat(url, game_id, seat, token, rng, latencies, max_actions):
-    async with connect(f"{url}/ws/{game_id}", max_size=2**22) as websocket:
+    async with connect(f"{url}/ws/{game_id}", max_size=2**22, open_timeout=120) as websocket:
         await websocket.send(json.dumps({"type": "hello", "seat": seat, "token": token}))
         message = json.loads(await websocket.recv())
         for _ in range(max_actions * 4):
