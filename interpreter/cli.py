@@ -110,6 +110,9 @@ def _parser() -> argparse.ArgumentParser:
     rulediff.add_parser(sub)
     info.add_parser(sub, ruleset_args)
     web_command.add_parser(sub)
+    from .settings import add_set_flag
+
+    add_set_flag(sub, ("validate", "play", "simulate", "perft", "check", "graph", "doc", "diff", "info"))
     return p
 
 
@@ -140,9 +143,16 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
         parser.print_help(stdout)
         return 2
     from .errors import RulebookError
+    from .settings import overriding, parse_assignments
 
     try:
-        return _COMMANDS[args.command](args, stdout, stderr, stdin)
+        overrides = parse_assignments(getattr(args, "set", None))
+    except ValueError as e:  # a --set that is not NAME=VALUE
+        print(f"rulebook: error: {e}", file=stderr)
+        return 2
+    try:
+        with overriding(overrides):
+            return _COMMANDS[args.command](args, stdout, stderr, stdin)
     except RulebookError as e:
         print(e.render(), file=stderr)
         return 1
@@ -233,6 +243,7 @@ def _validate(name, args, out, err, collect=None) -> int:
     for mods in todo:
         try:
             rs = done.get(tuple(sorted(mods))) or load(folder, modules=mods)
+            _allowed(rs)
             warnings.extend(w for w in rs.warnings if w not in warnings)
             reports.append((mods, rs))
         except RulebookError as e:
@@ -273,6 +284,15 @@ def _validate(name, args, out, err, collect=None) -> int:
     return 0 if ok else 1
 
 
+def _allowed(rs) -> None:
+    """Refuse a module combination the game does not allow (the test simulate and play use)."""
+    from .compose import combination_error, combination_players
+    from .loader import key_pos
+
+    if combination_players(rs.combinations, rs.modules) is None:
+        raise combination_error(rs.combinations, rs.modules, key_pos(rs.tree, "modules"))
+
+
 def _provenance_text(rs) -> str:
     lines = ["provenance (definitions by where their values come from):"]
     total = {}
@@ -310,24 +330,22 @@ def _players(rs, n):
 
 
 def _load_for_play(args):
+    from .loader import key_pos
     from .ruleset import load
 
     rs = load(args.ruleset, modules=args.module)
     players = _players(rs, args.players)
-    # a combination may restrict player counts further
-    if rs.combinations:
-        mods = sorted(rs.modules)
-        allowed = [c for c in rs.combinations if sorted(c.get("modules") or []) == mods]
-        if not allowed:
-            names = ["+".join(sorted(c.get("modules") or [])) or "base" for c in rs.combinations]
-            raise _Usage(f"rulebook: error: the module combination {'+'.join(mods) or 'base'} is not one the "
-                         f"game allows ({', '.join(names)})")
-        counts = sorted({n for c in allowed for n in c["players"]})
-        if args.players is None:
-            players = counts[0]
-        elif players not in counts:
-            raise _Usage(f"rulebook: error: {'+'.join(mods) or 'base'} is played by "
-                         f"{', '.join(map(str, counts))} players, not {players}")
+    # the one test of which combinations exist, shared with validate
+    from .compose import combination_error, combination_players
+
+    counts = combination_players(rs.combinations, rs.modules)
+    if counts is None:
+        raise combination_error(rs.combinations, rs.modules, key_pos(rs.tree, "modules"))
+    if args.players is None:
+        players = counts[0]
+    elif players not in counts:
+        raise _Usage(f"rulebook: error: {'+'.join(sorted(rs.modules)) or 'base'} is played by "
+                     f"{', '.join(map(str, counts))} players, not {players}")
     return rs, players
 
 
@@ -428,7 +446,7 @@ def cmd_play(args, out, err, stdin) -> int:
 
     def write_replay():
         with open(save, "w", encoding="utf-8") as fh:
-            json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "players": players,
+            json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "settings": getattr(args, "set", []), "players": players,
                        "seed": args.seed, "agents": specs, "actions": moves}, fh, indent=1)
 
     while not st.is_terminal:
@@ -497,7 +515,9 @@ def cmd_replay(args, out, err, stdin) -> int:
         print(f"rulebook: error: {args.file} is not a replay (it needs 'ruleset', 'players' and 'actions'; "
               "`rulebook play` writes one)", file=err)
         return 1
-    rs = load(data["ruleset"], modules=data.get("modules") or [])
+    from .settings import parse_assignments
+
+    rs = load(data["ruleset"], modules=data.get("modules") or [], settings=parse_assignments(data.get("settings") or []))
     try:
         st = rs.new_game(data["players"], seed=int(data.get("seed", 0)))
     except (RuleRuntimeError, ValueError, TypeError) as e:

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from .errors import Diagnostic, Pos, RulebookError, suggest
 from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, value_pos
 
-__all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE"]
+__all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE",
+           "derive_combinations", "combination_players", "combination_error"]
 
 ROOT_FILE = "game.yaml"
-KEYED = ("constants", "vars", "define", "procedures", "actions", "phases", "modules")
+KEYED = ("constants", "settings", "fields", "vars", "define", "procedures", "actions", "phases", "modules")
 NESTED_KEYED = ("components",)  # type -> id -> definition
 MERGED_MAPS = ("game",)
 LISTS = ("assertions", "combinations")
@@ -68,6 +69,7 @@ class Composed:
     files: list = field(default_factory=list)  # display paths read
     trees: list = field(default_factory=list)  # (display path, tree) of every file read
     origin: dict = field(default_factory=dict)  # (section, id) -> display path of the definer
+    overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
 
 
 def _display(folder: str):
@@ -132,6 +134,9 @@ def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list)
                     _merge_defs(sub, defs, (section, typ), display, origin, diags)
             else:
                 _merge_defs(target, value, (section,), display, origin, diags)
+        elif section == "patch":
+            diags.append(Diagnostic("patch", "'patch' changes the rules only in a module file", key_pos(tree, section),
+                                    "write the change itself here, or move the patch into a module"))
         elif section in MERGED_MAPS:
             if not isinstance(value, Map):
                 merged[section] = value
@@ -294,6 +299,9 @@ def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display,
             diags.append(Diagnostic("module", f"a module may not set '{section}'", key_pos(tree, section),
                                     "declare modules and combinations in game.yaml"))
             continue
+        if section == "patch":
+            _patch(base, value, module, decls, setters, origin, display, diags)
+            continue
         if section in LISTS:
             tgt = base.setdefault(section, _new_seq(value))
             for i, item in enumerate(value or []):
@@ -314,6 +322,23 @@ def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display,
                 _overlay_defs(sub, defs, (section, typ), module, decls, setters, origin, display, diags)
         else:
             _overlay_defs(tgt, value, (section,), module, decls, setters, origin, display, diags)
+
+
+def _patch(base, patch, module, decls, setters, origin, display, diags):
+    """A module's `patch:` (patches.py); two modules patching one path differently need an order."""
+    from .loader import plain
+    from .patches import apply_patches
+
+    def conflict(full, value, where):
+        prev = setters.get(full)
+        if prev is None or plain(prev[1]) == plain(value) or _ordered_before(decls, prev[0], module):
+            return None
+        return Diagnostic("module-conflict",
+                          f"modules '{prev[0]}' and '{module}' both patch {'.'.join(full[1:])} differently", where,
+                          f"'{prev[0]}' patches it at {prev[2]}; declare an order with 'after: [{prev[0]}]' "
+                          f"on module '{module}'")
+
+    apply_patches(base, patch, module, setters, origin, display, diags, conflict)
 
 
 def _overlay_defs(target, defs, path, module, decls, setters, origin, display, diags):
@@ -343,3 +368,87 @@ def _overlay_defs(target, defs, path, module, decls, setters, origin, display, d
             target.kpos[key] = key_pos(defs, key)
             target.vpos[key] = value_pos(defs, key)
         origin[full] = display
+
+
+MAX_DERIVED_COMBINATIONS = 256
+
+
+def derive_combinations(listed, decls, players) -> list:
+    """Every module combination the game allows, as [{modules: sorted, players: [...]}]: the
+    listed ones, plus each listed one joined by modules no listed combination names (a module
+    declared once joins every combination whose modules it neither excludes nor is excluded by,
+    bringing what it requires). Without a `combinations:` list, every set of modules closed
+    under `requires` and free of `excludes`, played by the game's player counts."""
+    decls = decls or {}
+    listed = [{"modules": sorted(c.get("modules") or []), "players": list(c.get("players") or players)}
+              for c in listed or [] if isinstance(c, dict)]
+    named = {m for c in listed for m in c["modules"]}
+    free = [m for m in decls if m not in named]
+    bases = listed or [{"modules": [], "players": list(players)}]
+    out: list = []
+    seen: set = set()
+    for base in bases:
+        for chosen in _subsets(free):
+            modules = _closed(set(base["modules"]) | set(chosen), decls)
+            if modules is None or (chosen and not _requires_met_by(chosen, base["modules"], free, decls)):
+                continue
+            key = tuple(sorted(modules))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"modules": list(key), "players": list(base["players"])})
+            if len(out) >= MAX_DERIVED_COMBINATIONS:
+                return out
+    return out
+
+
+def _subsets(items):
+    items = list(items)
+    for mask in range(min(1 << len(items), MAX_DERIVED_COMBINATIONS)):
+        yield [m for i, m in enumerate(items) if mask >> i & 1]
+
+
+def _closed(modules: set, decls):
+    """The modules plus everything they require; None when two of them exclude each other or
+    one is not declared."""
+    todo = list(modules)
+    out = set()
+    while todo:
+        m = todo.pop()
+        if m in out:
+            continue
+        if m not in decls:
+            return None
+        out.add(m)
+        todo.extend((decls.get(m) or {}).get("requires") or [])
+    for m in out:
+        if set((decls.get(m) or {}).get("excludes") or []) & out:
+            return None
+    return out
+
+
+def _requires_met_by(chosen, base_modules, free, decls) -> bool:
+    """A free module joins a listed combination only when what it requires is in that
+    combination or is itself free (otherwise it would create a combination nobody listed)."""
+    for m in chosen:
+        for r in (decls.get(m) or {}).get("requires") or []:
+            if r not in base_modules and r not in free:
+                return False
+    return True
+
+
+def combination_players(combinations, modules):
+    """The player counts of the combination made of `modules`, or None when the game does not
+    allow it. The one test `validate`, `simulate`, `play` and `diff` share."""
+    chosen = sorted(modules)
+    for c in combinations:
+        if sorted(c.get("modules") or []) == chosen:
+            return list(c["players"])
+    return None
+
+
+def combination_error(combinations, modules, where: Pos) -> RulebookError:
+    names = ["+".join(sorted(c.get("modules") or [])) or "base" for c in combinations]
+    return RulebookError([Diagnostic(
+        "module", f"the module combination {'+'.join(sorted(modules)) or 'base'} is not one the game allows",
+        where, f"allowed: {', '.join(names)}")], "modules")

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import yaml
 
+from . import yaml_hints
 from .errors import Diagnostic, Pos, RulebookError, suggest
 
 __all__ = ["Map", "Seq", "Text", "load_file", "pos_of", "key_pos", "value_pos", "LIMITS", "plain"]
@@ -594,6 +595,7 @@ def load_text(text: str, shown: str = "<text>"):
                 kind = "list" if "sequence" in msg else "mapping"
                 hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
                         f"column {e.context_mark.column + 1}")
+            msg, hint = yaml_hints.explain(text, msg, line, col, hint)
             raise RulebookError([Diagnostic("yaml", msg, Pos(shown, line, col), hint)], "load") from None
         except yaml.YAMLError as e:
             raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Optional
 
-from .compose import Composed, compose, find_ruleset
+from .compose import Composed, compose, derive_combinations, find_ruleset
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
 from .expr.compiler import CodeUnit, Handle, Scope, check_name
@@ -106,7 +106,9 @@ class Ruleset:
     tree: Any = None
     unit: Any = None
     budget: Any = None
-    digest: str = ""  # of every rule file read (path and bytes) and the modules chosen
+    digest: str = ""  # of every rule file read (path and bytes), the modules chosen and --set overrides
+    settings: dict = field(default_factory=dict)  # setting -> value (after overrides)
+    overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0):
         from .state import State
@@ -117,9 +119,14 @@ class Ruleset:
         return self.players
 
 
-def load(name_or_path, modules=(), *, check: bool = True) -> Ruleset:
+def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dict] = None) -> Ruleset:
+    """`settings` overrides declared settings by name; None takes the command's `--set` ones."""
+    from .settings import active_overrides, apply_overrides
+
     folder = find_ruleset(name_or_path)
     composed = compose(folder, modules)
+    composed.overrides = dict(active_overrides() if settings is None else settings)
+    apply_overrides(composed.tree, composed.overrides)
     from .schema import validate_files
 
     validate_files(composed.trees)
@@ -205,6 +212,7 @@ class _Compiler:
             if typ in constants:
                 self.err("duplicate", f"'{typ}' is both a constant and a component type", key_pos(t["constants"], typ))
             constants[typ] = list(ids)
+        self.add_settings(constants)
         const_types = {typ: ("list", ("entity", typ)) for typ in types}
         # vars
         var_decls: dict = {}
@@ -342,7 +350,7 @@ class _Compiler:
             final_tie=str(scoring.get("final_tie", "shared")),
             heuristic=heuristic,
             assertions=asserts,
-            combinations=combos,
+            combinations=derive_combinations(combos, plain(t.get("modules") or {}), players),
             module_decls=plain(t.get("modules") or {}),
             provenance=_provenance(t),
             files=self.c.files,
@@ -350,7 +358,20 @@ class _Compiler:
             unit=self.unit,
             budget=self.budget,
             digest=_rules_digest(self.c),
+            overrides=dict(self.c.overrides),
+            settings={k: constants[k] for k in (self.t.get("settings") or {}) if k in constants},
         )
+
+    def add_settings(self, constants: dict) -> None:
+        """Settings are read by name like constants (their values after any override)."""
+        from .settings import setting_values
+
+        for name, value in setting_values(self.t).items():
+            if name in constants:
+                self.err("duplicate", f"'{name}' is both a setting and a constant or component type",
+                         key_pos(self.t["settings"], name), "rename one of them")
+                continue
+            constants[name] = value
 
     # actions -------------------------------------------------------------------------------
     def action(self, aid, d, scope: Scope) -> Action:
@@ -658,6 +679,8 @@ def _rules_digest(composed: Composed) -> str:
     the ruleset folder and the digest of its bytes. Two loads of unchanged files agree."""
     h = hashlib.sha256()
     h.update(("modules:" + ",".join(composed.modules) + "\n").encode())
+    if composed.overrides:
+        h.update(("settings:" + repr(sorted(composed.overrides.items())) + "\n").encode())
     for display, tree in composed.trees:
         rel = os.path.relpath(os.path.abspath(display), composed.folder)
         h.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())
