@@ -11,8 +11,8 @@ import json
 import os
 import sys
 
-from . import doc, info, rulediff
-from .web import command as web_command  # light at import: their heavy parts load when the command runs
+from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
+from .web import command as web_command  # light too: starlette and uvicorn load when `serve` runs
 
 __all__ = ["run", "main"]
 
