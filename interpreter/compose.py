@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from .errors import Diagnostic, Pos, RulebookError, suggest
-from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, value_pos
+from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, safe_path, value_pos
 
 __all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE",
            "derive_combinations", "combination_players", "combination_error"]
@@ -86,10 +86,11 @@ def _display(folder: str):
 
 
 def read_ruleset(folder: str):
-    """Root file plus includes, merged; returns (Map, files, origin)."""
+    """Root file plus includes, merged; returns (merged Map, display paths read, origin of
+    each definition, [(display path, tree)] of every file read)."""
     rel = _display(folder)
     root_path = os.path.join(folder, ROOT_FILE)
-    root = load_file(root_path, rel(root_path))
+    root = load_file(safe_path(folder, ROOT_FILE, "the root file", Pos(rel(root_path), 0, 0)), rel(root_path))
     if not isinstance(root, Map):
         raise RulebookError([Diagnostic("shape", "the root file must be a mapping of sections",
                                         pos_of(root, Pos(rel(root_path), 1, 1)))], "load")
@@ -249,12 +250,17 @@ def _ordered_before(decls, a, b) -> bool:
 
 
 def compose(folder: str, modules=()) -> Composed:
+    """The ruleset in `folder` with `modules` overlaid, as a `Composed` (the tree, the
+    modules in the order applied, every file read), or RulebookError."""
     base, files, origin, trees = read_ruleset(folder)
     trees = list(trees)
     rel = _display(folder)
     decls = base.get("modules") or Map()
     diags: list = []
-    order = module_order(decls, list(modules), diags,
+    _check_module_decls(base, decls, diags)
+    if diags:
+        raise RulebookError(diags, "modules")
+    order = module_order(decls, _module_names(modules, rel(os.path.join(folder, ROOT_FILE))), diags,
                          key_pos(base, "modules") if "modules" in base else pos_of(base))
     if diags:
         raise RulebookError(diags, "modules")
@@ -263,23 +269,20 @@ def compose(folder: str, modules=()) -> Composed:
         d = decls[name] or {}
         paths = ([d["file"]] if d.get("file") else []) + list(d.get("files") or [])
         for f in paths:
-            full = os.path.join(folder, f)
-            if ".." in str(f).replace("\\", "/").split("/") or not os.path.isfile(full):
-                diags.append(Diagnostic("module", f"module '{name}': file '{f}' not found",
-                                        value_pos(d, "file" if d.get("file") == f else "files"),
-                                        "module files are paths inside the ruleset folder"))
-                continue
+            where = value_pos(d, "file" if d.get("file") == f else "files")
             try:
-                tree = load_file(full, rel(full))
+                full = safe_path(folder, f, f"module '{name}': file", where, "module")
+                shown = rel(os.path.join(folder, f))
+                tree = load_file(full, shown)
             except RulebookError as e:
                 diags.extend(e.diagnostics)
                 continue
-            files.append(rel(full))
-            trees.append((rel(full), tree))
+            files.append(shown)
+            trees.append((shown, tree))
             if not isinstance(tree, Map):
                 diags.append(Diagnostic("shape", "a module file must be a mapping of sections", pos_of(tree)))
                 continue
-            _overlay(base, tree, name, decls, setters, origin, rel(full), diags)
+            _overlay(base, tree, name, decls, setters, origin, shown, diags)
     for section in ("vars", "define", "procedures", "actions", "phases"):
         defs = base.get(section)
         if isinstance(defs, Map):
@@ -291,6 +294,52 @@ def compose(folder: str, modules=()) -> Composed:
     if diags:
         raise RulebookError(diags, "modules")
     return Composed(folder, base, tuple(order), files=files, origin=origin, trees=trees)
+
+
+def _module_names(modules, shown: str) -> list:
+    """The chosen modules as a list of names (one name alone is accepted), or RulebookError:
+    they may come from a replay or a save, which are untrusted."""
+    if isinstance(modules, str):
+        modules = [modules]
+    if not isinstance(modules, (list, tuple)) or not all(isinstance(m, str) for m in modules):
+        raise RulebookError([Diagnostic("module", f"the modules to play are a list of names, not {modules!r}"[:200],
+                                        Pos(shown, 0, 0))], "modules")
+    return list(modules)
+
+
+_MODULE_LISTS = ("files", "requires", "after", "excludes")
+
+
+def _check_module_decls(base: Map, decls, diags: list) -> None:
+    """The shapes composing relies on, before it relies on them: `modules` is a mapping of
+    declarations, each a mapping (or empty) whose `file` is text and whose `files`,
+    `requires`, `after` and `excludes` are lists of text. (The schema says the rest.)"""
+    if not isinstance(decls, Map):
+        diags.append(Diagnostic("module", "'modules' must be a mapping of module names to declarations",
+                                value_pos(base, "modules")))
+        return
+    for name, decl in decls.items():
+        if decl is None:
+            continue
+        if not isinstance(decl, Map):
+            diags.append(Diagnostic("module", f"module '{name}' must be a mapping (file, files, requires, ...)",
+                                    value_pos(decls, name), f"e.g. {name}: {{file: modules/{name}.yaml}}"))
+            continue
+        if "file" in decl and decl["file"] is not None and not isinstance(decl["file"], str):
+            diags.append(Diagnostic("module", f"module '{name}': 'file' must be a path (text)",
+                                    value_pos(decl, "file"), "write the path relative to the ruleset folder"))
+        for key in _MODULE_LISTS:
+            value = decl.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, list):
+                diags.append(Diagnostic("module", f"module '{name}': '{key}' must be a list", value_pos(decl, key),
+                                        f"write {key}: [...]"))
+                continue
+            for i, item in enumerate(value):
+                if not isinstance(item, str):
+                    diags.append(Diagnostic("module", f"module '{name}': every entry of '{key}' must be text",
+                                            value_pos(value, i)))
 
 
 def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display, diags):

@@ -178,16 +178,6 @@ class CodeUnit:
         # then becomes it (the same function object takes the compiled code): validating a
         # ruleset compiles only what its set-up runs, and play pays once per function it uses.
         entries = list(dict.fromkeys(self.lines))
-        missing = [e for e in entries if e not in _CODE_CACHE]
-        from .. import diskcache
-
-        if missing and diskcache.enabled():
-            disk = diskcache.section("code")
-            for e in missing:
-                hit = disk.get(diskcache.digest(e))
-                if hit is not None:
-                    _CODE_CACHE[e] = [(n, code, _NOV_DEFAULTS if has_defaults else None)
-                                      for n, code, has_defaults in hit]
         lazy: dict = {}
         for e in entries:
             codes = _CODE_CACHE.get(e)
@@ -248,12 +238,6 @@ def _materialize(ns: dict, lazy: dict, name: str):
             exec(code, scratch)  # noqa: S102
             codes = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(entry)]
             _CODE_CACHE.put(entry, codes)
-            from .. import diskcache
-
-            if diskcache.enabled():
-                diskcache.section("code")[diskcache.digest(entry)] = [
-                    (n, code, defaults is not None) for n, code, defaults in codes]
-                diskcache.touch()
         for n, code, defaults in codes:
             fn = ns[n]
             if fn.__code__ is _stub_code():
@@ -265,7 +249,6 @@ def _materialize(ns: dict, lazy: dict, name: str):
 
 
 _NO_VALUES = MappingProxyType({})
-_NOV_DEFAULTS = (_NO_VALUES, _NO_VALUES)
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _text_names(source: str) -> tuple:
@@ -333,25 +316,11 @@ def _entity_signature_of(entity_types: _Identity) -> str:
 
 
 def _cached_gen(key):
-    hit = _GEN_CACHE.get(key)  # (None for a key with an unhashable type: compiled again)
-    if hit is not None:
-        return hit
-    from .. import diskcache
-
-    if diskcache.enabled():
-        hit = diskcache.section("gen").get(diskcache.digest(repr(key)))
-        if hit is not None:
-            _GEN_CACHE[key] = hit
-    return hit
+    return _GEN_CACHE.get(key)  # (None for a key with an unhashable type: compiled again)
 
 
 def _store_gen(key, value):
     _GEN_CACHE.put(key, value)
-    from .. import diskcache
-
-    if diskcache.enabled():
-        diskcache.section("gen")[diskcache.digest(repr(key))] = value
-        diskcache.touch()
 
 
 def _digest(*parts) -> str:
