@@ -12,6 +12,7 @@ import re
 import sys
 
 from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
+from .web import command as web_command  # light too: starlette and uvicorn load when `serve` runs
 
 __all__ = ["run", "main"]
 
@@ -108,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     doc.add_parser(sub)
     rulediff.add_parser(sub)
     info.add_parser(sub, ruleset_args)
+    web_command.add_parser(sub)
     from .settings import add_set_flag
 
     add_set_flag(sub, ("validate", "play", "simulate", "perft", "check", "graph", "doc", "diff", "info"))
@@ -639,4 +641,5 @@ _COMMANDS = {
     "info": lambda args, out, err, _in: info.run_info(args, out, *_load_for_play(args)),
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
+    "serve": web_command.cmd_serve,
 }
