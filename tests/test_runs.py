@@ -167,7 +167,7 @@ def test_an_interrupted_run_keeps_the_games_that_finished(tmp_path):
 
 def test_ctrl_c_during_a_run_over_processes_keeps_what_finished(tmp_path):
     per_game = tmp_path / "games.jsonl"
-    argv = ["simulate", "tictactoe", "--games", "400", "--jobs", "2", "--agents", "slow", "--per-game", str(per_game)]
+    argv = ["simulate", "tictactoe", "--games", "4000", "--jobs", "2", "--agents", "slow", "--per-game", str(per_game)]
     proc = subprocess.Popen([sys.executable, "-c",
                              f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; "
                              f"runs_agents.register(); " + cli_script(*argv)],
