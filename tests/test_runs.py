@@ -186,7 +186,7 @@ def test_ctrl_c_during_a_run_over_processes_keeps_what_finished(tmp_path):
             proc.communicate()
     assert proc.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
     seeds = [json.loads(line)["seed"] for line in per_game.read_text().splitlines()]
-    assert seen <= len(seeds) < 400 and len(set(seeds)) == len(seeds)
+    assert seen <= len(seeds) < 4000 and len(set(seeds)) == len(seeds)
 
 
 def test_the_rules_digest_is_in_the_summary_and_every_game(tmp_path):
