@@ -32,14 +32,21 @@ def check_saved(ruleset, text) -> dict:
     if data.get("format") != SAVE_FORMAT:
         raise SaveError(f"saved in format {data.get('format', 1)!r}; this engine reads format {SAVE_FORMAT} "
                         "(replay the game's moves instead: `rulebook replay`)")
-    if data.get("ruleset") != ruleset.name or sorted(data.get("modules") or []) != sorted(ruleset.modules):
+    modules = data.get("modules") or []
+    if not isinstance(modules, list) or not all(isinstance(name, str) for name in modules):
+        raise SaveError(f"the saved state is damaged: 'modules' is not a list of module names: {modules!r}"[:300])
+    if data.get("ruleset") != ruleset.name or sorted(modules) != sorted(ruleset.modules):
         raise SaveError(f"saved under {data.get('ruleset')!r} with modules {data.get('modules')!r}, "
                         f"not {ruleset.name!r} with {list(ruleset.modules)!r}")
     if data.get("digest") != ruleset.digest:
         raise SaveError(f"the rules of {ruleset.name} changed since this state was saved (digest "
                         f"{data.get('digest')!r}, now {ruleset.digest!r}); play its history again instead: "
                         "State.from_history(ruleset, players, save['history'], seed), or `rulebook replay FILE`")
-    reason = _structure_problem(ruleset, data["state"])
+    try:
+        reason = _structure_problem(ruleset, data["state"])
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as error:
+        # a shape the checks above did not foresee is still a damaged save, never a traceback
+        reason = f"unexpected shape ({type(error).__name__}: {error})"[:300]
     if reason:
         raise SaveError(f"the saved state is damaged: {reason}")
     history = data.get("history", [])
