@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import RuleRuntimeError
 from .frames import top_phase
-from .values import SCALARS, Action, Outcome, fmt, freeze, render, thaw
+from .values import SCALARS, Action, Outcome, fmt, freeze, render, render_label, thaw
 
 __all__ = ["legal_actions", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
 
@@ -64,7 +64,7 @@ def _listed(action, args, player, game_vars, names) -> Action:
         return Action.listed(action.id, args, player)
     if action.label_static:  # reads only the parameters and the player: rendered when read
         return Action.listed(action.id, args, player, template=parts)
-    return Action.listed(action.id, args, player, label=render(parts, game_vars, names))
+    return Action.listed(action.id, args, player, label=render_label(parts, game_vars, names, action.id, args))
 
 
 def _domain(state, handle, game_vars, names):

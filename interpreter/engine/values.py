@@ -50,6 +50,15 @@ def render(parts, game_vars, local_names) -> str:
     return "".join(part if isinstance(part, str) else fmt(part.fn(game_vars, local_names)) for part in parts)
 
 
+def render_label(parts, game_vars, local_names, name, args) -> str:
+    """An action's label; a template that fails at run time (a division by zero, a missing key)
+    gives the plain label with the reason, so listing or showing moves never fails on it."""
+    try:
+        return render(parts, game_vars, local_names)
+    except Exception as error:  # noqa: BLE001 - any failure of a designer's template is shown, not raised
+        return f"{default_label(name, args)} (label error: {error})"[:300]
+
+
 def default_label(name, args) -> str:
     if not args:
         return name
@@ -101,7 +110,7 @@ class Action:
             if self._template is not None:
                 local_names = {key: thaw(value) for key, value in self.args}
                 local_names["player"] = self.player
-                self._label = render(self._template, {}, local_names)
+                self._label = render_label(self._template, {}, local_names, self.name, self.args)
                 self._template = None
             else:
                 self._label = default_label(self.name, self.args)
