@@ -254,7 +254,7 @@ def measure_memory(root, games):
 
 PLANS = {  # rounds and seconds per burst, games for simulate
     "quick": {"rounds": 5, "seconds": 0.12, "real_seconds": 0.25, "mcts_seconds": 0.3,
-              "jobs_games": 60, "jobs_rounds": 1, "memory_games": 100},
+              "jobs_games": 100, "jobs_rounds": 1, "memory_games": 100},
     "full": {"rounds": 9, "seconds": 0.3, "real_seconds": 0.8, "mcts_seconds": 0.8,
              "jobs_games": 300, "jobs_rounds": 3, "memory_games": 1000},
 }
