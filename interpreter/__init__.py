@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 
 def load(name_or_path, modules=(), *, check: bool = True, settings=None):
-    """Load, compose, validate and compile a ruleset; returns an immutable Ruleset.
+    """Load, compose, validate and compile a ruleset; returns a Ruleset (shared by its games: read-only).
     `settings` overrides declared settings by name, e.g. settings={"years": 2}.
 
     Raises RulebookError (with every diagnostic of the failing stage) when it is not valid."""

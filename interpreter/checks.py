@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .engine import effects as fx
 from .errors import Diagnostic, RuleRuntimeError, RulebookError
 from .loader import key_pos, pos_of, value_pos
 
@@ -46,17 +47,16 @@ def _entered(rs, block, seen):
     seen.add(block)
     out = set()
     for op in rs.blocks[block]:
-        kind = op[0]
-        if kind == "enter":
-            out.add(op[1])
-        elif kind == "if":
-            out |= _entered(rs, op[2], seen)
-            if op[3] is not None:
-                out |= _entered(rs, op[3], seen)
-        elif kind == "for":
-            out |= _entered(rs, op[3], seen)
-        elif kind == "call":
-            out |= _entered(rs, rs.proc_blocks[op[1]], seen)
+        if isinstance(op, fx.Enter):
+            out.add(op.phase)
+        elif isinstance(op, fx.If):
+            out |= _entered(rs, op.then_block, seen)
+            if op.else_block is not None:
+                out |= _entered(rs, op.else_block, seen)
+        elif isinstance(op, fx.For):
+            out |= _entered(rs, op.body, seen)
+        elif isinstance(op, fx.Call):
+            out |= _entered(rs, rs.proc_blocks[op.procedure], seen)
     return out
 
 
@@ -156,7 +156,7 @@ def run_checks(rs, composed) -> list:
     used = set()
     for h in rs.unit.pending:
         used |= set(h.names or ())
-    called = {op[1] for b in rs.blocks for op in b if op[0] == "call"}
+    called = {op.procedure for b in rs.blocks for op in b if isinstance(op, fx.Call)}
     offered = {a for ph in rs.phases.values() for a in ph.actions}
     for section in ("define", "vars", "procedures", "actions"):
         for name in (tree.get(section) or {}):
@@ -190,7 +190,7 @@ def _define_names_used(rs):
 
 
 def _entered_by_procedure(rs, pid):
-    return any(op[0] == "enter" and op[1] == pid for b in rs.blocks for op in b)
+    return any(isinstance(op, fx.Enter) and op.phase == pid for b in rs.blocks for op in b)
 
 
 _COUNT = re.compile(r"^\s*(len|count)\((.+)\)\s*==\s*(\d+)\s*$", re.S)

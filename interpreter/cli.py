@@ -12,6 +12,7 @@ import re
 import sys
 
 from . import doc, info, rulediff  # light at import: their heavy parts load when the command runs
+from .web import command as web_command  # light too: starlette and uvicorn load when `serve` runs
 
 __all__ = ["run", "main"]
 
@@ -108,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     doc.add_parser(sub)
     rulediff.add_parser(sub)
     info.add_parser(sub, ruleset_args)
+    web_command.add_parser(sub)
     from .settings import add_set_flag
 
     add_set_flag(sub, ("validate", "play", "simulate", "perft", "check", "graph", "doc", "diff", "info"))
@@ -422,6 +424,7 @@ def cmd_graph(args, out, err, _in) -> int:
 
 
 # ------------------------------------------------------------------------------ play / replay
+MAX_REFUSALS = 20  # `play` stops an agent after this many refused moves in a row
 def _describe(state, player, last_log_len, out):
     view = state.observe(player)
     log = state.log[last_log_len:]
@@ -443,12 +446,13 @@ def cmd_play(args, out, err, stdin) -> int:
     rs, players = _load_for_play(args)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     try:
-        agents = [make_agent(specs[i % len(specs)], args.seed * 1009 + i) for i in range(players)]
+        agents = [make_agent(specs[seat % len(specs)], args.seed * 1009 + seat) for seat in range(players)]
     except ValueError as e:
         raise _Usage(f"rulebook: error: {e}")
-    st = rs.new_game(players, seed=args.seed)
+    state = rs.new_game(players, seed=args.seed)
     moves = []
-    seen = 0
+    seen = 0  # log lines already shown to a human
+    refused = 0  # refused moves in a row (an agent that keeps proposing them is stopped)
     save = args.save or _default_save_path(rs.name, args.seed)
 
     def write_replay():
@@ -456,54 +460,93 @@ def cmd_play(args, out, err, stdin) -> int:
             json.dump({"ruleset": rs.folder, "modules": list(rs.modules), "settings": getattr(args, "set", []), "players": players,
                        "seed": args.seed, "agents": specs, "actions": moves}, fh, indent=1)
 
-    while not st.is_terminal:
-        legal = st.legal_actions()
-        p = legal[0].player
-        agent = agents[p]
+    while not state.is_terminal:
+        legal = state.legal_actions()
+        if not legal:
+            write_replay()
+            print(f"rulebook: error: nobody can act in phase '{state.phase}' at step {state.steps}", file=err)
+            return 1
+        player = legal[0].player
+        agent = agents[player]
         if agent is None:
-            _describe(st, p, seen, out)
-            seen = len(st.log)
-            for i, a in enumerate(legal):
-                print(f"  {i:3d}. {a.label}", file=out)
-            while True:
-                out.write(f"player {p}> ")
-                out.flush()
-                line = stdin.readline()
-                if not line:
-                    write_replay()
-                    print(f"\nsaved the game so far to {save}", file=out)
-                    return 0
-                line = line.strip()
-                if line in ("q", "quit"):
-                    write_replay()
-                    print(f"saved the game so far to {save}", file=out)
-                    return 0
-                if line.isdigit() and int(line) < len(legal):
-                    a = legal[int(line)]
-                    break
-                match = [a for a in legal if a.label == line]
-                if match:
-                    a = match[0]
-                    break
-                print(f"  type a number from 0 to {len(legal) - 1} (or q to save and quit)", file=out)
+            _describe(state, player, seen, out)
+            seen = len(state.log)
+            action = _ask_human(legal, player, stdin, out)
+            if action is None:
+                write_replay()
+                print(f"saved the game so far to {save}", file=out)
+                return 0
         else:
-            a = agent.act(st, p)
-            if st.pending is not None and any(x is None for x in agents):
-                # the answer to a decision may name what only its player could see
-                print(f"player {p} ({specs[p % len(specs)]}) answers: {st.pending['prompt']}", file=out)
-            else:
-                print(f"player {p} ({specs[p % len(specs)]}): {a.label}", file=out)
-        res = st.apply(a)
-        if not res:
-            print(f"  refused: {res.reason}", file=out)
+            action = agent.act(state, player)
+            _announce(state, player, specs[player % len(specs)], action, any(x is None for x in agents), out)
+        outcome = state.apply(action)
+        if not outcome:
+            print(f"  refused: {outcome.reason}", file=out)
+            refused += 1
+            if refused >= MAX_REFUSALS:
+                write_replay()
+                print(f"rulebook: error: player {player} ({specs[player % len(specs)]}) proposed {refused} refused "
+                      f"moves in a row; the game stops (the moves so far are saved to {save})", file=err)
+                return 1
             continue
-        moves.append(a.to_json())
+        refused = 0
+        moves.append(action.to_json())
     write_replay()
-    sc = st.scores()
-    print("game over. scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in sc.items()), file=out)
-    print(f"winners: {', '.join(map(str, st.winners()))}", file=out)
+    table = state.scores()
+    print("game over. scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in table.items()), file=out)
+    print(f"winners: {', '.join(map(str, state.winners()))}", file=out)
     print(f"replay saved to {save}", file=out)
     return 0
+
+
+def _ask_human(legal, player, stdin, out):
+    """The action a human picks (by number or label), or None to save and quit."""
+    for index, action in enumerate(legal):
+        print(f"  {index:3d}. {action.label}", file=out)
+    while True:
+        out.write(f"player {player}> ")
+        out.flush()
+        line = stdin.readline()
+        if not line:
+            print("", file=out)
+            return None
+        line = line.strip()
+        if line in ("q", "quit"):
+            return None
+        if line.isdigit() and int(line) < len(legal):
+            return legal[int(line)]
+        matches = [action for action in legal if action.label == line]
+        if matches:
+            return matches[0]
+        print(f"  type a number from 0 to {len(legal) - 1} (or q to save and quit)", file=out)
+
+
+def _announce(state, player, spec, action, human_watching, out):
+    if state.pending is not None and human_watching:
+        # the answer to a decision may name what only its player could see
+        print(f"player {player} ({spec}) answers: {state.pending['prompt']}", file=out)
+    else:
+        print(f"player {player} ({spec}): {action.label}", file=out)
+
+
+def _printable(text) -> str:
+    """Text that any output stream can take (a lone surrogate from a hostile file is escaped)."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")[:300]
+
+
+def _replay_entries(data):
+    """(ruleset, modules, players, seed, entries) of a replay written by `rulebook play`
+    ("actions") or of a state saved by State.to_json ("history"); None if it is neither."""
+    if not isinstance(data, dict) or not isinstance(data.get("ruleset"), str):
+        return None
+    if isinstance(data.get("state"), dict) and isinstance(data.get("history"), list):
+        game_vars = data["state"].get("vars") or {}
+        return (data["ruleset"], data.get("modules") or [], game_vars.get("num_players"),
+                data["state"].get("seed", 0), data["history"])
+    if isinstance(data.get("players"), int) and isinstance(data.get("actions", []), list):
+        return (data["ruleset"], data.get("modules") or [], data["players"], data.get("seed", 0),
+                [{"action": move} for move in data.get("actions") or []])
+    return None
 
 
 def _default_save_path(game_name: str, seed: int) -> str:
@@ -524,44 +567,64 @@ def _open_for_writing(path: str, follow: bool):
 def cmd_replay(args, out, err, stdin) -> int:
     from .errors import RuleRuntimeError
     from .ruleset import load
-    from .state import Action
 
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as e:
+    from .errors import RulebookError
+    from .loader import read_limited
+
+    try:  # a regular file under the size limit, never a pipe or a device (issue 16.10)
+        data = json.loads(read_limited(args.file, args.file).decode("utf-8"))
+    except RulebookError as e:
+        print(f"rulebook: error: cannot read replay {args.file}: {e.diagnostics[0].message}", file=err)
+        return 1
+    except (ValueError, RecursionError) as e:
         print(f"rulebook: error: cannot read replay {args.file}: {e}", file=err)
         return 1
-    if not (isinstance(data, dict) and isinstance(data.get("ruleset"), str)
-            and isinstance(data.get("players"), int) and isinstance(data.get("actions", []), list)):
+    found = _replay_entries(data)
+    if found is None:
         print(f"rulebook: error: {args.file} is not a replay (it needs 'ruleset', 'players' and 'actions'; "
-              "`rulebook play` writes one)", file=err)
+              "`rulebook play` writes one) nor a saved state (State.to_json)", file=err)
         return 1
+    ruleset, modules, players, seed, entries = found
     from .settings import parse_assignments
 
-    rs = load(data["ruleset"], modules=data.get("modules") or [], settings=parse_assignments(data.get("settings") or []))
     try:
-        st = rs.new_game(data["players"], seed=int(data.get("seed", 0)))
-    except (RuleRuntimeError, ValueError, TypeError) as e:
+        given = data.get("settings") or []
+        settings = dict(given) if isinstance(given, dict) else parse_assignments(given if isinstance(given, list) else [])
+    except (ValueError, TypeError) as e:
+        print(f"rulebook: error: {args.file}: {e}", file=err)
+        return 1
+    rules = load(ruleset, modules=modules if isinstance(modules, list) else [], settings=settings)
+    manual = any(isinstance(e, dict) and "chance" in e for e in entries)
+    try:
+        state = rules.new_game(players, seed=int(seed), chance="manual" if manual else "seeded")
+    except (RuleRuntimeError, ValueError, TypeError, OverflowError) as e:
         print(f"rulebook: error: {args.file}: cannot start the game: {e}", file=err)
         return 1
-    for i, aj in enumerate(data.get("actions") or []):
-        try:
-            a = Action.from_json(aj)
-        except (KeyError, TypeError, AttributeError):
-            print(f"rulebook: error: {args.file}: move {i + 1} is not an action: {aj!r}"[:300], file=err)
-            return 1
-        res = st.apply(a)
-        print(f"{i + 1:4d}. player {aj.get('player')}: {aj.get('label')}" + ("" if res else f"  REFUSED: {res.reason}"), file=out)
+    for number, entry in enumerate(entries, 1):
+        if isinstance(entry, dict) and "chance" in entry:
+            res = state.apply_chance(entry["chance"])
+            print(_printable(f"{number:4d}. chance: {entry['chance']!r}") + ("" if res else f"  REFUSED: {res.reason}"),
+                  file=out)
+        else:
+            move = entry.get("action") if isinstance(entry, dict) else None
+            if not isinstance(move, dict):
+                print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
+                return 1
+            res = state.apply(move)
+            if res.code == "bad_action":
+                print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
+                return 1
+            print(_printable(f"{number:4d}. player {move.get('player')}: {move.get('label')}")
+                  + ("" if res else _printable(f"  REFUSED: {res.reason}")), file=out)
         if not res:
             return 1
         if args.step:
             stdin.readline()
-    sc = st.scores() if st.is_terminal else {}
-    if sc:
-        print("final scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in sc.items()), file=out)
-        print(f"winners: {', '.join(map(str, st.winners()))}", file=out)
-    print(f"state hash {st.hash()}", file=out)
+    table = state.scores() if state.is_terminal else {}
+    if table:
+        print("final scores: " + ", ".join(f"player {p}: {s['total']}" for p, s in table.items()), file=out)
+        print(f"winners: {', '.join(map(str, state.winners()))}", file=out)
+    print(f"state hash {state.hash()}", file=out)
     return 0
 
 
@@ -578,4 +641,5 @@ _COMMANDS = {
     "info": lambda args, out, err, _in: info.run_info(args, out, *_load_for_play(args)),
     "doc": lambda args, out, err, _in: doc.run_command(args, out, err),
     "diff": lambda args, out, err, _in: rulediff.run_command(args, out, err),
+    "serve": web_command.cmd_serve,
 }

@@ -16,6 +16,7 @@ import numbers
 import operator
 import re
 
+from .engine import effects as fx
 from .errors import Diagnostic, RuleRuntimeError
 
 __all__ = ["dead_rule_warnings"]
@@ -61,9 +62,9 @@ def _conditions(rs):
         for cond, _reason, _code in action.requires:
             yield "requirement", cond
     for block in rs.blocks:
-        for op in block:
-            if op and op[0] == "if":
-                yield "condition", op[1]
+        for effect in block:
+            if isinstance(effect, fx.If):
+                yield "condition", effect.condition
 
 
 def _scalar_constants(rs) -> dict:

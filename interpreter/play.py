@@ -11,7 +11,7 @@ from typing import Optional
 
 from .errors import RuleRuntimeError
 
-__all__ = ["play_game", "simulate", "perft", "graph_text", "GameResult"]
+__all__ = ["play_game", "simulate", "perft", "expand_chance", "graph_text", "GameResult"]
 
 
 @dataclass
@@ -43,48 +43,52 @@ def seat_agents(agent_specs, players: int, shift: int = 0) -> list:
 
 def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
               end_assertions: bool = True, shift: int = 0) -> GameResult:
+    """One seeded game with agents (`agent_specs` repeat over the seats, rotated by `shift`)."""
     from .agents import make_agent
 
     seats = seat_agents(agent_specs, players, shift)
-    agents = [make_agent(seats[i], seed * 1009 + i) for i in range(players)]
+    agents = [make_agent(seats[seat], seed * 1009 + seat) for seat in range(players)]
     try:
-        st = rs.new_game(players, seed=seed)
-    except RuleRuntimeError as e:
-        return GameResult(seed, [], {}, 0, {}, f"set-up failed: {e}")
+        state = rs.new_game(players, seed=seed)
+    except RuleRuntimeError as error:
+        return GameResult(seed, [], {}, 0, {}, f"set-up failed: {error}")
     actions = []
-    while not st.is_terminal:
-        legal = st.legal_actions()
+    while not state.is_terminal:
+        legal = state.legal_actions()
         if not legal:
-            return GameResult(seed, [], {}, st.steps, st.vars, f"no legal action in phase '{st.phase}' at step {st.steps}")
-        p = legal[0].player
-        agent = agents[p] if p is not None else agents[0]
-        a = agent.act(st, p)
-        out = st.apply(a)
-        if not out:
-            return GameResult(seed, [], {}, st.steps, st.vars,
-                              f"{out.code}: {out.reason} (action {a.label} in phase '{st.phase}' at step {st.steps})")
+            return GameResult(seed, [], {}, state.steps, state.vars,
+                              f"no legal action in phase '{state.phase}' at step {state.steps}")
+        player = legal[0].player
+        action = (agents[player] if player is not None else agents[0]).act(state, player)
+        outcome = state.apply(action)
+        if not outcome:
+            return GameResult(seed, [], {}, state.steps, state.vars, f"{outcome.code}: {outcome.reason} "
+                              f"(action {action.label} in phase '{state.phase}' at step {state.steps})")
         if record:
-            actions.append(a.to_json())
+            actions.append(action.to_json())
     try:
-        scores = st.scores()
-        winners = st.winners()
-    except RuleRuntimeError as e:
-        return GameResult(seed, [], {}, st.steps, st.vars, f"scoring failed: {e}")
-    error = None
-    if end_assertions:
-        for when, h, message, pos in rs.assertions:
-            if when == "end" and h is not None:
-                rs.budget.reset()
-                try:
-                    ok = h.fn(st.vars, {})
-                except RuleRuntimeError as e:
-                    ok, message = False, f"{message}: {e}"
-                if not ok:
-                    error = f"end assertion failed: {message} ({pos})"
-                    break
-    res = GameResult(seed, winners, scores, st.steps, st.vars, error, actions)
-    res.seats = seats
-    return res
+        scores = state.scores()
+        winners = state.winners()
+    except RuleRuntimeError as error:
+        return GameResult(seed, [], {}, state.steps, state.vars, f"scoring failed: {error}")
+    error = _end_assertion_failure(rs, state) if end_assertions else None
+    result = GameResult(seed, winners, scores, state.steps, state.vars, error, actions)
+    result.seats = seats
+    return result
+
+
+def _end_assertion_failure(rs, state) -> Optional[str]:
+    """The first of the ruleset's `when: end` assertions that fails, as an error, or None."""
+    for when, handle, message, pos in rs.assertions:
+        if when != "end" or handle is None:
+            continue
+        try:
+            holds = state.evaluate(handle)
+        except RuleRuntimeError as error:
+            holds, message = False, f"{message}: {error}"
+        if not holds:
+            return f"end assertion failed: {message} ({pos})"
+    return None
 
 
 def simulate(*args, **kwargs):
@@ -102,80 +106,57 @@ def summarize(results, players: int, seconds: float) -> dict:
 
 
 # ----------------------------------------------------------------------------- perft
-class _ChanceScript:
-    """Forces the outcome of each chance event: the given prefix, then 0; records the number
-    of outcomes of every event so that the caller can enumerate the rest."""
-
-    def __init__(self, prefix):
-        self.prefix = list(prefix)
-        self.used: list = []
-        self.ns: list = []
-
-    def next(self, n):
-        i = len(self.used)
-        c = self.prefix[i] if i < len(self.prefix) else 0
-        self.used.append(c)
-        self.ns.append(n)
-        return c
-
-
-def _chance_children(make, limit=10**6):
-    """Every outcome of a step with chance: `make(script)` runs the step under a script."""
-    todo = [[]]
-    n = 0
+def expand_chance(state, limit: int = 10**6):
+    """Every state reachable from `state` through chance alone (one per sequence of chance
+    outcomes, each forced with `apply_chance`), ending where a player must act or the game
+    ends. A state that is not at a chance node gives itself."""
+    todo = [state]
+    count = 0
     while todo:
-        prefix = todo.pop()
-        script = _ChanceScript(prefix)
-        st = make(script)
-        n += 1
-        if n > limit:
-            raise RuleRuntimeError(f"more than {limit} chance outcomes in one step")
-        yield st
-        for j in range(len(prefix), len(script.ns)):
-            for c in range(1, script.ns[j]):
-                todo.append(script.used[:j] + [c])
+        current = todo.pop()
+        if not current.is_chance():
+            count += 1
+            if count > limit:
+                raise RuleRuntimeError(f"more than {limit} chance outcomes in one step")
+            yield current
+            continue
+        for outcome, _probability in reversed(current.chance_outcomes()):
+            child = current.copy()
+            result = child.apply_chance(outcome)
+            if not result:
+                raise RuleRuntimeError(f"a chance outcome was refused: {result.reason}")
+            todo.append(child)
 
 
 def perft(rs, players: int, depth: int, seed: int = 0, chance_setup_limit: int = 10_000) -> dict:
-    roots = []
+    """Count the leaves of the game tree `depth` decisions deep; chance events are expanded
+    into every outcome (they do not count as a level). A set-up with more than
+    `chance_setup_limit` outcomes is played seeded instead."""
     setup_note = "enumerated"
     try:
-        def mk(script):
-            return _new_with_chance(rs, players, seed, script)
-        roots = list(_chance_children(mk, chance_setup_limit))
+        roots = list(expand_chance(rs.new_game(players, seed=seed, chance="manual"), chance_setup_limit))
     except RuleRuntimeError:
         roots = [rs.new_game(players, seed=seed)]
         setup_note = f"seeded (set-up has more than {chance_setup_limit} chance outcomes)"
-    leaves = 0
-    nodes = 0
+    counts = {"leaves": 0, "nodes": 0}
 
-    def rec(st, d):
-        nonlocal leaves, nodes
-        nodes += 1
-        if d == 0 or st.is_terminal:
-            leaves += 1
+    def walk(state, remaining):
+        counts["nodes"] += 1
+        if remaining == 0 or state.is_terminal:
+            counts["leaves"] += 1
             return
-        for a in st.legal_actions():
-            def mk(script, st=st, a=a):
-                s = st.copy()
-                s.chance = script
-                out = s.apply(a)
-                if not out:
-                    raise RuleRuntimeError(f"legal action refused: {out.reason}")
-                s.chance = None
-                return s
-            for child in _chance_children(mk):
-                rec(child, d - 1)
+        for action in state.legal_actions():
+            child = state.copy()
+            result = child.apply(action)
+            if not result:
+                raise RuleRuntimeError(f"legal action refused: {result.reason}")
+            for settled in expand_chance(child):
+                walk(settled, remaining - 1)
 
-    for r in roots:
-        rec(r, depth)
-    return {"depth": depth, "leaves": leaves, "nodes": nodes, "setups": len(roots), "setup": setup_note}
-
-
-def _new_with_chance(rs, players, seed, script):
-    from .state import State
-
-    return State.new(rs, players, seed, chance=script)
+    for root in roots:
+        walk(root, depth)
+    return {"depth": depth, "leaves": counts["leaves"], "nodes": counts["nodes"], "setups": len(roots),
+            "setup": setup_note}
 
 
 # ----------------------------------------------------------------------------- graph

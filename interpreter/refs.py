@@ -28,6 +28,7 @@ import re
 
 from .errors import Diagnostic, suggest
 from .loader import Map, Seq, Text, expr_pos, key_pos, pos_of, value_pos
+from .memo import BoundedMemo
 
 __all__ = ["check_references"]
 
@@ -44,6 +45,7 @@ _COMPARED = (
     re.compile(r"('[^']*'|\"[^\"]*\")\s*(?:==|!=)\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"),
     re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+(?:not\s+)?in\s+\[([^\]]*)\]"),
 )
+_DOTTED_PART = re.compile(r"\.([A-Za-z_]\w*)")
 
 
 def check_references(tree) -> list:
@@ -62,8 +64,11 @@ def check_references(tree) -> list:
     for name, values in _data_values(comps).items():
         if name in allowed_by_field:
             allowed_by_field[name] = allowed_by_field[name] | values
+    texts_by_field = {name: _as_texts(values) for name, values in allowed_by_field.items()}
+    texts_by_var = {name: _as_texts(values) for name, values in allowed_by_var.items()}
     for text in _expressions(tree):
-        _check_expression(text, allowed_by_field, allowed_by_var, attributes, diags)
+        _check_expression(text, (allowed_by_field, texts_by_field), (allowed_by_var, texts_by_var), attributes,
+                          diags)
     return diags
 
 
@@ -265,28 +270,54 @@ def _where(text, offset):
 
 
 def _check_expression(text, by_field, by_var, attributes, diags) -> None:
-    plain_text = str(text)
+    """The diagnostics of one expression text. `by_field` and `by_var` are pairs of dicts:
+    name -> allowed values, and name -> the same values as texts."""
+    attribute_uses, comparisons = _scan_expression(str(text))
+    for attr, offset in attribute_uses:
+        if attr not in attributes:
+            diags.append(Diagnostic("attribute", f"no component, constant or var value has the attribute '{attr}'",
+                                    _where(text, offset), suggest(attr, sorted(attributes)) or
+                                    "check the name (component attributes are the keys of their records)"))
+    for name, literals in comparisons:
+        values_by_name, texts_by_name = by_field if "." in name else by_var
+        key = name.split(".")[-1] if "." in name else name
+        allowed = values_by_name.get(key)
+        if not allowed:
+            continue
+        allowed_texts = texts_by_name[key]
+        for value, offset in literals:
+            if value not in allowed_texts:
+                diags.append(_not_allowed(f"'{name}' compared with text", value, allowed, _where(text, offset)))
+
+
+_SCANS = BoundedMemo("reference scans of expression texts", 50_000)  # text -> (attributes, comparisons)
+
+
+def _scan_expression(plain_text: str) -> tuple:
+    """What the reference checks look at in one expression text, found once per distinct text
+    (all module combinations share them): `(attribute uses, comparisons)`, where an attribute
+    use is `(attr, offset)` and a comparison is `(name, ((literal value, offset), ...))`."""
+    found = _SCANS.get(plain_text)
+    if found is not None:
+        return found
     blanked = _blank_strings(plain_text)
+    attribute_uses = []
     for match in _ATTRIBUTE.finditer(blanked):
-        for attr_match in re.finditer(r"\.([A-Za-z_]\w*)", match.group(2)):
-            attr = attr_match.group(1)
-            if attr not in attributes:
-                offset = match.start(2) + attr_match.start(1)
-                diags.append(Diagnostic("attribute", f"no component, constant or var value has the attribute '{attr}'",
-                                        _where(text, offset), suggest(attr, sorted(attributes)) or
-                                        "check the name (component attributes are the keys of their records)"))
+        for attr_match in _DOTTED_PART.finditer(match.group(2)):
+            attribute_uses.append((attr_match.group(1), match.start(2) + attr_match.start(1)))
+    comparisons = []
     for pattern in _COMPARED:
         for match in pattern.finditer(plain_text):
             if _STRING.fullmatch(match.group(1) or ""):
                 literal_group, name_group = 1, 2
             else:
                 literal_group, name_group = 2, 1
-            name = match.group(name_group)
-            allowed = by_field.get(name.split(".")[-1]) if "." in name else by_var.get(name)
-            if not allowed:
-                continue
-            for literal in _STRING.finditer(match.group(literal_group)):
-                value = literal.group(0)[1:-1]
-                if value not in {str(a) for a in allowed}:
-                    offset = match.start(literal_group) + literal.start()
-                    diags.append(_not_allowed(f"'{name}' compared with text", value, allowed, _where(text, offset)))
+            literals = tuple((literal.group(0)[1:-1], match.start(literal_group) + literal.start())
+                             for literal in _STRING.finditer(match.group(literal_group)))
+            comparisons.append((match.group(name_group), literals))
+    return _SCANS.put(plain_text, (tuple(attribute_uses), tuple(comparisons)))
+
+
+def _as_texts(allowed) -> frozenset:
+    """The allowed values as texts (what a quoted literal in an expression is compared with)."""
+    return frozenset(str(value) for value in allowed)

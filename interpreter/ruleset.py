@@ -1,10 +1,12 @@
-"""From a composed tree to an immutable, compiled Ruleset.
+"""From a composed tree to a compiled Ruleset.
 
 Stages, each a gate (all errors of a stage are reported together, then it stops):
-  compose (compose.py) -> schema (schema.py) -> compile (here: names, expressions, effects,
-  phases) -> checks (checks.py: graph, references, counts, assertions, unused definitions).
+  compose (compose.py) -> schema (schema.py) -> compile (here: components, constants, vars,
+  defines, procedures, scoring; compile_play.py: actions, phases, effect lists) -> checks
+  (checks.py: graph, references, counts, assertions, unused definitions).
 
-Owns: the compiled form of every section. Does not own play (state.py) or the CLI.
+Owns: the Ruleset record and the compilation of every section but what is played. Does not
+own play (interpreter/engine/) or the CLI.
 """
 from __future__ import annotations
 
@@ -14,53 +16,19 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Optional
 
+from .compile_play import PROVENANCE_KEYS, Action, Phase, PlayCompiler
 from .compose import Composed, compose, derive_combinations, find_ruleset
+from .engine import effects as fx
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
 from .expr.compiler import CodeUnit, Handle, Scope, check_name
-from .loader import Map, Seq, Text, expr_pos, key_pos, plain, pos_of, value_pos
+from .loader import Map, Text, expr_pos, key_pos, plain, pos_of, value_pos
 
-__all__ = ["Ruleset", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
+__all__ = ["Ruleset", "Action", "Phase", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
 
 # Names the engine provides to every expression.
 ENGINE_VARS = ("players", "num_players", "current_phase")
-PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
 DEFAULT_MAX_STEPS = 100_000
-
-
-@dataclass
-class Action:
-    id: str
-    label: Optional[str]
-    params: list  # [(name, Handle)]
-    requires: list  # [(Handle, reason, code)]
-    block: int
-    fallback: bool
-    label_parts: Optional[list] = None
-    req_fns: tuple = ()
-    req_levels: tuple = ((),)
-    label_static: bool = False
-
-
-@dataclass
-class Phase:
-    id: str
-    kind: str
-    label: str
-    enter_block: Optional[int]
-    exit_block: Optional[int]
-    turn_block: Optional[int]
-    round_block: Optional[int]
-    actions: tuple
-    players: Optional[Handle]
-    first: Optional[Handle]
-    order: int  # +1 clockwise, -1 counterclockwise
-    skip: Optional[Handle]
-    end: Optional[Handle]
-    rounds: Optional[Handle]
-    per_turn: Optional[Handle]
-    next: list  # [(target, Handle or None)]
-    pos: Pos = None
 
 
 @dataclass
@@ -74,7 +42,8 @@ class VarDecl:
 
 @dataclass
 class Ruleset:
-    """An immutable compiled ruleset; `new_game` starts a game."""
+    """A compiled ruleset; `new_game` starts a game. Treat it as read-only: games share it
+(only its per-player-count templates of initial values are filled in as games start)."""
 
     name: str
     title: str
@@ -110,13 +79,12 @@ class Ruleset:
     settings: dict = field(default_factory=dict)  # setting -> value (after overrides)
     overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
 
-    def new_game(self, players: Optional[int] = None, seed: int = 0):
-        from .state import State
+    def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded"):
+        """Start a game. With chance="manual" the game stops at each chance node
+        (State.is_chance / chance_outcomes / apply_chance) instead of using the seeded RNG."""
+        from .engine import State
 
-        return State.new(self, players if players is not None else self.players[0], seed)
-
-    def allowed_players(self) -> tuple:
-        return self.players
+        return State.new(self, players if players is not None else self.players[0], seed, chance)
 
 
 def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dict] = None) -> Ruleset:
@@ -139,7 +107,10 @@ def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dic
 
 
 # ----------------------------------------------------------------------------- compile
-class _Compiler:
+class _Compiler(PlayCompiler):
+    """Compiles a composed tree: components, constants, vars, defines, procedures, scoring and
+    assertions here; actions, phases and effect lists in compile_play.PlayCompiler."""
+
     def __init__(self, composed: Composed):
         self.c = composed
         self.t = composed.tree
@@ -342,7 +313,7 @@ class _Compiler:
             phases=phases,
             blocks=self.blocks,
             proc_blocks={k: v["block"] for k, v in self.procs.items()},
-            simple_blocks=_simple_blocks(self.blocks),
+            simple_blocks=fx.simple_blocks(self.blocks),
             end_if=end_if,
             max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
             score_rows=rows,
@@ -373,243 +344,6 @@ class _Compiler:
                 continue
             constants[name] = value
 
-    # actions -------------------------------------------------------------------------------
-    def action(self, aid, d, scope: Scope) -> Action:
-        params = []
-        loc = {"round": "number"}  # the engine binds the current round of the turns phase
-        for pname, dom in (d.get("params") or {}).items():
-            if pname == "player":
-                self.err("reserved", "'player' is bound by the engine", key_pos(d["params"], pname))
-            h = self.expr(dom, scope.with_locals(loc), d["params"], pname)
-            params.append((pname, h))
-            elem = None
-            if h is not None and isinstance(h.type, tuple) and h.type[0] == "list":
-                elem = h.type[1]
-            loc[pname] = elem
-        ascope = scope.with_locals(loc)
-        reqs = []
-        raw = d.get("requires")
-        if raw is not None:
-            items = raw if isinstance(raw, list) else [raw]
-            for i, r in enumerate(items):
-                if isinstance(r, dict):
-                    h = self.expr(r.get("expr"), ascope, r, "expr")
-                    reqs.append((h, r.get("reason") or f"requires {r.get('expr')}", r.get("code") or "requirement"))
-                else:
-                    h = self.expr(r, ascope, items if isinstance(raw, list) else d, i if isinstance(raw, list) else "requires")
-                    reqs.append((h, f"requires {r}", "requirement"))
-        block = self.block(d.get("effects") or [], ascope)
-        label = d.get("label")
-        parts = self.template(label, ascope) if label else None
-        return Action(aid, label, params, reqs, block, bool(d.get("fallback")), parts)
-
-    def finish_actions(self, actions):
-        state_names = set(self.scope.vars) | set(self.scope.defines) | {"round"}
-        for a in actions.values():
-            if a.label_parts:
-                a.label_static = all(isinstance(part, str) or (part is not None and not (set(part.names or ()) & state_names))
-                                     for part in a.label_parts)
-            a.req_fns = tuple(h.fn for h, _, _ in a.requires if h is not None)
-            # each requirement is checked as soon as the last parameter it reads is bound
-            names = [n for n, _ in a.params]
-            levels = [[] for _ in range(len(names) + 1)]
-            for h, _, _ in a.requires:
-                if h is None:
-                    continue
-                used = set(h.names or ())
-                lvl = max([names.index(n) + 1 for n in names if n in used] or [0])
-                levels[lvl].append(h.fn)
-            a.req_levels = tuple(tuple(x) for x in levels)
-
-    def template(self, text, scope):
-        """'Place in {cell}' -> ['Place in ', Handle]."""
-        out = []
-        s = str(text)
-        i = 0
-        while i < len(s):
-            j = s.find("{", i)
-            if j < 0:
-                out.append(s[i:])
-                break
-            k = s.find("}", j)
-            if k < 0:
-                out.append(s[i:])
-                break
-            if j > i:
-                out.append(s[i:j])
-            inner = s[j + 1:k]
-            line, col = s.count("\n", 0, j + 1) + 1, j + 1 - s.rfind("\n", 0, j + 1)  # of `inner`
-            sub = Text(inner, expr_pos(text, line, col)) if isinstance(text, Text) else None
-            h = self.expr(sub, scope)
-            out.append(h)
-            i = k + 1
-        return out
-
-    # phases ---------------------------------------------------------------------------------
-    def phase(self, pid, d, scope: Scope, actions) -> Phase:
-        kind = d.get("kind") or ("turns" if d.get("actions") else "auto")
-        pscope = scope.with_locals({"round": "number"})
-        for a in d.get("actions") or []:
-            if a not in actions:
-                self.err("reference", f"phase '{pid}' offers unknown action '{a}'",
-                         value_pos(d["actions"], list(d["actions"]).index(a)), suggest(a, actions))
-        enter_fx = list(d.get("on_enter") or []) + list(d.get("effects") or [])
-        nxt = []
-        raw_next = d.get("next")
-        if isinstance(raw_next, str):
-            nxt.append((str(raw_next), None, value_pos(d, "next")))
-        elif isinstance(raw_next, list):
-            for i, e in enumerate(raw_next):
-                h = self.expr(e.get("if"), pscope, e, "if") if e.get("if") is not None else None
-                nxt.append((str(e.get("to")), h, key_pos(e, "to")))
-        for target, _, p in nxt:
-            if target not in ("end", "return") and target not in self.phase_ids:
-                self.err("reference", f"phase '{pid}' goes to unknown phase '{target}'", p,
-                         suggest(target, list(self.phase_ids) + ["end", "return"]))
-        def h(key, sc=pscope):
-            return self.expr(d.get(key), sc, d, key) if d.get(key) is not None else None
-        return Phase(
-            id=str(pid), kind=kind, label=str(d.get("label", pid)),
-            enter_block=self.block(enter_fx, pscope) if enter_fx else None,
-            exit_block=self.block(d.get("on_exit"), pscope) if d.get("on_exit") else None,
-            turn_block=self.block(d.get("on_turn"), pscope) if d.get("on_turn") else None,
-            round_block=self.block(d.get("on_round"), pscope) if d.get("on_round") else None,
-            actions=tuple(d.get("actions") or ()),
-            players=h("players"), first=h("first"),
-            order=-1 if d.get("order") == "counterclockwise" else 1,
-            skip=h("skip", pscope.with_locals({"p": "number"})), end=h("end"), rounds=h("rounds"),
-            per_turn=h("actions_per_turn"),
-            next=[(t_, c) for t_, c, _ in nxt], pos=key_pos(self.t["phases"], pid),
-        )
-
-    # effects ----------------------------------------------------------------------------------
-    def block(self, effects, scope: Scope) -> int:
-        """Compile an effect list into a block of ops; returns its index in `blocks`."""
-        idx = len(self.blocks)
-        self.blocks.append(None)
-        ops = []
-        loc = dict(scope.locals)
-        effects = effects or []
-        if not isinstance(effects, list):
-            self.err("effect", "effects must be a list", pos_of(effects))
-            effects = []
-        sc, sc_locals = scope, scope.locals  # a new scope only once an effect has bound a name
-        for i, e in enumerate(effects):
-            if loc != sc_locals:
-                sc = scope.with_locals(loc)
-                sc_locals = dict(loc)
-            op = self.effect(e, sc, effects, i, loc)
-            if op is not None:
-                ops.append(op)
-        self.blocks[idx] = tuple(ops)
-        return idx
-
-    def effect(self, e, scope: Scope, parent, i, loc):
-        p = value_pos(parent, i) if isinstance(parent, (Seq, Map)) else pos_of(e)
-        if isinstance(e, str):
-            h = self.stmt(e, scope)
-            return ("stmt", h, e) if h else None
-        if not isinstance(e, dict):
-            self.err("effect", "an effect is an assignment text or a mapping", p)
-            return None
-        keys = set(e) - set(PROVENANCE_KEYS)
-        if "if" in keys:
-            cond = self.expr(e["if"], scope, e, "if")
-            then_b = self.block(e.get("then") or [], scope)
-            else_b = self.block(e.get("else") or [], scope) if e.get("else") else None
-            extra = keys - {"if", "then", "else"}
-            if extra:
-                self.err("effect", f"'if' does not take {', '.join(sorted(extra))}", p)
-            if "then" not in e:
-                self.err("effect", "'if' needs 'then'", key_pos(e, "if"))
-            return ("if", cond, then_b, else_b)
-        if "for" in keys:
-            spec = str(e["for"])
-            if " in " not in spec:
-                self.err("effect", "'for' reads 'name in collection'", value_pos(e, "for"), "e.g. for: c in corp")
-                return None
-            var, coll = spec.split(" in ", 1)
-            var = var.strip()
-            if not var.isidentifier() or var.startswith("_"):
-                self.err("effect", f"'{var}' is not a name", value_pos(e, "for"))
-                return None
-            coll_text = Text(coll, pos_of(e["for"]).shifted(0, len(spec) - len(coll) + 1 + (1 if getattr(e["for"], "quoted", False) else 0)) if isinstance(e["for"], Text) else None) if isinstance(e["for"], Text) else coll
-            h = self.expr(coll_text, scope, e, "for")
-            elem = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
-            body = self.block(e.get("do") or [], scope.with_locals({var: elem}))
-            return ("for", var, h, body)
-        if "let" in keys:
-            binds = []
-            for name, src in (e["let"] or {}).items():
-                h = self.expr(src, scope.with_locals({k: None for k, _ in binds}), e["let"], name)
-                binds.append((str(name), h))
-                loc[name] = h.type if h else None
-            return ("let", tuple(binds))
-        if "move" in keys:
-            m = e["move"]
-            frm = self.expr(m.get("from"), scope, m, "from")
-            to = self.expr(m.get("to"), scope, m, "to")
-            cnt = self.expr(m.get("count", 1), scope, m, "count") if "count" in m else None
-            item = self.expr(m.get("item"), scope, m, "item") if "item" in m else None
-            if m.get("as"):
-                loc[m["as"]] = None
-            return ("move", frm, to, cnt, item, str(m.get("from_end", "top")), str(m.get("to_end", "top")),
-                    str(m["as"]) if m.get("as") else None)
-        if "shuffle" in keys:
-            return ("shuffle", self.expr(e["shuffle"], scope, e, "shuffle"))
-        if "random" in keys:
-            r = e["random"]
-            h = self.expr(r.get("from"), scope, r, "from")
-            loc[r["as"]] = h.type[1] if h is not None and isinstance(h.type, tuple) and h.type[0] == "list" else None
-            return ("random", h, str(r["as"]))
-        if "choose" in keys:
-            c = e["choose"]
-            who = self.expr(c.get("player", "player"), scope, c, "player")
-            frm = self.expr(c.get("from"), scope, c, "from")
-            cnt = self.expr(c.get("count"), scope, c, "count") if c.get("count") is not None else None
-            loc[c["as"]] = (frm.type[1] if frm is not None and cnt is None and isinstance(frm.type, tuple) and frm.type[0] == "list" else None)
-            label = self.template(c["label"], scope.with_locals({"option": None})) if c.get("label") else None
-            return ("choose", who, frm, str(c["as"]), str(c.get("prompt", c["as"])), cnt, label)
-        if "enter" in keys:
-            target = e["enter"]
-            if target not in self.phase_ids:
-                self.err("reference", f"'enter' names unknown phase '{target}'", value_pos(e, "enter"),
-                         suggest(target, self.phase_ids))
-            return ("enter", str(target))
-        if "do" in keys:
-            name = e["do"]
-            if not isinstance(name, str):
-                self.err("effect", "'do' names a procedure", p, "use 'for' with 'do' for a loop")
-                return None
-            if name not in self.procs:
-                self.err("reference", f"unknown procedure '{name}'", value_pos(e, "do"), suggest(name, self.procs))
-                return None
-            params = self.procs[name]["params"]
-            given = e.get("with") or {}
-            binds = []
-            for k in given:
-                if k not in params:
-                    self.err("reference", f"procedure '{name}' has no parameter '{k}'", key_pos(given, k),
-                             suggest(k, params) or f"it takes: {', '.join(params) or 'nothing'}")
-            for prm in params:
-                if prm in given:
-                    binds.append((str(prm), self.expr(given[prm], scope, given, prm)))
-                elif prm in scope.locals:
-                    binds.append((str(prm), self.expr(prm, scope)))
-                else:
-                    self.err("reference", f"procedure '{name}' needs '{prm}'", p, f"add with: {{{prm}: ...}}")
-            return ("call", name, tuple(binds))
-        if "log" in keys:
-            return ("log", self.template(e["log"], scope))
-        if "fail" in keys:
-            return ("fail", str(e["fail"]))
-        if "end_phase" in keys:
-            return ("end_phase",)
-        self.err("effect", f"unknown effect '{', '.join(sorted(keys)) or '?'}'", p,
-                 suggest(next(iter(keys), ""), ["if", "for", "let", "move", "shuffle", "random", "choose",
-                                                 "enter", "do", "log", "fail", "end_phase"]))
-        return None
-
 
 _RECORDS: dict = {}
 
@@ -625,26 +359,6 @@ def _plain_record(rec) -> dict:
     r = plain(rec)
     _RECORDS[id(rec)] = (rec, r)
     return r
-
-
-_SIMPLE_OPS = {"stmt", "let", "log", "move", "shuffle", "random", "fail"}
-
-
-def _simple_blocks(blocks) -> list:
-    """For each block: can it run to the end without suspending (no choice, loop frame,
-    procedure call, sub-phase or phase end)? Nested blocks have larger indices."""
-    simple = [False] * len(blocks)
-    for i in range(len(blocks) - 1, -1, -1):
-        ok = True
-        for op in blocks[i] or ():
-            if op[0] in _SIMPLE_OPS:
-                continue
-            if op[0] == "if" and simple[op[2]] and (op[3] is None or simple[op[3]]):
-                continue
-            ok = False
-            break
-        simple[i] = ok
-    return simple
 
 
 def _provenance(t) -> dict:

@@ -5,6 +5,10 @@ expressions. `rulebook check` runs them all and ends with `N passed, N failed`.
 Scenario file keys:
   name, source            what it is and where the rulebook gives it
   players, seed, modules  how the game is started (modules add to the check's modules)
+  chance                  optional: the outcomes of the game's chance events, in order (e.g.
+                          [4, 2] for two dice, or the cards a shuffle puts last, then next to
+                          last, ...); the game is then played with chance="manual" and each
+                          chance node takes the next outcome from the list
   setup                   assignments run after the game's set-up, e.g. "stake['c1'] = {'0': 3}"
   phase                   optional: jump to this phase (its on_enter runs) after `setup`
   steps                   a list; each item is one of
@@ -22,11 +26,12 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import ExpressionError, RuleRuntimeError, RulebookError
-from .loader import Text, expr_pos, load_file, plain, pos_of
+from .errors import ExpressionError, Pos, RuleRuntimeError, RulebookError
+from .loader import Text, expr_pos, load_file, plain, pos_of, safe_path
 
 __all__ = ["run_scenarios", "ScenarioResult"]
 
@@ -41,22 +46,31 @@ class ScenarioResult:
 
 EXPECT_LOCALS = {"scores": None, "winners": None, "phase": None, "current": None,
                  "pending_options": None, "player": None}
+# the keys a scenario may have, and the type each must have
+_SCENARIO_KEYS = {"name": None, "source": None, "players": int, "seed": int, "modules": list, "chance": list,
+                  "setup": list, "phase": str, "steps": list, "expect": list,
+                  "reconstructed": None, "interpretation": None}
 
 
-def _compile(rs, text, kind="expression"):
+class _Stop(Exception):
+    """Internal: the scenario cannot go on; `message` says why."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _compile(ruleset, text, kind="expression"):
     from .expr.compiler import CodeUnit
 
-    unit = CodeUnit(rs.unit.scope.with_locals(EXPECT_LOCALS), rs.entities, rs.budget)
-    if kind == "expression":
-        h = unit.add_expression(text)
-    else:
-        h = unit.add_statement(text)
-    ns = unit.build(rs.unit.ns["_K"])
+    unit = CodeUnit(ruleset.unit.scope.with_locals(EXPECT_LOCALS), ruleset.entities, ruleset.budget)
+    handle = unit.add_expression(text) if kind == "expression" else unit.add_statement(text)
+    namespace = unit.build(ruleset.unit.ns["_K"])
     # the ruleset's named expressions (compiled in its own unit) are callable here too
-    for name, fn in rs.unit.ns.items():
-        if name.startswith("d_") and name not in ns:
-            ns[name] = fn
-    return h.fn
+    for name, function in ruleset.unit.ns.items():
+        if name.startswith("d_") and name not in namespace:
+            namespace[name] = function
+    return handle.fn
 
 
 def run_scenarios(target, modules=(), only: Optional[str] = None):
@@ -64,178 +78,246 @@ def run_scenarios(target, modules=(), only: Optional[str] = None):
     from .compose import find_ruleset
 
     folder = find_ruleset(target)
-    files = sorted(glob.glob(os.path.join(folder, "examples", "*.yaml")))
     results = []
-    cache = {}
-    for f in files:
-        shown = os.path.relpath(f)
-        if only and only not in os.path.basename(f):
+    loaded: dict = {}
+    for path in sorted(glob.glob(os.path.join(folder, "examples", "*.yaml"))):
+        shown = os.path.relpath(path)
+        if only and only not in os.path.basename(path):
             continue
         try:
-            sc = load_file(f, shown)
-        except RulebookError as e:
-            results.append(ScenarioResult(shown, os.path.basename(f), False, [e.render()]))
+            # the one path check (symlinks resolved, inside the ruleset folder, regular file)
+            content = load_file(safe_path(folder, os.path.relpath(path, folder), "scenario file",
+                                          Pos(shown, 0, 0)), shown)
+        except RulebookError as error:
+            results.append(ScenarioResult(shown, os.path.basename(path), False, [error.render()]))
             continue
-        scenarios = sc if isinstance(sc, list) else [sc]
-        for i, s in enumerate(scenarios):
-            name = str(s.get("name", f"{os.path.basename(f)}#{i + 1}"))
-            mods = tuple(sorted(set(modules) | set(s.get("modules") or [])))
+        scenarios = content if isinstance(content, list) else [content]
+        for index, scenario in enumerate(scenarios):
+            name = f"{os.path.basename(path)}#{index + 1}"
+            if isinstance(scenario, dict) and scenario.get("name") is not None:
+                name = str(scenario["name"])
+            problem = _shape_problem(scenario)
+            if problem:
+                results.append(ScenarioResult(shown, name, False, [f"{_where(scenario, shown)}: {problem}"]))
+                continue
+            chosen = tuple(sorted(set(modules) | {str(m) for m in scenario.get("modules") or []}))
             try:
-                if mods not in cache:
-                    cache[mods] = load(folder, modules=list(mods), check=False)
-                rs = cache[mods]
-                results.append(_run_one(rs, s, shown, name))
-            except RulebookError as e:
-                results.append(ScenarioResult(shown, name, False, [e.render()]))
+                if chosen not in loaded:
+                    loaded[chosen] = load(folder, modules=list(chosen), check=False)
+                results.append(_run_one(loaded[chosen], scenario, shown, name))
+            except RulebookError as error:
+                results.append(ScenarioResult(shown, name, False, [error.render()]))
     return results
 
 
-def _where(node, shown):
-    p = pos_of(node)
-    return f"{p}" if p.line else shown
-
-
-def _expect(rs, st, text, shown):
-    try:
-        fn = _compile(rs, text)
-    except ExpressionError as e:
-        p = expr_pos(text, e.line, e.column) if isinstance(text, Text) else shown
-        return f"{p}: cannot compile {text!r}: {e.message}" + (f" ({e.hint})" if e.hint else "")
-    L = _locals(st)
-    try:
-        rs.budget.reset()
-        ok = fn(st.vars, L)
-    except RuleRuntimeError as e:
-        return f"{_where(text, shown)}: {text!r} failed: {e}"
-    if not ok:
-        return f"{_where(text, shown)}: expected {text!r} to hold" + _explain(rs, st, text)
+def _shape_problem(scenario) -> Optional[str]:
+    """Why a scenario read from a file has the wrong shape, or None."""
+    if not isinstance(scenario, dict):
+        return "a scenario is a mapping (name, players, steps, expect, ...)"
+    for key, value in scenario.items():
+        if key not in _SCENARIO_KEYS:
+            return f"unknown scenario key '{key}' (known: {', '.join(k for k in _SCENARIO_KEYS)})"
+        expected = _SCENARIO_KEYS[key]
+        if expected is not None and value is not None and (
+                not isinstance(value, expected) or (expected is int and isinstance(value, bool))):
+            return f"scenario key '{key}' must be {'a list' if expected is list else 'a ' + expected.__name__}"
+    for step in scenario.get("steps") or []:
+        if not isinstance(step, (str, dict)):
+            return f"a step is a label or a mapping, not {plain(step)!r}"[:200]
     return None
 
 
-def _explain(rs, st, text):
-    # show the values of the plain names in a failed expectation, to make it actionable
-    import re
-
-    names = sorted(set(re.findall(r"\b[a-z_][a-z0-9_]*\b", str(text))) & set(st.vars))
-    if not names:
-        return ""
-    parts = []
-    for n in names[:4]:
-        val = repr(st.vars[n])
-        parts.append(f"{n} = {val if len(val) < 200 else val[:197] + '...'}")
-    return " (" + "; ".join(parts) + ")"
+def _where(node, shown):
+    pos = pos_of(node)
+    return f"{pos}" if pos.line else shown
 
 
-def _locals(st):
-    sc = {}
+def _expect(ruleset, state, text, shown):
     try:
-        sc = {p: s["total"] for p, s in st.scores().items()}
+        function = _compile(ruleset, text)
+    except ExpressionError as error:
+        pos = expr_pos(text, error.line, error.column) if isinstance(text, Text) else shown
+        return f"{pos}: cannot compile {text!r}: {error.message}" + (f" ({error.hint})" if error.hint else "")
+    try:
+        ruleset.budget.reset()
+        holds = function(state.vars, _locals(state))
+    except RuleRuntimeError as error:
+        return f"{_where(text, shown)}: {text!r} failed: {error}"
+    if not holds:
+        return f"{_where(text, shown)}: expected {text!r} to hold" + _explain(state, text)
+    return None
+
+
+def _explain(state, text):
+    """The values of the plain names in a failed expectation, to make it actionable."""
+    names = sorted(set(re.findall(r"\b[a-z_][a-z0-9_]*\b", str(text))) & set(state.vars))
+    parts = []
+    for name in names[:4]:
+        value = repr(state.vars[name])
+        parts.append(f"{name} = {value if len(value) < 200 else value[:197] + '...'}")
+    return " (" + "; ".join(parts) + ")" if parts else ""
+
+
+def _locals(state):
+    totals = {}
+    try:
+        totals = {player: entry["total"] for player, entry in state.scores().items()}
     except RuleRuntimeError:
         pass
-    pend = st.pending
-    return {"scores": sc, "winners": st.winners() if st.is_terminal else [], "phase": st.phase,
-            "current": st.current_player, "pending_options": pend["options"] if pend else [],
-            "player": st.current_player}
+    pending = state.pending
+    return {"scores": totals, "winners": state.winners() if state.is_terminal else [], "phase": state.phase,
+            "current": state.current_player, "pending_options": pending["options"] if pending else [],
+            "player": state.current_player}
 
 
-def _find_action(st, step):
-    from .state import Action, _freeze
+def _find_action(state, step):
+    """(the action a step names, how to show it); the action is None if no legal one matches."""
+    from .engine.values import Action, freeze
 
-    legal = st.legal_actions()
+    legal = state.legal_actions()
     if isinstance(step, str):
-        m = [a for a in legal if a.label == step]
-        return (m[0] if m else None), step
+        matches = [action for action in legal if action.label == step]
+        return (matches[0] if matches else None), step
     if "choose" in step:
-        val = _freeze(plain(step["choose"]))
-        m = [a for a in legal if a.name == "choose" and dict(a.args).get("value") == val]
-        return (m[0] if m else Action("choose", {"value": plain(step["choose"])}, st.current_player)), f"choose {plain(step['choose'])!r}"
+        value = plain(step["choose"])
+        matches = [action for action in legal
+                   if action.name == "choose" and dict(action.args).get("value") == freeze(value)]
+        return (matches[0] if matches else Action("choose", {"value": value}, state.current_player)), f"choose {value!r}"
     if "action" in step:
-        a = Action(str(step["action"]), plain(step.get("args") or {}), st.current_player)
-        return a, a.label
+        args = plain(step.get("args") or {})
+        if not isinstance(args, dict):
+            return None, f"{step['action']} with args {args!r}"
+        action = Action(str(step["action"]), args, state.current_player)
+        return action, action.label
     return None, repr(plain(step))
 
 
-def _run_one(rs, s, shown, name) -> ScenarioResult:
-    from .state import State
-
-    msgs = []
-    players = int(s.get("players", rs.players[0]))
+def _run_one(ruleset, scenario, shown, name) -> ScenarioResult:
+    script = plain(scenario["chance"]) if scenario.get("chance") is not None else None
     try:
-        st = State.new(rs, players, int(s.get("seed", 0)))
-    except RuleRuntimeError as e:
-        return ScenarioResult(shown, name, False, [f"set-up failed: {e}"])
-    for stmt in s.get("setup") or []:
-        err = _assign(rs, st, stmt, shown)
-        if err:
-            return ScenarioResult(shown, name, False, [err])
-    if s.get("phase"):
-        pid = str(s["phase"])
-        if pid not in rs.phases:
-            return ScenarioResult(shown, name, False, [f"{_where(s['phase'], shown)}: unknown phase '{pid}'"])
-        st.d["stack"] = []
-        st.d["pending"] = None
-        st.d["terminal"] = False
-        st._push_phase(pid, sub=False)
+        state = _start(ruleset, scenario, script, shown)
+        messages = _play_steps(ruleset, state, scenario, script, shown)
+    except _Stop as stop:
+        return ScenarioResult(shown, name, False, [stop.message])
+    if not messages:
+        for text in scenario.get("expect") or []:
+            message = _expect(ruleset, state, text, shown)
+            if message:
+                messages.append(message)
+    return ScenarioResult(shown, name, not messages, messages)
+
+
+def _start(ruleset, scenario, script, shown):
+    """The game set up as the scenario says: players, seed, chance, `setup`, `phase`."""
+    from .engine import State
+
+    players = scenario.get("players", ruleset.players[0])
+    try:
+        state = State.new(ruleset, players, scenario.get("seed", 0), "manual" if script is not None else "seeded")
+    except RuleRuntimeError as error:
+        raise _Stop(f"set-up failed: {error}") from None
+    _settle_chance(state, script, scenario, shown)
+    for statement in scenario.get("setup") or []:
+        message = _assign(ruleset, state, statement, shown)
+        if message:
+            raise _Stop(message)
+    if scenario.get("phase"):
+        phase_id = str(scenario["phase"])
+        if phase_id not in ruleset.phases:
+            raise _Stop(f"{_where(scenario['phase'], shown)}: unknown phase '{phase_id}'")
         try:
-            st._run()
-        except RuleRuntimeError as e:
-            return ScenarioResult(shown, name, False, [f"entering phase '{pid}' failed: {e}"])
-        st._legal_step = -1
-    for step in s.get("steps") or []:
-        if isinstance(step, dict) and "expect" in step:
-            m = _expect(rs, st, step["expect"], shown)
-            if m:
-                msgs.append(m)
-            continue
-        if isinstance(step, dict) and "set" in step:
-            err = _assign(rs, st, step["set"], shown)
-            if err:
-                msgs.append(err)
-                break
-            st._legal_step = -1
-            continue
-        if isinstance(step, dict) and "refused" in step:
-            a, label = _find_action(st, step["refused"])
-            before = st.hash()
-            if a is None:
-                continue  # not even offered: refused
-            out = st.apply(a)
-            if out:
-                msgs.append(f"{_where(step, shown)}: expected {label} to be refused, but it was applied")
-                break
-            if step.get("code") and out.code != step["code"]:
-                msgs.append(f"{_where(step, shown)}: {label} was refused with '{out.code}' ({out.reason}), expected '{step['code']}'")
-            if st.hash() != before:
-                msgs.append(f"{_where(step, shown)}: a refused action changed the state")
-            continue
-        a, label = _find_action(st, step)
-        if a is None:
-            legal = ", ".join(x.label for x in st.legal_actions()[:12])
-            msgs.append(f"{_where(step, shown)}: {label!r} is not a legal action now (phase {st.phase}, "
-                        f"player {st.current_player}); legal: {legal or 'none'}")
-            break
-        out = st.apply(a)
-        if not out:
-            msgs.append(f"{_where(step, shown)}: {label} was refused: {out.code}: {out.reason}")
-            break
-    if not msgs:
-        for text in s.get("expect") or []:
-            m = _expect(rs, st, text, shown)
-            if m:
-                msgs.append(m)
-    return ScenarioResult(shown, name, not msgs, msgs)
+            state.enter_phase(phase_id)
+        except RuleRuntimeError as error:
+            raise _Stop(f"entering phase '{phase_id}' failed: {error}") from None
+        _settle_chance(state, script, scenario, shown)
+    return state
 
 
-def _assign(rs, st, stmt, shown):
+def _play_steps(ruleset, state, scenario, script, shown) -> list:
+    """Play the scenario's steps; the messages of what went wrong (it stops at the first
+    step that cannot be played)."""
+    messages = []
+    for step in scenario.get("steps") or []:
+        try:
+            message = _step(ruleset, state, step, scenario, script, shown)
+        except _Stop as stop:
+            return messages + [stop.message]
+        if message:
+            messages.append(message)
+    return messages
+
+
+def _step(ruleset, state, step, scenario, script, shown):
+    """Play one step; a message when an expectation fails (raises _Stop when the scenario
+    cannot go on)."""
+    if isinstance(step, dict) and "expect" in step:
+        return _expect(ruleset, state, step["expect"], shown)
+    if isinstance(step, dict) and "set" in step:
+        message = _assign(ruleset, state, step["set"], shown)
+        if message:
+            raise _Stop(message)
+        return None
+    if isinstance(step, dict) and "refused" in step:
+        return _refused(state, step, shown)
+    message = _play(state, step, shown)
+    if message:
+        raise _Stop(message)
+    _settle_chance(state, script, scenario, shown)
+    return None
+
+
+def _refused(state, step, shown):
+    action, label = _find_action(state, step["refused"])
+    if action is None:
+        return None  # not even offered: refused
+    before = state.hash()
+    outcome = state.apply(action)
+    if outcome:
+        raise _Stop(f"{_where(step, shown)}: expected {label} to be refused, but it was applied")
+    if step.get("code") and outcome.code != step["code"]:
+        return f"{_where(step, shown)}: {label} was refused with '{outcome.code}' ({outcome.reason}), expected '{step['code']}'"
+    if state.hash() != before:
+        return f"{_where(step, shown)}: a refused action changed the state"
+    return None
+
+
+def _play(state, step, shown):
+    action, label = _find_action(state, step)
+    if action is None:
+        legal = ", ".join(candidate.label for candidate in state.legal_actions()[:12])
+        return (f"{_where(step, shown)}: {label!r} is not a legal action now (phase {state.phase}, "
+                f"player {state.current_player}); legal: {legal or 'none'}")
+    outcome = state.apply(action)
+    if not outcome:
+        return f"{_where(step, shown)}: {label} was refused: {outcome.code}: {outcome.reason}"
+    return None
+
+
+def _settle_chance(state, script, scenario, shown):
+    """Give every chance node the game reaches the next outcome of the scenario's `chance`
+    list; stops the scenario when the list is used up or an outcome is not possible."""
+    while state.is_chance():
+        options = ", ".join(repr(outcome) for outcome, _ in state.chance_outcomes()[:12])
+        where = _where(scenario.get("chance", scenario), shown)
+        if not script:
+            raise _Stop(f"{where}: the game needs a chance outcome ({options}) but the scenario's 'chance' "
+                        "list is used up")
+        outcome = script.pop(0)
+        result = state.apply_chance(outcome)
+        if not result:
+            raise _Stop(f"{where}: chance outcome {outcome!r}: {result.reason} (possible: {options})")
+
+
+def _assign(ruleset, state, statement, shown):
     try:
-        fn = _compile(rs, stmt, "statement")
-    except ExpressionError as e:
-        p = expr_pos(stmt, e.line, e.column) if isinstance(stmt, Text) else shown
-        return f"{p}: cannot compile {stmt!r}: {e.message}"
+        function = _compile(ruleset, statement, "statement")
+    except ExpressionError as error:
+        pos = expr_pos(statement, error.line, error.column) if isinstance(statement, Text) else shown
+        return f"{pos}: cannot compile {statement!r}: {error.message}"
     try:
-        rs.budget.reset()
-        fn(st.vars, _locals(st))
-    except RuleRuntimeError as e:
-        return f"{_where(stmt, shown)}: {stmt!r} failed: {e}"
-    st._legal_step = -1
+        ruleset.budget.reset()
+        function(state.vars, _locals(state))
+    except RuleRuntimeError as error:
+        return f"{_where(statement, shown)}: {statement!r} failed: {error}"
+    state.touched()
     return None

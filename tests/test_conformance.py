@@ -114,7 +114,9 @@ def test_a_ruleset_that_fails_at_run_time_fails_with_its_first_counterexample():
     failed = [line for line in out.splitlines() if line.startswith("FAIL")]
     assert code == 1 and out.splitlines()[-1] == f"{len(INVARIANTS) - 2} passed, 2 failed"
     assert failed[0].split()[1] == "chosen_action_applies"
-    assert failed[0].endswith("2 players, seed 1, step 0: legal action 'roll' refused: rule_error: division by zero")
+    # the rule error names the rule's file:line (engine: every failing effect is located)
+    assert "2 players, seed 1, step 0: legal action 'roll' refused: rule_error: " in failed[0]
+    assert failed[0].endswith("flaky/game.yaml:20:9: division by zero"), failed[0]
     assert failed[1].split()[1] == "legal_actions_apply"
 
 

@@ -76,9 +76,9 @@ def test_kuhn_perft_cli(depth):
 
 def _all_states(rs):
     """Every state of every hand: (state, number of actions so far)."""
-    from interpreter.play import _chance_children, _new_with_chance
+    from interpreter.play import expand_chance
 
-    roots = list(_chance_children(lambda script: _new_with_chance(rs, 2, 0, script)))
+    roots = list(expand_chance(rs.new_game(2, chance="manual")))
     assert len(roots) == 6
     todo = list(roots)
     while todo:
@@ -91,10 +91,10 @@ def _all_states(rs):
 
 
 def test_kuhn_deals_are_all_different(kuhn):
-    from interpreter.play import _chance_children, _new_with_chance
+    from interpreter.play import expand_chance
 
     deals = {tuple(tuple(h) for h in s.vars["hand"])
-             for s in _chance_children(lambda script: _new_with_chance(kuhn, 2, 0, script))}
+             for s in expand_chance(kuhn.new_game(2, chance="manual"))}
     assert len(deals) == 6
 
 

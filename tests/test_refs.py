@@ -66,6 +66,30 @@ def test_a_typed_var_checks_its_value_and_comparisons(tmp_path):
     assert all(d.pos.line == 5 for d in e.value.diagnostics)
 
 
+def _one_phase_game(folder, colours, condition):
+    folder.mkdir()
+    (folder / "game.yaml").write_text(
+        "game: {name: t, players: [1], start: p}\n"
+        f"components: {{colour: {{{colours}}}}}\n"
+        "vars: {chosen: {value: red, ref: colour}}\n"
+        f"phases:\n  p: {{kind: auto, next: [{{to: q, if: \"{condition}\"}}, {{to: e}}]}}\n"
+        f"  q: {{kind: auto, next: [{{to: e, if: \"{condition}\"}}, {{to: e}}]}}\n"
+        "  e: {kind: end}\n")
+    return str(folder)
+
+
+def test_the_same_expression_text_is_checked_at_each_place_and_against_each_ruleset(tmp_path):
+    """An expression text is scanned once per process; each place it is written still gets its own
+    diagnostic, and each ruleset its own allowed values."""
+    misspelt = _one_phase_game(tmp_path / "a", "red: {}, blue: {}", "chosen == 'bleu'")
+    with pytest.raises(RulebookError) as e:
+        interpreter.load(misspelt)
+    found = [(d.pos.line, d.hint) for d in e.value.diagnostics if "compared with text: 'bleu'" in d.message]
+    assert found == [(5, "did you mean 'blue'?"), (6, "did you mean 'blue'?")]
+    allowed_here = _one_phase_game(tmp_path / "b", "red: {}, bleu: {}", "chosen == 'bleu'")
+    assert interpreter.load(allowed_here) is not None
+
+
 def test_bundled_rulesets_have_valid_references():
     for name in ("davos", "deep-state", "tictactoe", "kuhn-poker"):
         interpreter.load(name)

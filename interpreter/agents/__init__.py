@@ -33,40 +33,35 @@ class RandomAgent(Agent):
 def _value(state, player) -> float:
     """How good a state is for `player`: the ruleset's heuristic if it declares one, else the
     score margin over the best opponent; a finished game counts win/loss strongly."""
-    rs = state.rs
     if state.is_terminal:
-        w = state.winners()
-        if player in w:
-            return 1000.0 / len(w)
-        return -1000.0
-    if rs.heuristic is not None:
-        rs.budget.reset()
-        return float(rs.heuristic.fn(state.vars, {"p": player, "player": player}) or 0)
-    sc = state.scores()
-    mine = sc[player]["total"]
-    others = [s["total"] for p, s in sc.items() if p != player]
-    return float(mine - (max(others) if others else 0))
+        winners = state.winners()
+        return 1000.0 / len(winners) if player in winners else -1000.0
+    if state.rs.heuristic is not None:
+        return float(state.evaluate(state.rs.heuristic, {"p": player, "player": player}) or 0)
+    table = state.scores()
+    others = [entry["total"] for seat, entry in table.items() if seat != player]
+    return float(table[player]["total"] - (max(others) if others else 0))
 
 
 class GreedyAgent(Agent):
     name = "greedy"
 
     def act(self, state, player):
-        acts = state.legal_actions()
-        if len(acts) == 1:
-            return acts[0]
-        base = state.determinize(player, self.rng.randrange(1 << 30))
-        best, best_v = [], None
-        for a in acts:
-            s = base.copy()
-            if not s.apply(a):
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        sample = state.determinize(player, self.rng.randrange(1 << 30))
+        best, best_value = [], None
+        for action in actions:
+            after = sample.copy()
+            if not after.apply(action):
                 continue
-            v = _value(s, player)
-            if best_v is None or v > best_v:
-                best, best_v = [a], v
-            elif v == best_v:
-                best.append(a)
-        return self.rng.choice(best or acts)
+            value = _value(after, player)
+            if best_value is None or value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return self.rng.choice(best or actions)
 
 
 class _Node:
@@ -75,7 +70,7 @@ class _Node:
     def __init__(self):
         self.visits = 0
         self.value = 0.0
-        self.children: dict = {}
+        self.children: dict = {}  # action key -> (node, player who moved)
         self.avail = 0
 
 
@@ -89,80 +84,82 @@ class MCTSAgent(Agent):
         super().__init__(seed)
         self.iterations = iterations
         self.rollout_limit = rollout_limit
-        self.c = c
+        self.c = c  # the exploration constant of UCT
 
     def act(self, state, player):
-        acts = state.legal_actions()
-        if len(acts) == 1:
-            return acts[0]
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
         root = _Node()
-        n_players = state.num_players
-        for it in range(self.iterations):
-            s = state.determinize(player, self.rng.randrange(1 << 30))
-            node = root
-            path = []
-            # selection / expansion
-            while not s.is_terminal:
-                legal = s.legal_actions()
-                if not legal:
-                    break
-                mover = s.current_player
-                for a in legal:
-                    ch = node.children.get(a._key)
-                    if ch is None:
-                        ch = node.children[a._key] = (_Node(), mover)
-                    ch[0].avail += 1
-                unvisited = [a for a in legal if node.children[a._key][0].visits == 0]
-                if unvisited:
-                    a = self.rng.choice(unvisited)
-                    s.apply(a)
-                    child, mover = node.children[a._key]
-                    path.append((child, mover))
-                    node = child
-                    break
-                best, best_u = None, -1e18
-                for a in legal:
-                    ch, _m = node.children[a._key]
-                    u = ch.value / ch.visits + self.c * math.sqrt(math.log(ch.avail + 1) / ch.visits)
-                    if u > best_u:
-                        best, best_u = a, u
-                s.apply(best)
-                child, mover = node.children[best._key]
-                path.append((child, mover))
-                node = child
-            # rollout
-            steps = 0
-            while not s.is_terminal and steps < self.rollout_limit:
-                legal = s.legal_actions()
-                if not legal:
-                    break
-                s.apply(self.rng.choice(legal))
-                steps += 1
-            rewards = _rewards(s, n_players)
+        for _ in range(self.iterations):
+            sample = state.determinize(player, self.rng.randrange(1 << 30))
+            path = self._descend(root, sample)
+            self._rollout(sample)
+            rewards = _rewards(sample, state.num_players)
             root.visits += 1
-            for ch, mover in path:
-                ch.visits += 1
-                ch.value += rewards[mover] if mover is not None else 0.0
-        best = max(acts, key=lambda a: (root.children.get(a._key, (_Node(),))[0].visits, self.rng.random()))
+            for child, mover in path:
+                child.visits += 1
+                child.value += rewards[mover] if mover is not None else 0.0
+        return max(actions, key=lambda action: (root.children.get(action.key, (_Node(),))[0].visits,
+                                                 self.rng.random()))
+
+    def _descend(self, node, sample) -> list:
+        """Selection and expansion in `sample` (changed in place): the path of (node, mover)."""
+        path = []
+        while not sample.is_terminal:
+            legal = sample.legal_actions()
+            if not legal:
+                break
+            mover = sample.current_player
+            for action in legal:
+                entry = node.children.get(action.key)
+                if entry is None:
+                    entry = node.children[action.key] = (_Node(), mover)
+                entry[0].avail += 1
+            unvisited = [action for action in legal if node.children[action.key][0].visits == 0]
+            chosen = self.rng.choice(unvisited) if unvisited else self._best(node, legal)
+            sample.apply(chosen)
+            child, mover = node.children[chosen.key]
+            path.append((child, mover))
+            node = child
+            if unvisited:
+                break
+        return path
+
+    def _best(self, node, legal):
+        best, best_score = None, -1e18
+        for action in legal:
+            child = node.children[action.key][0]
+            score = child.value / child.visits + self.c * math.sqrt(math.log(child.avail + 1) / child.visits)
+            if score > best_score:
+                best, best_score = action, score
         return best
 
+    def _rollout(self, sample) -> None:
+        steps = 0
+        while not sample.is_terminal and steps < self.rollout_limit:
+            legal = sample.legal_actions()
+            if not legal:
+                break
+            sample.apply(self.rng.choice(legal))
+            steps += 1
 
-def _rewards(state, n):
+
+def _rewards(state, players):
     """1 shared among winners of a finished game; for a rollout cut short, the players ranked
     by the ruleset's heuristic (or the score): the leaders share 0.5."""
     if state.is_terminal:
-        w = state.winners()
-        return [1.0 / len(w) if p in w else 0.0 for p in range(n)]
-    rs = state.rs
-    if rs.heuristic is not None:
-        rs.budget.reset()
-        totals = [rs.heuristic.fn(state.vars, {"p": p, "player": p}) or 0 for p in range(n)]
+        winners = state.winners()
+        return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(players)]
+    heuristic = state.rs.heuristic
+    if heuristic is not None:
+        totals = [state.evaluate(heuristic, {"p": seat, "player": seat}) or 0 for seat in range(players)]
     else:
-        sc = state.scores()
-        totals = [sc[p]["total"] for p in range(n)]
+        table = state.scores()
+        totals = [table[seat]["total"] for seat in range(players)]
     best = max(totals)
-    winners = [p for p in range(n) if totals[p] == best]
-    return [0.5 / len(winners) if p in winners else 0.0 for p in range(n)]
+    leaders = [seat for seat in range(players) if totals[seat] == best]
+    return [0.5 / len(leaders) if seat in leaders else 0.0 for seat in range(players)]
 
 
 AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}

@@ -19,7 +19,9 @@ def _parser():
     """The LALR parser of the grammar, built once per process with Lark's documented API.
     Tokens carry their line and column; a tree node's position is its first token's (see
     `position_of`). (No `cache=True`: Lark would unpickle a file from the shared temporary
-    directory.)"""
+    directory.) Lark's standalone generator was measured as the alternative: a 220 KB generated
+    module that loads ~0.03 s faster than importing Lark plus this call (~0.13 s CPU together), and
+    Lark is imported anyway for its tokens and errors — not worth a second copy of the grammar."""
     from lark import Lark
 
     return Lark.open("grammar.lark", rel_to=__file__, parser="lalr", start=["expression", "statement"],

@@ -1,0 +1,372 @@
+"""Compiling what is played: actions (parameters, requirements, labels), phases (kinds, turn
+settings, hooks, `next`) and effect lists into the blocks of engine/effects.py dataclasses.
+
+Owns: the compiled Action and Phase records, label templates, the static type checks of
+effect operands and phase settings, and one method per effect kind. A mix-in of the ruleset
+compiler (ruleset._Compiler), which provides `expr`, `stmt`, `err`, `scope`, `procs`,
+`phase_ids` and the list of `blocks`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .engine import effects as fx
+from .errors import Pos, suggest
+from .expr.compiler import Handle, Scope
+from .loader import Map, Seq, Text, expr_pos, key_pos, pos_of, value_pos
+
+__all__ = ["Action", "Phase", "PlayCompiler", "PROVENANCE_KEYS"]
+
+PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
+# the types an effect operand or a phase setting must have, where its type is known statically
+_LISTS = ("list",)
+_LISTS_OR_MAPS = ("list", "map")
+_NUMBERS = ("number",)
+_TYPE_NAMES = {"list": "a list", "map": "a map", "number": "a number"}
+
+
+@dataclass
+class Action:
+    id: str
+    label: Optional[str]
+    params: list  # [(name, Handle)]
+    requires: list  # [(Handle, reason, code)]
+    block: int
+    fallback: bool
+    label_parts: Optional[list] = None
+    req_levels: tuple = ((),)  # the requirements checked once the first k parameters are bound
+    label_static: bool = False  # the label reads only the parameters and the player
+
+
+@dataclass
+class Phase:
+    id: str
+    kind: str
+    label: str
+    enter_block: Optional[int]
+    exit_block: Optional[int]
+    turn_block: Optional[int]
+    round_block: Optional[int]
+    actions: tuple
+    players: Optional[Handle]
+    first: Optional[Handle]
+    order: int  # +1 clockwise, -1 counterclockwise
+    skip: Optional[Handle]
+    end: Optional[Handle]
+    rounds: Optional[Handle]
+    per_turn: Optional[Handle]
+    next: list  # [(target, Handle or None)]
+    pos: Pos = None
+
+
+class PlayCompiler:
+    """Actions, phases and effect lists (see the module docstring)."""
+
+    # actions -------------------------------------------------------------------------------
+    def action(self, action_id, spec, scope: Scope) -> Action:
+        params = []
+        bound = {"round": "number"}  # the engine binds the current round of the turns phase
+        for name, domain in (spec.get("params") or {}).items():
+            if name == "player":
+                self.err("reserved", "'player' is bound by the engine", key_pos(spec["params"], name))
+            handle = self.expr(domain, scope.with_locals(bound), spec["params"], name)
+            params.append((name, handle))
+            bound[name] = _element_type(handle)
+        action_scope = scope.with_locals(bound)
+        requires = self.requirements(spec, action_scope)
+        block = self.block(spec.get("effects") or [], action_scope)
+        label = spec.get("label")
+        parts = self.template(label, action_scope) if label else None
+        return Action(action_id, label, params, requires, block, bool(spec.get("fallback")), parts)
+
+    def requirements(self, spec, scope) -> list:
+        """[(Handle, reason, code)] of an action's `requires` (one, or a list)."""
+        raw = spec.get("requires")
+        if raw is None:
+            return []
+        items = raw if isinstance(raw, list) else [raw]
+        found = []
+        for index, item in enumerate(items):
+            if isinstance(item, dict):
+                handle = self.expr(item.get("expr"), scope, item, "expr")
+                found.append((handle, item.get("reason") or f"requires {item.get('expr')}",
+                              item.get("code") or "requirement"))
+            else:
+                handle = self.expr(item, scope, items if isinstance(raw, list) else spec,
+                                   index if isinstance(raw, list) else "requires")
+                found.append((handle, f"requires {item}", "requirement"))
+        return found
+
+    def finish_actions(self, actions):
+        """After the functions are built: which labels are static, and at which parameter
+        each requirement can be checked (as soon as the last parameter it reads is bound)."""
+        state_names = set(self.scope.vars) | set(self.scope.defines) | {"round"}
+        for action in actions.values():
+            if action.label_parts:
+                action.label_static = all(isinstance(part, str) or (
+                    part is not None and not (set(part.names or ()) & state_names)) for part in action.label_parts)
+            names = [name for name, _ in action.params]
+            levels = [[] for _ in range(len(names) + 1)]
+            for handle, _, _ in action.requires:
+                if handle is None:
+                    continue
+                used = set(handle.names or ())
+                level = max([names.index(name) + 1 for name in names if name in used] or [0])
+                levels[level].append(handle.fn)
+            action.req_levels = tuple(tuple(level) for level in levels)
+
+    def template(self, text, scope):
+        """'Place in {cell}' -> ['Place in ', Handle]."""
+        out = []
+        source = str(text)
+        start = 0
+        while start < len(source):
+            opening = source.find("{", start)
+            closing = source.find("}", opening) if opening >= 0 else -1
+            if opening < 0 or closing < 0:
+                out.append(source[start:])
+                break
+            if opening > start:
+                out.append(source[start:opening])
+            inner = source[opening + 1:closing]
+            where = None
+            if isinstance(text, Text):  # the position of `inner`, also in a block scalar of several lines
+                line = source.count("\n", 0, opening + 1) + 1
+                column = opening + 1 - source.rfind("\n", 0, opening + 1)
+                where = expr_pos(text, line, column)
+            out.append(self.expr(Text(inner, where), scope))
+            start = closing + 1
+        return out
+
+    # phases ---------------------------------------------------------------------------------
+    def phase(self, phase_id, spec, scope: Scope, actions) -> Phase:
+        kind = spec.get("kind") or ("turns" if spec.get("actions") else "auto")
+        phase_scope = scope.with_locals({"round": "number"})
+        for action_id in spec.get("actions") or []:
+            if action_id not in actions:
+                self.err("reference", f"phase '{phase_id}' offers unknown action '{action_id}'",
+                         value_pos(spec["actions"], list(spec["actions"]).index(action_id)), suggest(action_id, actions))
+        enter_effects = list(spec.get("on_enter") or []) + list(spec.get("effects") or [])
+
+        def setting(key, kinds=None, setting_scope=phase_scope):
+            if spec.get(key) is None:
+                return None
+            handle = self.expr(spec.get(key), setting_scope, spec, key)
+            if kinds:
+                self.operand(handle, kinds, f"'{key}' needs", value_pos(spec, key))
+            return handle
+
+        def hook(key):
+            return self.block(spec.get(key), phase_scope) if spec.get(key) else None
+
+        return Phase(
+            id=str(phase_id), kind=kind, label=str(spec.get("label", phase_id)),
+            enter_block=self.block(enter_effects, phase_scope) if enter_effects else None,
+            exit_block=hook("on_exit"), turn_block=hook("on_turn"), round_block=hook("on_round"),
+            actions=tuple(spec.get("actions") or ()),
+            players=setting("players", _LISTS), first=setting("first", _NUMBERS),
+            order=-1 if spec.get("order") == "counterclockwise" else 1,
+            skip=setting("skip", setting_scope=phase_scope.with_locals({"p": "number"})), end=setting("end"),
+            rounds=setting("rounds", _NUMBERS), per_turn=setting("actions_per_turn", _NUMBERS),
+            next=self.next_phases(phase_id, spec, phase_scope), pos=key_pos(self.t["phases"], phase_id),
+        )
+
+    def next_phases(self, phase_id, spec, scope) -> list:
+        """[(target, condition Handle or None)] of a phase's `next`."""
+        found = []
+        raw = spec.get("next")
+        if isinstance(raw, str):
+            found.append((str(raw), None, value_pos(spec, "next")))
+        elif isinstance(raw, list):
+            for entry in raw:
+                condition = self.expr(entry.get("if"), scope, entry, "if") if entry.get("if") is not None else None
+                found.append((str(entry.get("to")), condition, key_pos(entry, "to")))
+        for target, _, pos in found:
+            if target not in ("end", "return") and target not in self.phase_ids:
+                self.err("reference", f"phase '{phase_id}' goes to unknown phase '{target}'", pos,
+                         suggest(target, list(self.phase_ids) + ["end", "return"]))
+        return [(target, condition) for target, condition, _ in found]
+
+    # effects ----------------------------------------------------------------------------------
+    def operand(self, handle, kinds, what, pos):
+        """A type error at validation when the operand's type is known and is not one of
+        `kinds` ("list", "map", "number"); an unknown type is checked when the game runs."""
+        if handle is None or handle.type is None:
+            return
+        typ = handle.type
+        kind = typ[0] if isinstance(typ, tuple) else typ
+        if kind in kinds:
+            return
+        shown = {"entity": f"a {typ[1]}" if isinstance(typ, tuple) and len(typ) > 1 else "a component",
+                 "text": "text", "boolean": "a boolean", "none": "none"}.get(kind, f"a {kind}")
+        self.err("type", f"{what} {' or '.join(_TYPE_NAMES[k] for k in kinds)}, but '{handle.source}' is {shown}", pos)
+
+    def block(self, effects, scope: Scope) -> int:
+        """Compile an effect list into a block of effects; returns its index in `blocks`."""
+        index = len(self.blocks)
+        self.blocks.append(None)
+        compiled = []
+        bound = dict(scope.locals)
+        effects = effects or []
+        if not isinstance(effects, list):
+            self.err("effect", "effects must be a list", pos_of(effects))
+            effects = []
+        current, current_locals = scope, scope.locals  # a new scope only once an effect has bound a name
+        for position, spec in enumerate(effects):
+            if bound != current_locals:
+                current = scope.with_locals(bound)
+                current_locals = dict(bound)
+            effect = self.effect(spec, current, effects, position, bound)
+            if effect is not None:
+                compiled.append(effect)
+        self.blocks[index] = tuple(compiled)
+        return index
+
+    def effect(self, spec, scope: Scope, parent, index, bound):
+        """Compile one effect (an assignment text or a mapping) into its engine/effects.py
+        dataclass; `bound` (name -> type) receives the names it binds for the rest of the list."""
+        pos = value_pos(parent, index) if isinstance(parent, (Seq, Map)) else pos_of(spec)
+        if isinstance(spec, str):
+            handle = self.stmt(spec, scope)
+            return fx.Stmt(handle, str(spec), pos) if handle else None
+        if not isinstance(spec, dict):
+            self.err("effect", "an effect is an assignment text or a mapping", pos)
+            return None
+        keys = set(spec) - set(PROVENANCE_KEYS)
+        for kind, method in _EFFECT_KINDS:
+            if kind in keys:
+                return getattr(self, method)(spec, scope, pos, bound, keys)
+        self.err("effect", f"unknown effect '{', '.join(sorted(keys)) or '?'}'", pos,
+                 suggest(next(iter(keys), ""), [kind for kind, _ in _EFFECT_KINDS]))
+        return None
+
+    def effect_if(self, spec, scope, pos, bound, keys):
+        condition = self.expr(spec["if"], scope, spec, "if")
+        then_block = self.block(spec.get("then") or [], scope)
+        else_block = self.block(spec.get("else") or [], scope) if spec.get("else") else None
+        extra = keys - {"if", "then", "else"}
+        if extra:
+            self.err("effect", f"'if' does not take {', '.join(sorted(extra))}", pos)
+        if "then" not in spec:
+            self.err("effect", "'if' needs 'then'", key_pos(spec, "if"))
+        return fx.If(condition, then_block, else_block, pos)
+
+    def effect_for(self, spec, scope, pos, bound, keys):
+        text = str(spec["for"])
+        if " in " not in text:
+            self.err("effect", "'for' reads 'name in collection'", value_pos(spec, "for"), "e.g. for: c in corp")
+            return None
+        var, collection = text.split(" in ", 1)
+        var = var.strip()
+        if not var.isidentifier() or var.startswith("_"):
+            self.err("effect", f"'{var}' is not a name", value_pos(spec, "for"))
+            return None
+        source = spec["for"]
+        if isinstance(source, Text):  # the collection's own position, for its error messages
+            quoted = 1 if getattr(source, "quoted", False) else 0
+            collection = Text(collection, pos_of(source).shifted(0, len(text) - len(collection) + 1 + quoted))
+        handle = self.expr(collection, scope, spec, "for")
+        self.operand(handle, _LISTS_OR_MAPS, "'for' loops over", value_pos(spec, "for"))
+        body = self.block(spec.get("do") or [], scope.with_locals({var: _element_type(handle)}))
+        return fx.For(var, handle, body, pos)
+
+    def effect_let(self, spec, scope, pos, bound, keys):
+        binds = []
+        for name, source in (spec["let"] or {}).items():
+            handle = self.expr(source, scope.with_locals({known: None for known, _ in binds}), spec["let"], name)
+            binds.append((str(name), handle))
+            bound[name] = handle.type if handle else None
+        return fx.Let(tuple(binds), pos)
+
+    def effect_move(self, spec, scope, pos, bound, keys):
+        move = spec["move"]
+        source = self.expr(move.get("from"), scope, move, "from")
+        target = self.expr(move.get("to"), scope, move, "to")
+        count = self.expr(move.get("count", 1), scope, move, "count") if "count" in move else None
+        item = self.expr(move.get("item"), scope, move, "item") if "item" in move else None
+        self.operand(source, _LISTS, "'move from' needs", value_pos(move, "from"))
+        self.operand(target, _LISTS, "'move to' needs", value_pos(move, "to"))
+        self.operand(count, _NUMBERS, "'move count' needs", value_pos(move, "count") if "count" in move else pos)
+        if move.get("as"):
+            bound[move["as"]] = None
+        return fx.Move(source, target, count, item, str(move.get("from_end", "top")), str(move.get("to_end", "top")),
+                       str(move["as"]) if move.get("as") else None, pos)
+
+    def effect_shuffle(self, spec, scope, pos, bound, keys):
+        handle = self.expr(spec["shuffle"], scope, spec, "shuffle")
+        self.operand(handle, _LISTS, "'shuffle' needs", value_pos(spec, "shuffle"))
+        return fx.Shuffle(handle, pos)
+
+    def effect_random(self, spec, scope, pos, bound, keys):
+        pick = spec["random"]
+        handle = self.expr(pick.get("from"), scope, pick, "from")
+        self.operand(handle, _LISTS_OR_MAPS, "'random from' needs", value_pos(pick, "from"))
+        bound[pick["as"]] = _element_type(handle)
+        return fx.Random(handle, str(pick["as"]), pos)
+
+    def effect_choose(self, spec, scope, pos, bound, keys):
+        choice = spec["choose"]
+        player = self.expr(choice.get("player", "player"), scope, choice, "player")
+        options = self.expr(choice.get("from"), scope, choice, "from")
+        count = self.expr(choice.get("count"), scope, choice, "count") if choice.get("count") is not None else None
+        self.operand(options, _LISTS_OR_MAPS, "'choose from' needs", value_pos(choice, "from"))
+        self.operand(count, _NUMBERS, "'choose count' needs", value_pos(choice, "count") if "count" in choice else pos)
+        self.operand(player, _NUMBERS, "'choose player' needs", value_pos(choice, "player") if "player" in choice else pos)
+        bound[choice["as"]] = _element_type(options) if count is None else None
+        label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
+        return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos)
+
+    def effect_enter(self, spec, scope, pos, bound, keys):
+        target = spec["enter"]
+        if target not in self.phase_ids:
+            self.err("reference", f"'enter' names unknown phase '{target}'", value_pos(spec, "enter"),
+                     suggest(target, self.phase_ids))
+        return fx.Enter(str(target), pos)
+
+    def effect_call(self, spec, scope, pos, bound, keys):
+        name = spec["do"]
+        if not isinstance(name, str):
+            self.err("effect", "'do' names a procedure", pos, "use 'for' with 'do' for a loop")
+            return None
+        if name not in self.procs:
+            self.err("reference", f"unknown procedure '{name}'", value_pos(spec, "do"), suggest(name, self.procs))
+            return None
+        params = self.procs[name]["params"]
+        given = spec.get("with") or {}
+        for key in given:
+            if key not in params:
+                self.err("reference", f"procedure '{name}' has no parameter '{key}'", key_pos(given, key),
+                         suggest(key, params) or f"it takes: {', '.join(params) or 'nothing'}")
+        binds = []
+        for param in params:
+            if param in given:
+                binds.append((str(param), self.expr(given[param], scope, given, param)))
+            elif param in scope.locals:
+                binds.append((str(param), self.expr(param, scope)))
+            else:
+                self.err("reference", f"procedure '{name}' needs '{param}'", pos, f"add with: {{{param}: ...}}")
+        return fx.Call(name, tuple(binds), pos)
+
+    def effect_log(self, spec, scope, pos, bound, keys):
+        return fx.Log(self.template(spec["log"], scope), pos)
+
+    def effect_fail(self, spec, scope, pos, bound, keys):
+        return fx.Fail(str(spec["fail"]), pos)
+
+    def effect_end_phase(self, spec, scope, pos, bound, keys):
+        return fx.EndPhase(pos)
+
+
+# each effect kind (the key that names it, tried in this order) and the method compiling it
+_EFFECT_KINDS = (("if", "effect_if"), ("for", "effect_for"), ("let", "effect_let"), ("move", "effect_move"),
+                 ("shuffle", "effect_shuffle"), ("random", "effect_random"), ("choose", "effect_choose"),
+                 ("enter", "effect_enter"), ("do", "effect_call"), ("log", "effect_log"), ("fail", "effect_fail"),
+                 ("end_phase", "effect_end_phase"))
+
+
+def _element_type(handle):
+    """The type of one element of a list-typed expression, or None."""
+    if handle is not None and isinstance(handle.type, tuple) and handle.type[0] == "list":
+        return handle.type[1]
+    return None

@@ -1,0 +1,351 @@
+"""The effect machine: one small dataclass per kind of effect (built by ruleset.py from the
+rule files), and a table from each kind to the function that runs it.
+
+An effect list is a block (`Ruleset.blocks[i]`, a tuple of effects). It runs in an effect
+frame (frames.py) from its `next` pointer; an effect that must wait (a loop, a procedure, a
+sub-phase, a decision, a chance node, the end of the phase) pushes a frame or records what is
+pending and returns False, and the flow (flow.py) resumes the machine later.
+
+Owns: the effect kinds, which blocks can run to their end without suspending, and running a
+block.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..errors import RuleRuntimeError
+from .chance import ChanceNeeded, draw
+from .frames import effect_frame, for_frame
+from .values import fmt, render
+
+__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "Enter",
+           "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
+           "describe_error", "ENGINE_ERRORS",
+           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT"]
+
+MAX_CHOICE_COMBINATIONS = 5_000
+LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
+
+
+class RuleFailure(Exception):
+    """A `fail` effect: the action is refused with `reason`."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    handle: Any  # a compiled statement (assignment)
+    text: str
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    condition: Any
+    then_block: int
+    else_block: Optional[int]
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Let:
+    binds: tuple  # ((name, handle), ...)
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    var: str
+    items: Any
+    body: int
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    procedure: str
+    binds: tuple  # ((parameter, handle), ...)
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    source: Any
+    target: Any
+    count: Any  # a handle, or None for one item
+    item: Any  # a handle naming the item(s) to move, or None to move from an end
+    from_end: str  # "top" or "bottom"
+    to_end: str
+    bind: Optional[str]  # `as`: the name bound to what moved
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    zone: Any
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Random:
+    options: Any
+    bind: str
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    player: Any
+    options: Any
+    bind: str
+    prompt: str
+    count: Any  # choose `count` of the options (a combination), or None for one
+    label: Optional[list]  # a label template for each option, or None
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Enter:
+    phase: str
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    parts: list
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fail:
+    reason: str
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndPhase:
+    pos: Any = None
+
+
+# effects that never suspend a seeded game (a block made only of them can run in place)
+_SIMPLE = (Stmt, Let, Log, Move, Shuffle, Random, Fail)
+
+
+def simple_blocks(blocks) -> list:
+    """For each block: can it run to its end without suspending (no decision, loop frame,
+    procedure call, sub-phase or phase end)? Nested blocks have larger indices."""
+    simple = [False] * len(blocks)
+    for index in range(len(blocks) - 1, -1, -1):
+        simple[index] = all(isinstance(effect, _SIMPLE) or (
+            isinstance(effect, If) and simple[effect.then_block] and (effect.else_block is None or simple[effect.else_block]))
+            for effect in blocks[index] or ())
+    return simple
+
+
+# ----------------------------------------------------------------------------- running
+# what a rule may raise while it runs on values of the wrong type or size; each becomes a
+# RuleRuntimeError naming the rule (and so a `rule_error` refusal)
+ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError,
+                 OverflowError, RecursionError, MemoryError)
+
+
+def located_error(message: str, effect) -> RuleRuntimeError:
+    """A RuleRuntimeError at the effect's position in the rule files (or naming its kind)."""
+    pos = getattr(effect, "pos", None)
+    if pos is not None and getattr(pos, "line", 0):
+        return RuleRuntimeError(message, pos=pos)
+    return RuleRuntimeError(message, type(effect).__name__.lower())
+
+
+def describe_error(error) -> str:
+    if isinstance(error, RecursionError):
+        return "a rule recursed too deeply"
+    return f"a rule failed: {type(error).__name__}: {error}"[:400]
+
+
+def execute(state, frame) -> bool:
+    """Run an effect frame from its `next` effect until it finishes (True) or must wait (False)."""
+    ops = state.rs.blocks[frame["block"]]
+    game_vars = state.d["vars"]
+    names = frame["locals"]
+    while frame["next"] < len(ops):
+        effect = ops[frame["next"]]
+        frame["next"] += 1
+        try:
+            go_on = _HANDLERS[type(effect)](state, effect, frame, game_vars, names)
+        except ChanceNeeded as need:
+            frame["next"] -= 1  # the effect runs again, from its start, once the outcome is known
+            frame["drawn"] = 0
+            frame.setdefault("draws", [])
+            state.d["chance"] = {"options": need.options, "frame": len(state.d["stack"]) - 1}
+            return False
+        except RuleRuntimeError as error:
+            if error.where or getattr(error, "pos", None) is not None:  # located already
+                raise
+            raise located_error(str(error), effect) from None
+        except ENGINE_ERRORS as error:
+            raise located_error(describe_error(error), effect) from None
+        if "draws" in frame:  # the outcomes forced for that effect are used up
+            del frame["draws"], frame["drawn"]
+        if not go_on:
+            return False
+    return True
+
+
+def run_block(state, block: int, local_names: dict) -> bool:
+    """Run a block in place when nothing in it can suspend (and chance is seeded), else push it
+    on the stack; True when it ran in place."""
+    if state.rs.simple_blocks[block] and state.d["rng"] is not None:
+        execute(state, effect_frame(block, local_names))
+        return True
+    state.d["stack"].append(effect_frame(block, local_names))
+    return False
+
+
+def _stmt(state, effect, frame, game_vars, names):
+    effect.handle.fn(game_vars, names)
+    return True
+
+
+def _if(state, effect, frame, game_vars, names):
+    block = effect.then_block if effect.condition.fn(game_vars, names) else effect.else_block
+    if block is None:
+        return True
+    return run_block(state, block, dict(names))
+
+
+def _let(state, effect, frame, game_vars, names):
+    for name, handle in effect.binds:
+        names[name] = handle.fn(game_vars, names)
+    return True
+
+
+def _for(state, effect, frame, game_vars, names):
+    items = effect.items.fn(game_vars, names)
+    if not isinstance(items, (list, tuple, dict, str)):
+        raise RuleRuntimeError(f"'for' needs a list or a map, not {fmt(items)}")
+    state.d["stack"].append(for_frame(effect.body, effect.var, list(items), dict(names)))
+    return False
+
+
+def _call(state, effect, frame, game_vars, names):
+    bound = {"player": names.get("player")}
+    for parameter, handle in effect.binds:
+        bound[parameter] = handle.fn(game_vars, names)
+    state.d["stack"].append(effect_frame(state.rs.proc_blocks[effect.procedure], bound))
+    return False
+
+
+def _move(state, effect, frame, game_vars, names):
+    source = effect.source.fn(game_vars, names)
+    target = effect.target.fn(game_vars, names)
+    if not isinstance(source, list) or not isinstance(target, list):
+        raise RuleRuntimeError("move needs two lists (zones)")
+    moved = []
+    if effect.item is not None:
+        chosen = effect.item.fn(game_vars, names)
+        items = chosen if isinstance(chosen, list) and effect.count is None and chosen not in source else [chosen]
+        for item in items:
+            if item not in source:
+                raise RuleRuntimeError(f"{fmt(item)} is not in the zone it should move from")
+            source.remove(item)
+            moved.append(item)
+    else:
+        count = effect.count.fn(game_vars, names) if effect.count is not None else 1
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise RuleRuntimeError(f"move count must be a whole number, not {fmt(count)}")
+        for _ in range(min(count, len(source))):
+            moved.append(source.pop(0) if effect.from_end == "top" else source.pop())
+    if effect.to_end == "top":
+        target[0:0] = moved
+    else:
+        target.extend(moved)
+    if effect.bind:
+        names[effect.bind] = moved[0] if len(moved) == 1 and effect.count is None else moved
+    return True
+
+
+def _shuffle(state, effect, frame, game_vars, names):
+    zone = effect.zone.fn(game_vars, names)
+    if not isinstance(zone, list):
+        raise RuleRuntimeError(f"shuffle needs a list (a zone), not {fmt(zone)}")
+    order = list(zone)
+    for position in range(len(order) - 1, 0, -1):  # all draws first: a suspended shuffle changed nothing
+        pick = draw(state.d, frame, order, position + 1)
+        order[position], order[pick] = order[pick], order[position]
+    zone[:] = order
+    return True
+
+
+def _random(state, effect, frame, game_vars, names):
+    pool = effect.options.fn(game_vars, names)
+    if isinstance(pool, dict):
+        pool = list(pool)
+    if not isinstance(pool, list):
+        raise RuleRuntimeError(f"random needs a list to pick from, not {fmt(pool)}")
+    if not pool:
+        names[effect.bind] = None
+        return True
+    names[effect.bind] = pool[draw(state.d, frame, pool, len(pool))]
+    return True
+
+
+def _choose(state, effect, frame, game_vars, names):
+    player = effect.player.fn(game_vars, names)
+    pool = effect.options.fn(game_vars, names)
+    options = list(pool)
+    if effect.count is not None:
+        count = effect.count.fn(game_vars, names)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise RuleRuntimeError(f"choose count must be a whole number, not {fmt(count)}")
+        combos = itertools.combinations(options, count)
+        options = [list(combo) for combo in itertools.islice(combos, MAX_CHOICE_COMBINATIONS)]
+    if not options:
+        names[effect.bind] = None
+        return True
+    if len(options) == 1:
+        names[effect.bind] = options[0]
+        return True
+    if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.num_players:
+        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")
+    labels = None
+    if effect.label:
+        labels = [render(effect.label, game_vars, dict(names, option=option)) for option in options]
+    state.d["pending"] = {"player": player, "options": options, "bind": effect.bind, "prompt": effect.prompt,
+                          "frame": len(state.d["stack"]) - 1, "labels": labels}
+    return False
+
+
+def _enter(state, effect, frame, game_vars, names):
+    from .flow import push_phase
+
+    push_phase(state, effect.phase, sub=True)
+    return False
+
+
+def _log(state, effect, frame, game_vars, names):
+    log = state.d["log"]
+    log.append(render(effect.parts, game_vars, names))
+    if len(log) > LOG_LIMIT:
+        del log[:LOG_LIMIT // 2]
+    return True
+
+
+def _fail(state, effect, frame, game_vars, names):
+    raise RuleFailure(effect.reason)
+
+
+def _end_phase(state, effect, frame, game_vars, names):
+    from .flow import end_phase
+
+    end_phase(state)
+    return True
+
+
+_HANDLERS = {Stmt: _stmt, If: _if, Let: _let, For: _for, Call: _call, Move: _move, Shuffle: _shuffle,
+             Random: _random, Choose: _choose, Enter: _enter, Log: _log, Fail: _fail, EndPhase: _end_phase}

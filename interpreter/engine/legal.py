@@ -1,0 +1,153 @@
+"""Legal actions and the reasons for refusing the others.
+
+The actions of the player to act are enumerated parameter by parameter, each requirement
+checked as soon as the parameters it reads are bound (so whole branches are pruned); a
+`fallback` action is offered only when nothing else is. Labels that read the game's state are
+rendered here, from the state at listing time.
+
+Owns: `legal_actions` (a pending decision's options or the phase's actions), `actions_for`,
+`refusal` (why an action that is not legal is refused).
+"""
+from __future__ import annotations
+
+from ..errors import RuleRuntimeError
+from .frames import top_phase
+from .values import SCALARS, Action, Outcome, fmt, freeze, render, thaw
+
+__all__ = ["legal_actions", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
+
+MAX_PARAM_COMBINATIONS = 20_000
+
+
+def legal_actions(state) -> list:
+    """Every legal action now (all of the one player to act)."""
+    data = state.d
+    if data["terminal"] or data["chance"] is not None:
+        return []
+    state.rs.budget.reset()
+    pending = data["pending"]
+    if pending is not None:
+        player = pending["player"]
+        labels = pending.get("labels")
+        return [Action.listed("choose", (("value", freeze(option)),), player, labels[index] if labels else None)
+                for index, option in enumerate(pending["options"])]
+    frame = top_phase(data["stack"])
+    if frame is None or frame.get("player") is None:
+        return []
+    return actions_for(state, state.rs.phases[frame["phase"]], frame["player"], frame)
+
+
+def actions_for(state, phase, player, frame) -> list:
+    """The legal actions of `player` in `phase` (fallbacks only when nothing else is legal)."""
+    ruleset = state.rs
+    game_vars = state.d["vars"]
+    found: list = []
+    fallbacks: list = []
+    for action_id in phase.actions:
+        action = ruleset.actions[action_id]
+        target = fallbacks if action.fallback else found
+        names = {"player": player, "round": frame.get("round", 1)}
+        if not all(check(game_vars, names) for check in action.req_levels[0]):
+            continue
+        if not action.params:
+            target.append(_listed(action, (), player, game_vars, names))
+        elif len(action.params) == 1 and not action.req_levels[1] and (not action.label_parts or action.label_static):
+            _one_parameter(state, action, player, game_vars, names, target)
+        else:
+            _enumerate(state, action, player, game_vars, names, 0, target)
+    return found or fallbacks
+
+
+def _listed(action, args, player, game_vars, names) -> Action:
+    parts = action.label_parts
+    if not parts:
+        return Action.listed(action.id, args, player)
+    if action.label_static:  # reads only the parameters and the player: rendered when read
+        return Action.listed(action.id, args, player, template=parts)
+    return Action.listed(action.id, args, player, label=render(parts, game_vars, names))
+
+
+def _domain(state, handle, game_vars, names):
+    """A parameter's values; each value tried is charged to the step's work bound (so a
+    product of large domains with a requirement that rarely holds is bounded too)."""
+    domain = handle.fn(game_vars, names)
+    if type(domain) is dict:
+        domain = list(domain)
+    elif domain is None or isinstance(domain, (int, float)):
+        raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(domain)}")
+    return state.rs.budget.take(domain)
+
+
+def _one_parameter(state, action, player, game_vars, names, target) -> None:
+    """The common case made fast: one parameter, no requirement on it, no state in the label."""
+    name, handle = action.params[0]
+    parts = action.label_parts or None
+    listed = Action.listed
+    target.extend([listed(action.id, ((name, value if type(value) in SCALARS else freeze(value)),), player,
+                          None, parts) for value in _domain(state, handle, game_vars, names)])
+
+
+def _enumerate(state, action, player, game_vars, names, level, target) -> None:
+    params = action.params
+    name, handle = params[level]
+    checks = action.req_levels[level + 1]
+    last = level == len(params) - 1
+    for value in _domain(state, handle, game_vars, names):
+        names[name] = value
+        if not all(check(game_vars, names) for check in checks):
+            continue
+        if not last:
+            _enumerate(state, action, player, game_vars, names, level + 1, target)
+            continue
+        if len(target) >= MAX_PARAM_COMBINATIONS:
+            raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
+        args = tuple([(param, freeze(names[param])) for param, _ in params])
+        target.append(_listed(action, args, player, game_vars, names))
+    names.pop(name, None)
+
+
+def refusal(state, action) -> Outcome:
+    """Why `action`, which is not among the legal actions, is refused."""
+    data = state.d
+    pending = data["pending"]
+    if data["chance"] is not None:
+        return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
+    if pending is not None:
+        if action.name != "choose":
+            return Outcome(False, "decision_pending",
+                           f"player {pending['player']} must first answer: {pending['prompt']}")
+        return Outcome(False, "not_an_option", f"{fmt(dict(action.args).get('value'))} is not one of the options")
+    frame = top_phase(data["stack"])
+    if frame is None or frame.get("player") is None:
+        return Outcome(False, "no_turn", "nobody is to act")
+    phase = state.rs.phases[frame["phase"]]
+    if action.player is not None and action.player != frame["player"]:
+        return Outcome(False, "not_your_turn", f"it is player {frame['player']}'s turn, not player {action.player}'s")
+    if action.name not in state.rs.actions:
+        return Outcome(False, "unknown_action", f"there is no action '{action.name}'")
+    if action.name not in phase.actions:
+        return Outcome(False, "wrong_phase", f"'{action.name}' cannot be taken in phase '{phase.id}'")
+    return _parameter_refusal(state, state.rs.actions[action.name], action, frame)
+
+
+def _parameter_refusal(state, rule, action, frame) -> Outcome:
+    names = {"player": frame["player"], "round": frame.get("round", 1)}
+    game_vars = state.d["vars"]
+    given = dict(action.args)
+    state.rs.budget.reset()
+    try:
+        for name, handle in rule.params:
+            if name not in given:
+                return Outcome(False, "missing_parameter", f"'{action.name}' needs '{name}'")
+            value = thaw(given[name])
+            if value not in list(_domain(state, handle, game_vars, names)):
+                return Outcome(False, "bad_parameter", f"{name}={fmt(given[name])} is not allowed here")
+            names[name] = value
+        for handle, reason, code in rule.requires:
+            if not handle.fn(game_vars, names):
+                return Outcome(False, code, reason)
+    except RuleRuntimeError as error:
+        return Outcome(False, "rule_error", str(error))
+    if rule.fallback:
+        return Outcome(False, "must_act", "another action is possible, so this one is not allowed")
+    return Outcome(False, "illegal", "not a legal action now")

@@ -1,0 +1,104 @@
+"""Reading a saved state back: the save format's version, the ruleset it was saved under (its
+name, modules and digest) and the structure of the data are checked before a State is built,
+so a damaged, foreign or hand-edited save is refused with its reason.
+
+Owns: `SaveError` and `check_saved`.
+"""
+from __future__ import annotations
+
+import json
+
+from .frames import check_frame
+
+__all__ = ["SaveError", "check_saved", "SAVE_FORMAT"]
+
+SAVE_FORMAT = 2
+_STATE_KEYS = {"vars": dict, "stack": list, "terminal": bool, "step": int, "log": list, "seed": str}
+_ENGINE_VARS = ("players", "num_players", "current_phase")
+
+
+class SaveError(ValueError):
+    """A saved state that cannot be resumed under this ruleset; the message says why."""
+
+
+def check_saved(ruleset, text) -> dict:
+    """The parsed save, or SaveError."""
+    try:
+        data = json.loads(text) if isinstance(text, (str, bytes)) else text
+    except (ValueError, RecursionError) as error:
+        raise SaveError(f"not a saved state: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("state"), dict):
+        raise SaveError("not a saved state: it needs a 'state' mapping (State.to_json writes one)")
+    if data.get("format") != SAVE_FORMAT:
+        raise SaveError(f"saved in format {data.get('format', 1)!r}; this engine reads format {SAVE_FORMAT} "
+                        "(replay the game's moves instead: `rulebook replay`)")
+    if data.get("ruleset") != ruleset.name or sorted(data.get("modules") or []) != sorted(ruleset.modules):
+        raise SaveError(f"saved under {data.get('ruleset')!r} with modules {data.get('modules')!r}, "
+                        f"not {ruleset.name!r} with {list(ruleset.modules)!r}")
+    if data.get("digest") != ruleset.digest:
+        raise SaveError(f"the rules of {ruleset.name} changed since this state was saved (digest "
+                        f"{data.get('digest')!r}, now {ruleset.digest!r}); play its history again instead: "
+                        "State.from_history(ruleset, players, save['history'], seed), or `rulebook replay FILE`")
+    reason = _structure_problem(ruleset, data["state"])
+    if reason:
+        raise SaveError(f"the saved state is damaged: {reason}")
+    history = data.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(e, dict) and ("action" in e or "chance" in e)
+                                                for e in history):
+        raise SaveError("the saved state is damaged: its history is not a list of moves and chance outcomes")
+    return data
+
+
+def _structure_problem(ruleset, state: dict):
+    for key, typ in _STATE_KEYS.items():
+        if not isinstance(state.get(key), typ) or (typ is int and isinstance(state.get(key), bool)):
+            return f"'{key}' is not a {typ.__name__}"
+    game_vars = state["vars"]
+    players = game_vars.get("num_players")
+    if not isinstance(players, int) or players not in ruleset.players:
+        return f"num_players {players!r} is not one of {list(ruleset.players)}"
+    if game_vars.get("players") != list(range(players)):
+        return "'players' does not list the seats 0.." + str(players - 1)
+    unknown = [name for name in game_vars if name not in ruleset.vars and name not in _ENGINE_VARS]
+    if unknown:
+        return f"var '{unknown[0]}' is not declared by {ruleset.name}"
+    missing = [name for name in ruleset.vars if name not in game_vars]
+    if missing:
+        return f"declared var '{missing[0]}' is missing"
+    for name, decl in ruleset.vars.items():
+        if decl.per_player and not (isinstance(game_vars[name], list) and len(game_vars[name]) == players):
+            return f"per-player var '{name}' does not hold one value per player"
+    rng = state.get("rng")
+    if rng is not None and not (isinstance(rng, list) and len(rng) == 2 and isinstance(rng[0], str)
+                                and isinstance(rng[1], int)):
+        return "'rng' is not [seed, counter]"
+    for frame in state["stack"]:
+        problem = check_frame(frame, ruleset, players)
+        if problem:
+            return problem
+    return _pending_problem(state, players)
+
+
+def _pending_problem(state, players):
+    stack = state["stack"]
+    pending = state.get("pending")
+    if pending is not None:
+        if not isinstance(pending, dict) or not isinstance(pending.get("options"), list):
+            return "the pending decision has no options"
+        player = pending.get("player")
+        if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < players:
+            return f"player {player!r} is to decide, but the game has {players} players"
+        if not _effect_frame_at(stack, pending.get("frame")) or not isinstance(pending.get("bind"), str):
+            return "the pending decision does not point at a waiting effect"
+    chance = state.get("chance")
+    if chance is not None:
+        if not isinstance(chance, dict) or not isinstance(chance.get("options"), list) or not chance["options"]:
+            return "the chance node has no outcomes"
+        if not _effect_frame_at(stack, chance.get("frame")) or not isinstance(stack[chance["frame"]].get("draws"), list):
+            return "the chance node does not point at a waiting effect"
+    return None
+
+
+def _effect_frame_at(stack, index) -> bool:
+    return (isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(stack)
+            and stack[index].get("kind") == "effects")

@@ -1,0 +1,435 @@
+"""The state of a game in progress: plain JSON data (`State.d`: the game's vars, the stack of
+frames, the pending decision or chance node, the step count, the seeded RNG, the log) and the
+public API over it: queries, legal actions, atomic `apply`, chance nodes, copy/JSON/hash/diff.
+
+Owns: setting a game up, the atomic contract of `apply` and `apply_chance` (a refused move or a
+failing rule leaves the state exactly as before), the history of moves and chance outcomes,
+and the step bound. The flow, the effects, the legal actions and visibility live in their own
+modules of this package.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+from typing import Optional
+
+from ..errors import RuleRuntimeError
+from . import flow, legal, scoring, visibility
+from .chance import index_of, outcomes_of
+from .effects import ENGINE_ERRORS, RuleFailure, describe_error, run_block
+from .frames import top_phase
+from .saves import SAVE_FORMAT, SaveError, check_saved
+from .values import OK, SCALARS, Action, Outcome, fmt, thaw
+
+__all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError"]
+
+# marshal format 2 writes no back-references: a copy never shares a list between two places,
+# exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses)
+_NOREF = 2
+_RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
+MAX_STATE_BYTES = 32_000_000
+
+
+class State:
+    """A game in progress. `d` is plain JSON data; everything else is derived from it. The
+    history of moves and chance outcomes is kept beside the data (shared by copies)."""
+
+    __slots__ = ("rs", "d", "_legal", "_legal_step", "waiting", "_history")
+
+    def __init__(self, ruleset, data: dict):
+        self.rs = ruleset  # the compiled Ruleset (read-only)
+        self.d = data  # the plain JSON data of the game
+        self._legal = None
+        self._legal_step = -1
+        self.waiting = None  # the legal actions found by the flow when it stopped
+        self._history = None  # a chain (earlier, entry), shared by copies
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def new(cls, ruleset, players: int, seed: int = 0, chance: str = "seeded") -> "State":
+        """Set a game up. `chance="seeded"` resolves every chance event with the seeded RNG;
+        `chance="manual"` stops at each one (see `is_chance`)."""
+        if players not in ruleset.players:
+            raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                                   f"not {players}")
+        if chance not in ("seeded", "manual"):
+            raise ValueError("chance is 'seeded' or 'manual'")
+        game_vars: dict = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
+        data = {"vars": game_vars, "stack": [], "pending": None, "chance": None, "terminal": False, "step": 0,
+                "seed": str(seed), "rng": [str(seed), 0] if chance == "seeded" else None, "log": [], "error": None}
+        state = cls(ruleset, data)
+        ruleset.budget.reset()
+        _initial_vars(ruleset, players, game_vars)
+        flow.push_phase(state, ruleset.start, sub=False)
+        flow.run(state)
+        return state
+
+    def enter_phase(self, phase_id: str) -> None:
+        """Jump to `phase_id` (scenarios arrange a position this way): the stack is replaced by
+        that phase, which is entered (its `on_enter` runs) and played until a decision."""
+        if phase_id not in self.rs.phases:
+            raise KeyError(phase_id)
+        self.d.update(stack=[], pending=None, chance=None, terminal=False)
+        flow.push_phase(self, phase_id, sub=False)
+        flow.run(self)
+        self.touched()
+
+    def touched(self) -> None:
+        """Say that the game's data was changed from outside (`vars` assigned): the legal
+        actions are found again."""
+        self._legal_step = -1
+        self._legal = None
+
+    # ------------------------------------------------------------------ plain data
+    @property
+    def vars(self) -> dict:
+        return self.d["vars"]
+
+    @property
+    def seed_text(self) -> str:
+        rng = self.d["rng"]
+        return rng[0] if rng is not None else self.d["seed"]
+
+    def reseed(self, suffix: str) -> None:
+        """Continue with a seeded RNG derived from this game's seed and `suffix`."""
+        if self.d["rng"] is not None:
+            self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
+
+    def copy(self) -> "State":
+        twin = State(self.rs, marshal.loads(marshal.dumps(self.d, _NOREF)))
+        twin._history = self._history
+        return twin
+
+    def to_json(self) -> str:
+        # keys keep their order: iterating a map follows insertion order, so a sorted dump
+        # would make a resumed game diverge from the original
+        return json.dumps({"format": SAVE_FORMAT, "ruleset": self.rs.name, "modules": list(self.rs.modules),
+                           "digest": self.rs.digest, "settings": dict(getattr(self.rs, "overrides", {}) or {}),
+                           "state": self.d, "history": self.history()},
+                          separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, ruleset, text) -> "State":
+        """A state read back from `to_json`; raises SaveError (with the reason) when the text is
+        not a save of this ruleset."""
+        data = check_saved(ruleset, text)
+        state = cls(ruleset, data["state"])
+        for entry in data.get("history") or []:
+            state._history = (state._history, entry)
+        return state
+
+    @classmethod
+    def from_history(cls, ruleset, players: int, history: list, seed: int = 0) -> "State":
+        """Play a game again from its history (`history()`, or a save's "history"): a new game
+        with `seed` (manual chance when the history holds chance outcomes), then every move
+        and outcome in order. Raises HistoryError at the first one that is no longer legal
+        (e.g. under edited rules), carrying the state just before it."""
+        manual = any(isinstance(entry, dict) and "chance" in entry for entry in history)
+        state = cls.new(ruleset, players, seed, "manual" if manual else "seeded")
+        for index, entry in enumerate(history):
+            outcome = _replay_entry(state, entry)
+            if not outcome:
+                raise HistoryError(index, f"{outcome.code}: {outcome.reason}", state)
+        return state
+
+    def hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.d, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+    def diff(self, other: "State") -> list:
+        """Paths whose values differ between two states: [(path, mine, theirs)]."""
+        out: list = []
+        _diff(self.d, other.d, "", out)
+        return out
+
+    def history(self) -> list:
+        """The moves and chance outcomes applied since set-up, in order: {"action": ...} or
+        {"chance": outcome}."""
+        entries = []
+        link = self._history
+        while link is not None:
+            link, entry = link
+            entries.append({"action": entry.to_json()} if isinstance(entry, Action) else entry)
+        entries.reverse()
+        return entries
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_terminal(self) -> bool:
+        return self.d["terminal"]
+
+    @property
+    def current_players(self) -> list:
+        """The players who must act now (one today; a chance node has none)."""
+        data = self.d
+        if data["terminal"] or data["chance"] is not None:
+            return []
+        if data["pending"] is not None:
+            return [data["pending"]["player"]]
+        frame = top_phase(data["stack"])
+        if frame is not None and frame.get("player") is not None:
+            return [frame["player"]]
+        return []
+
+    @property
+    def current_player(self) -> Optional[int]:
+        players = self.current_players
+        return players[0] if players else None
+
+    @property
+    def phase(self) -> Optional[str]:
+        frame = top_phase(self.d["stack"])
+        return frame["phase"] if frame else None
+
+    @property
+    def round(self) -> Optional[int]:
+        frame = top_phase(self.d["stack"])
+        return frame["round"] if frame else None
+
+    @property
+    def pending(self) -> Optional[dict]:
+        return self.d["pending"]
+
+    @property
+    def num_players(self) -> int:
+        return self.d["vars"]["num_players"]
+
+    @property
+    def steps(self) -> int:
+        return self.d["step"]
+
+    @property
+    def log(self) -> list:
+        return self.d["log"]
+
+    def scores(self) -> dict:
+        """{player: {"total": n, "rows": {row: n}}}"""
+        return scoring.scores(self)
+
+    def winners(self) -> list:
+        return scoring.winners(self)
+
+    def observe(self, player: int) -> dict:
+        """Everything `player` may see, and nothing else."""
+        return visibility.observe(self, player)
+
+    def hidden_vars(self, player: int) -> list:
+        """(name, index or None) of every value `player` cannot see."""
+        return visibility.hidden_vars(self.rs, self.num_players, player)
+
+    def determinize(self, player: int, seed: int) -> "State":
+        """A copy in which everything `player` cannot see is re-dealt at random."""
+        return visibility.determinize(self, player, seed)
+
+    def evaluate(self, handle, local_names: Optional[dict] = None):
+        """The value of a compiled expression of this ruleset in this state."""
+        self.rs.budget.reset()
+        return handle.fn(self.d["vars"], local_names or {})
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_actions(self, player: Optional[int] = None) -> list:
+        """The legal actions of the player to act (of `player` only, if given)."""
+        if self._legal_step != self.d["step"] or self._legal is None:
+            try:
+                self.cache_legal(legal.legal_actions(self))
+            except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
+                raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
+        actions = self._legal
+        if player is not None and actions and actions[0].player != player:
+            return []
+        return actions
+
+    def cache_legal(self, actions) -> None:
+        self._legal = actions
+        self._legal_step = self.d["step"]
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action) -> Outcome:
+        """Apply one action atomically. Refused actions leave the state unchanged."""
+        if self.d["terminal"]:
+            return Outcome(False, "game_over", "the game is over")
+        if self.d["chance"] is not None:
+            return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
+        action = _as_action(self, action)
+        if isinstance(action, Outcome):
+            return action
+        actions = self.legal_actions()
+        for candidate in actions:  # identity first: agents hand back the very object they were given
+            if candidate is action:
+                break
+        else:
+            if action not in actions:
+                return legal.refusal(self, action)
+            if action.player is not None and action.player != actions[0].player:
+                return Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
+            action = actions[actions.index(action)]  # the listed one, with its label
+        return self._atomically(self._apply_legal, action, actions[0].player)
+
+    def _atomically(self, change, *args) -> Outcome:
+        """Run `change(*args)`; on a refusal or any error inside a rule, put everything back."""
+        snapshot = marshal.dumps(self.d, _NOREF)
+        if len(snapshot) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
+            return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
+                                                "(does a rule add to a list or a number without end?)")
+        history = self._history
+        try:
+            change(*args)
+        except RuleFailure as failure:
+            outcome = Outcome(False, "refused", failure.reason)
+        except _RULE_ERRORS as error:
+            outcome = Outcome(False, "rule_error", _rule_error_text(error))
+        else:
+            return OK
+        self.d = marshal.loads(snapshot)
+        self._history = history
+        self.touched()
+        return outcome
+
+    def _apply_legal(self, action: Action, player: int) -> None:
+        data = self.d
+        self._count_step()
+        self._history = (self._history, action)
+        pending = data["pending"]
+        if pending is not None:
+            value = thaw(dict(action.args)["value"])
+            data["pending"] = None
+            data["stack"][pending["frame"]]["locals"][pending["bind"]] = value
+            flow.run(self)
+            return
+        frame = top_phase(data["stack"])
+        rule = self.rs.actions[action.name]
+        local_names = {"player": player, "round": frame.get("round", 1)}
+        for key, value in action.args:
+            local_names[key] = value if type(value) in SCALARS else thaw(value)
+        frame["acted"] = frame.get("acted", 0) + 1
+        run_block(self, rule.block, local_names)
+        flow.run(self)
+
+    def _count_step(self) -> None:
+        self.rs.budget.reset()
+        self.d["step"] += 1
+        if self.d["step"] > self.rs.max_steps:
+            raise RuleRuntimeError(f"the game exceeded its bound of {self.rs.max_steps} steps in phase "
+                                   f"'{self.phase}' (does a phase loop without end?)")
+
+    # ------------------------------------------------------------------ chance
+    def is_chance(self) -> bool:
+        """True when the game waits for a chance outcome (only in a game started with
+        chance="manual")."""
+        return self.d["chance"] is not None
+
+    def chance_outcomes(self) -> list:
+        """[(outcome, probability), ...] of the chance node the game waits at ([] elsewhere).
+        A shuffle is a series of draws: which item goes to the last position not yet filled."""
+        node = self.d["chance"]
+        return outcomes_of(node["options"]) if node is not None else []
+
+    def apply_chance(self, outcome) -> Outcome:
+        """Force the outcome of the chance node; refused (state unchanged) if it is not one of
+        its outcomes."""
+        node = self.d["chance"]
+        if node is None:
+            return Outcome(False, "no_chance", "the game is not at a chance node")
+        index = index_of(node["options"], outcome)
+        if index < 0:
+            return Outcome(False, "not_an_outcome", f"{fmt(outcome)} is not a possible outcome here")
+        return self._atomically(self._apply_chance, node, index)
+
+    def _apply_chance(self, node, index) -> None:
+        data = self.d
+        self._history = (self._history, {"chance": node["options"][index]})
+        data["chance"] = None
+        data["stack"][node["frame"]]["draws"].append(index)
+        flow.run(self)
+        self.touched()
+
+
+
+class HistoryError(ValueError):
+    """A history that cannot be played again: `step` (0-based) is the first entry no longer
+    legal, `reason` why, `state` the game just before it."""
+
+    def __init__(self, step: int, reason: str, state: "State"):
+        super().__init__(f"step {step + 1} of the history is no longer legal: {reason}")
+        self.step = step
+        self.reason = reason
+        self.state = state
+
+
+def _as_action(state, action):
+    """The Action meant by `action` (an Action, its JSON form or its label), or a refusal."""
+    if isinstance(action, dict):
+        try:
+            return Action.from_json(action)
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError):
+            return Outcome(False, "bad_action", "an action is {'action': name, 'args': {...}}")
+    if isinstance(action, str):
+        matches = [candidate for candidate in state.legal_actions() if candidate.label == action]
+        if not matches:
+            return Outcome(False, "unknown_action", f"no legal action is labelled {action!r}"[:300])
+        return matches[0]
+    if not isinstance(action, Action):
+        return Outcome(False, "bad_action", f"not an action: {action!r}"[:200])
+    return action
+
+
+def _replay_entry(state, entry) -> Outcome:
+    if isinstance(entry, dict) and "chance" in entry:
+        return state.apply_chance(entry["chance"])
+    if isinstance(entry, dict) and isinstance(entry.get("action"), dict):
+        return state.apply(entry["action"])
+    return Outcome(False, "bad_history", "not a move or a chance outcome")
+
+
+def _initial_vars(ruleset, players: int, game_vars: dict) -> None:
+    """The declared vars' initial values: literals (one serialised template per player count)
+    and `init` expressions."""
+    template = ruleset.init_templates.get(players)
+    if template is None:
+        literals = {name: ([decl.value for _ in range(players)] if decl.per_player else decl.value)
+                    for name, decl in ruleset.vars.items() if decl.init is None}
+        template = ruleset.init_templates[players] = marshal.dumps(literals, _NOREF)
+    literals = marshal.loads(template)
+    has_init = False
+    for name, decl in ruleset.vars.items():
+        if decl.init is None:
+            game_vars[name] = literals[name]
+        elif decl.per_player:
+            has_init = True
+            game_vars[name] = [decl.init.fn(game_vars, {"p": seat}) for seat in range(players)]
+        else:
+            has_init = True
+            game_vars[name] = decl.init.fn(game_vars, {})
+    if has_init:  # an init may hand back a constant: copy so nothing is shared
+        game_vars.update(marshal.loads(marshal.dumps(game_vars, _NOREF)))
+
+
+def _rule_error_text(error) -> str:
+    """The reason of a rule_error refusal: the message, after the rule's file:line when known."""
+    if not isinstance(error, RuleRuntimeError):
+        return describe_error(error)
+    pos = getattr(error, "pos", None)
+    text = str(error)
+    if pos is not None and getattr(pos, "line", 0) and str(pos) not in text:
+        return f"{pos}: {text}"
+    return text
+
+
+def _diff(mine, theirs, path, out):
+    if type(mine) is not type(theirs):
+        out.append((path or "$", mine, theirs))
+        return
+    if isinstance(mine, dict):
+        for key in sorted(set(mine) | set(theirs), key=str):
+            if key not in mine or key not in theirs:
+                out.append((f"{path}.{key}", mine.get(key), theirs.get(key)))
+            else:
+                _diff(mine[key], theirs[key], f"{path}.{key}", out)
+    elif isinstance(mine, list):
+        if len(mine) != len(theirs):
+            out.append((path, mine, theirs))
+        else:
+            for index, (left, right) in enumerate(zip(mine, theirs)):
+                _diff(left, right, f"{path}[{index}]", out)
+    elif mine != theirs:
+        out.append((path, mine, theirs))

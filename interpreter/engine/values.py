@@ -1,0 +1,159 @@
+"""Moves and their results as values: `Action` (a move, hashable, with a label rendered when the
+move was listed), `Outcome` (what `apply` answers) and the conversions between the state's plain
+JSON data and the frozen (hashable) form an action's arguments take.
+
+Owns: freezing/thawing argument values, formatting a value for a label or log line, the
+default label of an action without a label template.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["Action", "Outcome", "OK", "freeze", "thaw", "fmt", "SCALARS"]
+
+SCALARS = (int, str, bool, float, type(None))
+
+
+def freeze(value):
+    """A hashable form of a plain value: lists become tuples, maps sorted tuples of pairs."""
+    if type(value) in SCALARS:
+        return value
+    if isinstance(value, list):
+        return tuple(freeze(item) for item in value)
+    if isinstance(value, dict):
+        return tuple(sorted((key, freeze(item)) for key, item in value.items()))
+    return value
+
+
+def thaw(value):
+    """The plain form of a frozen value (tuples become lists)."""
+    if isinstance(value, tuple):
+        return [thaw(item) for item in value]
+    return value
+
+
+def fmt(value) -> str:
+    """How a value reads in a label or a log line."""
+    if value is None:
+        return "none"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(fmt(item) for item in value) + "]"
+    return str(value)
+
+
+def render(parts, game_vars, local_names) -> str:
+    """A label or log template (text and compiled expressions) read against `game_vars`."""
+    return "".join(part if isinstance(part, str) else fmt(part.fn(game_vars, local_names)) for part in parts)
+
+
+def default_label(name, args) -> str:
+    if not args:
+        return name
+    if name == "choose" and len(args) == 1:
+        return f"choose {fmt(args[0][1])}"
+    return f"{name}(" + ", ".join(f"{key}={fmt(value)}" for key, value in args) + ")"
+
+
+class Action:
+    """A move: `name` (an action id, or 'choose' to answer a pending decision), `args` (a tuple
+    of (name, value) pairs), `player` and a readable `label`.
+
+    The label of a listed action is fixed when it is listed: a template that reads the game's
+    state is rendered then; one that reads only the parameters and the player is rendered on
+    first use (it cannot change)."""
+
+    __slots__ = ("name", "args", "player", "_label", "_key", "_template")
+
+    def __init__(self, name: str, args=(), player: Optional[int] = None, label: Optional[str] = None):
+        self.name = name
+        self.args = tuple((key, freeze(value))
+                          for key, value in (args.items() if isinstance(args, dict) else args))
+        self.player = player
+        self._label = label
+        self._template = None
+        self._key = (self.name, self.args)
+
+    @classmethod
+    def listed(cls, name, args, player, label=None, template=None):
+        """An action as the engine lists it: `args` already frozen; `label` rendered, or a
+        `template` (parts) that reads only the parameters and the player."""
+        action = cls.__new__(cls)
+        action.name = name
+        action.args = args
+        action.player = player
+        action._label = label
+        action._template = template
+        action._key = (name, args)
+        return action
+
+    @property
+    def key(self):
+        """(name, args): what makes two actions the same move."""
+        return self._key
+
+    @property
+    def label(self) -> str:
+        if self._label is None:
+            if self._template is not None:
+                local_names = {key: thaw(value) for key, value in self.args}
+                local_names["player"] = self.player
+                self._label = render(self._template, {}, local_names)
+                self._template = None
+            else:
+                self._label = default_label(self.name, self.args)
+        return self._label
+
+    def __eq__(self, other):
+        return isinstance(other, Action) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return f"Action({self.label!r})"
+
+    def __str__(self):
+        return self.label
+
+    @property
+    def kwargs(self) -> dict:
+        return {key: thaw(value) for key, value in self.args}
+
+    def to_json(self) -> dict:
+        return {"action": self.name, "args": self.kwargs, "player": self.player, "label": self.label}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Action":
+        name = data["action"]
+        if not isinstance(name, str):
+            raise TypeError("an action's name is a string")
+        args = data.get("args") or {}
+        if not isinstance(args, dict):
+            raise TypeError("an action's args are a mapping")
+        label = data.get("label")
+        return cls(name, args, data.get("player"), label if isinstance(label, str) else None)
+
+
+class Outcome:
+    """What `apply` returns: truthy when the action was applied; otherwise `code` and `reason`
+    say why it was refused (the state is then unchanged)."""
+
+    __slots__ = ("ok", "code", "reason")
+
+    def __init__(self, ok: bool, code: str = "ok", reason: str = ""):
+        self.ok = ok
+        self.code = code
+        self.reason = reason
+
+    def __bool__(self):
+        return self.ok
+
+    def __repr__(self):
+        return "Outcome(ok)" if self.ok else f"Outcome({self.code}: {self.reason})"
+
+
+OK = Outcome(True)

@@ -1,0 +1,100 @@
+"""What a player may see: `observe` (the state with other players' secrets replaced by their
+sizes), the list of values hidden from a player, and `determinize` (a copy in which everything
+hidden from a player is re-dealt at random).
+
+Owns: the visibility of vars (`public`, `hidden`, `count`, `owner`) and of a pending decision.
+"""
+from __future__ import annotations
+
+import random
+
+__all__ = ["observe", "hidden_vars", "determinize"]
+
+
+def observe(state, player: int) -> dict:
+    """Everything `player` may see, and nothing else."""
+    declared = state.rs.vars
+    view = {}
+    for name, value in state.d["vars"].items():
+        decl = declared.get(name)
+        visibility = decl.visibility if decl else "public"
+        if visibility == "public":
+            view[name] = value
+        elif visibility == "hidden":
+            view[name] = _hidden(value)
+        elif visibility == "count":
+            view[name] = _sizes(value)
+        elif visibility == "owner":
+            view[name] = [item if seat == player else _hidden(item) for seat, item in enumerate(value)]
+    pending = state.d["pending"]
+    pending_view = None
+    if pending is not None:
+        pending_view = {"player": pending["player"], "prompt": pending["prompt"],
+                        "options": pending["options"] if pending["player"] == player
+                        else {"hidden": len(pending["options"])}}
+    return {"player": player, "vars": view, "phase": state.phase, "current": state.current_players,
+            "pending": pending_view, "terminal": state.is_terminal, "step": state.steps}
+
+
+def hidden_vars(ruleset, players: int, player: int) -> list:
+    """(name, index or None) of every value `player` cannot see."""
+    out = []
+    for name, decl in ruleset.vars.items():
+        if decl.visibility in ("hidden", "count"):
+            out.append((name, None))
+        elif decl.visibility == "owner":
+            out.extend((name, seat) for seat in range(players) if seat != player)
+    return out
+
+
+def determinize(state, player: int, seed: int):
+    """A copy in which everything `player` cannot see is re-dealt at random: every list hidden
+    from them (in a hidden var, another player's `owner` slot, or a list inside a hidden map)
+    keeps its size, and its items are exchanged only with unseen items of the same kind (the
+    same component type, else the same type of value), so a goal never lands in a corp deck."""
+    sample = state.copy()
+    game_vars = sample.vars
+    entities = state.rs.entities
+    slots: list = []  # hidden lists, mutated in place
+    for name, index in hidden_vars(state.rs, state.num_players, player):
+        _collect(game_vars[name] if index is None else game_vars[name][index], slots)
+    pools: dict = {}
+    places: dict = {}
+    for slot_index, items in enumerate(slots):
+        for position, item in enumerate(items):
+            kind = entities[item]["type"] if isinstance(item, str) and item in entities else ("value", type(item).__name__)
+            pools.setdefault(kind, []).append(item)
+            places.setdefault(kind, []).append((slot_index, position))
+    shuffler = random.Random(seed)
+    for kind, items in pools.items():
+        shuffler.shuffle(items)
+        for (slot_index, position), item in zip(places[kind], items):
+            slots[slot_index][position] = item
+    sample.reseed(f"/d{seed}")
+    return sample
+
+
+def _collect(value, slots: list) -> None:
+    if isinstance(value, list):
+        if all(not isinstance(item, (list, dict)) for item in value):
+            slots.append(value)
+        else:
+            for item in value:
+                _collect(item, slots)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect(item, slots)
+
+
+def _sizes(value):
+    """What a `count` var shows: the size of each list, keeping the keys of a map of lists
+    (a map of decks shows how many cards each deck holds, not which)."""
+    if isinstance(value, dict):
+        return {key: _sizes(item) for key, item in value.items()}
+    return _hidden(value)
+
+
+def _hidden(value):
+    if isinstance(value, (list, dict)):
+        return {"hidden": len(value)}
+    return {"hidden": True}

@@ -1,0 +1,250 @@
+"""HTTP and WebSocket routes of the web table (Starlette).
+
+  GET  /                       the create-a-game page
+  GET  /play/{id}, /replay/{id} the seat page and the replay page (the seat and its token travel
+                               in the URL fragment, which browsers never send to the server)
+  GET  /api/rulesets           bundled rulesets
+  POST /api/games              create a game -> one join link per seat
+  GET  /api/games/{id}/graph   the phase graph (SVG) and each phase's label in it
+  POST /api/games/{id}/replay  every step of a finished game from one perspective
+  WS   /ws/{id}                play: {"type": "hello", seat, token}, then {"type": "act", step, index}
+
+Every HTTP body and WebSocket message is limited to MAX_MESSAGE bytes.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from interpreter.errors import RuleRuntimeError, RulebookError
+
+from .store import GameStore
+from .table import HUMAN, MAX_PLAYERS, Refused, Tables
+from .view import seat_view
+
+STATIC = Path(__file__).parent / "static"
+MAX_MESSAGE = 16 * 1024
+MAX_REPLAY_STEPS = 20_000
+
+
+def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
+    store = GameStore(db_path)
+    tables = Tables(store)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        for game_id in store.unfinished_ids():
+            try:
+                table = tables.get(game_id)
+            except Exception as error:  # a stored game that no longer loads stays on disk, untouched
+                print(f"rulebook serve: game {game_id} not resumed: {error}")
+                continue
+            asyncio.get_running_loop().create_task(run_agents(table))
+        yield
+        store.close()
+
+    async def broadcast(table) -> None:
+        for socket, seat in list(table.sockets.items()):
+            try:
+                await socket.send_text(json.dumps(table.message_for(seat)))
+            except Exception:
+                table.sockets.pop(socket, None)
+
+    async def run_agents(table) -> None:
+        """Play every agent seat whose turn it is, in a worker thread, until a human must act."""
+        loop = asyncio.get_running_loop()
+        while True:
+            async with table.lock:
+                seat = table.next_agent_seat()
+                if seat is None:
+                    return
+                state_copy = table.state.copy()
+            if table.delay:
+                await asyncio.sleep(table.delay)
+            action = await loop.run_in_executor(None, table.agents[seat].act, state_copy, seat)
+            async with table.lock:
+                if table.state.steps != state_copy.steps:
+                    continue
+                try:
+                    table.apply(action, store)
+                except Refused as refusal:
+                    print(f"rulebook serve: game {table.id}: agent of seat {seat} refused: {refusal}")
+                    return
+            await broadcast(table)
+
+    async def page(request):
+        name = {"/": "index.html"}.get(request.url.path) or request.url.path.split("/")[1] + ".html"
+        return FileResponse(STATIC / name, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    async def rulesets(request):
+        from interpreter.compose import bundled_rulesets
+
+        return JSONResponse({"rulesets": sorted(bundled_rulesets())})
+
+    async def create_game(request):
+        body = await _json_body(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            spec = _game_spec(body)
+            table, tokens = tables.create(**spec)
+        except (ValueError, TypeError, KeyError) as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        except (RulebookError, RuleRuntimeError) as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        links = [{"seat": seat, "player": spec_seat, "url": f"/play/{table.id}#seat={seat}&token={tokens[seat]}"}
+                 for seat, spec_seat in enumerate(table.seats)]
+        asyncio.get_running_loop().create_task(run_agents(table))
+        return JSONResponse({"id": table.id, "links": links})
+
+    async def graph(request):
+        from interpreter.checks import phase_graph
+        from interpreter.play import graph_svg
+
+        table = tables.get(request.path_params["game_id"])
+        if table is None:
+            return JSONResponse({"error": "no such game"}, status_code=404)
+        graph_data = phase_graph(table.rs)
+        # graph_svg writes each phase's label cut to 22 characters: the page finds the current one by it
+        labels = {str(node): str(graph_data.nodes[node].get("label", node))[:22] for node in graph_data.nodes}
+        return JSONResponse({"svg": graph_svg(table.rs), "labels": labels})
+
+    async def replay(request):
+        body = await _json_body(request)
+        if isinstance(body, Response):
+            return body
+        table = tables.get(request.path_params["game_id"])
+        if table is None:
+            return JSONResponse({"error": "no such game"}, status_code=404)
+        try:
+            table.check_token(body.get("seat"), body.get("token"))
+        except Refused as refusal:
+            return JSONResponse({"error": str(refusal)}, status_code=403)
+        if not table.state.is_terminal:
+            return JSONResponse({"error": "a game can be replayed once it is finished"}, status_code=409)
+        perspective = body.get("perspective", "all")
+        if perspective != "all" and perspective not in range(len(table.seats)):
+            return JSONResponse({"error": "perspective must be a seat number or 'all'"}, status_code=400)
+        frames = await asyncio.get_running_loop().run_in_executor(
+            None, _replay_frames, table, None if perspective == "all" else perspective)
+        return JSONResponse({"frames": frames, "seats": table.seats})
+
+    async def play_socket(websocket: WebSocket):
+        await websocket.accept()
+        table = tables.get(websocket.path_params["game_id"])
+        if table is None:
+            await websocket.send_text(json.dumps({"type": "error", "reason": "no such game"}))
+            await websocket.close()
+            return
+        seat = None
+        try:
+            while True:
+                text = await websocket.receive_text()
+                if len(text) > MAX_MESSAGE:
+                    await websocket.send_text(json.dumps({"type": "refused", "reason": "message too large"}))
+                    continue
+                try:
+                    message = json.loads(text)
+                    if not isinstance(message, dict):
+                        raise Refused("a message is a JSON object")
+                    if seat is None or message.get("type") == "hello":
+                        seat = table.check_token(message.get("seat"), message.get("token"))
+                        table.sockets[websocket] = seat
+                        await websocket.send_text(json.dumps(table.message_for(seat)))
+                        continue
+                    if message.get("type") != "act":
+                        raise Refused("unknown message type")
+                    async with table.lock:
+                        table.apply(table.choose(seat, message.get("step"), message.get("index")), store)
+                except (Refused, ValueError) as refusal:
+                    await websocket.send_text(json.dumps({"type": "refused", "reason": str(refusal)}))
+                    continue
+                await broadcast(table)
+                asyncio.get_running_loop().create_task(run_agents(table))
+        except (WebSocketDisconnect, RuntimeError):  # the client went away (RuntimeError: before the handshake ended)
+            pass
+        finally:
+            table.sockets.pop(websocket, None)
+
+    routes = [Route("/", page), Route("/play/{game_id}", page), Route("/replay/{game_id}", page),
+              Route("/api/rulesets", rulesets), Route("/api/games", create_game, methods=["POST"]),
+              Route("/api/games/{game_id}/graph", graph),
+              Route("/api/games/{game_id}/replay", replay, methods=["POST"]),
+              WebSocketRoute("/ws/{game_id}", play_socket),
+              Mount("/static", StaticFiles(directory=STATIC), name="static")]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.tables = tables
+    app.state.store = store
+    return app
+
+
+async def _json_body(request):
+    """The request's JSON object, or a 413/400 response."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_MESSAGE):
+        return JSONResponse({"error": f"body larger than {MAX_MESSAGE} bytes"}, status_code=413)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_MESSAGE:
+            return JSONResponse({"error": f"body larger than {MAX_MESSAGE} bytes"}, status_code=413)
+    try:
+        value = json.loads(body or b"{}")
+    except ValueError:
+        return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+    if not isinstance(value, dict):
+        return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
+    return value
+
+
+def _game_spec(body: dict) -> dict:
+    """The checked arguments of Tables.create from a create-game request."""
+    from interpreter.agents import AGENTS
+    from interpreter.compose import bundled_rulesets
+
+    ruleset = body.get("ruleset")
+    if ruleset not in bundled_rulesets():
+        raise ValueError(f"unknown ruleset {ruleset!r}; one of {', '.join(sorted(bundled_rulesets()))}")
+    modules = body.get("modules") or []
+    if not isinstance(modules, list) or not all(isinstance(m, str) and len(m) < 100 for m in modules):
+        raise ValueError("modules must be a list of module names")
+    players = body.get("players")
+    if not isinstance(players, int) or not 1 <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be a number from 1 to {MAX_PLAYERS}")
+    seats = body.get("seats") or [HUMAN] * players
+    if not isinstance(seats, list) or len(seats) != players:
+        raise ValueError("give one seat kind per player")
+    for spec in seats:
+        if spec != HUMAN and (not isinstance(spec, str) or spec.split(":")[0] not in AGENTS):
+            raise ValueError(f"a seat is 'human' or an agent ({', '.join(sorted(AGENTS))}), not {spec!r}")
+    seed = body.get("seed")
+    seed = random.randrange(1, 2**31) if seed is None else seed
+    if not isinstance(seed, int):
+        raise ValueError("seed must be an integer")
+    delay = body.get("delay", 0.5)
+    if not isinstance(delay, (int, float)) or not 0 <= delay <= 10:
+        raise ValueError("delay must be between 0 and 10 seconds")
+    return {"ruleset": ruleset, "modules": modules, "players": players, "seats": seats, "seed": seed,
+            "delay": float(delay)}
+
+
+def _replay_frames(table, perspective) -> list:
+    """The view after each step of a finished game, replayed from its seed."""
+    state = table.rs.new_game(table.record["players"], seed=table.record["seed"])
+    from interpreter.state import Action
+
+    log = table.log_for(perspective)
+    frames = [{"step": 0, "move": None, "view": seat_view(state, perspective)}]
+    for index, (action_json, _phase) in enumerate(table.history[:MAX_REPLAY_STEPS]):
+        state.apply(Action.from_json(action_json))
+        frames.append({"step": index + 1, "move": log[index], "view": seat_view(state, perspective)})
+    return frames

@@ -1,0 +1,155 @@
+"""Live games of the web table: a `Table` holds one game's state, its seats (human or agent),
+the hashes of the seat tokens, the connected sockets and the public move history; `Tables`
+creates, loads (from the store, replaying every stored action) and keeps them.
+
+Security rules live here: a token is checked against the stored hash of its own seat only; an
+action must be one of that seat's legal actions at the step the client saw; each socket is sent
+only `seat_view(state, seat)`, the seat's own legal action labels and the seat's log.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+
+import interpreter
+from interpreter.agents import make_agent
+from interpreter.state import Action
+
+from .view import seat_view
+
+HUMAN = "human"
+MAX_PLAYERS = 8
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+class Refused(Exception):
+    """A request the table refuses; the message is the reason sent back."""
+
+
+class Table:
+    """One game being played."""
+
+    def __init__(self, record: dict, ruleset):
+        self.id = record["id"]
+        self.record = record
+        self.rs = ruleset
+        self.seats = record["seats"]
+        self.delay = float(record["delay"])
+        self.state = ruleset.new_game(record["players"], seed=record["seed"])
+        self.history = []  # [(action json, phase after)]
+        self.sockets = {}  # websocket -> seat
+        self.lock = asyncio.Lock()
+        self.agents = {seat: make_agent(spec, record["seed"] * 1009 + seat)
+                       for seat, spec in enumerate(self.seats) if spec != HUMAN}
+        for action_json, phase in record.get("moves", []):
+            outcome = self.state.apply(Action.from_json(action_json))
+            if not outcome:
+                raise RuntimeError(f"game {self.id}: stored move {action_json['label']!r} no longer applies: "
+                                   f"{outcome.reason}")
+            self.history.append((action_json, phase))
+
+    def check_token(self, seat, token) -> int:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.seats):
+            raise Refused("no such seat")
+        if not isinstance(token, str) or not hmac.compare_digest(token_hash(token), self.record["token_hashes"][seat]):
+            raise Refused("this token is not the token of that seat")
+        return seat
+
+    def legal_for(self, seat: int) -> list:
+        if self.state.is_terminal or seat not in self.state.current_players:
+            return []
+        return [action for action in self.state.legal_actions() if action.player == seat]
+
+    def log_for(self, seat) -> list:
+        """The moves as `seat` may see them: its own actions by their labels; another seat's by
+        the action's name only (its arguments could name a hidden card); decisions as 'decided'.
+        `seat` None (a finished game seen by all) gets every label."""
+        entries = []
+        for action_json, phase in self.history:
+            player = action_json.get("player")
+            if seat is None or player == seat:
+                text = action_json["label"]
+            elif action_json["action"] == "choose":
+                text = "made a decision"
+            else:
+                text = action_json["action"]
+            entries.append({"seat": player, "text": text, "phase": phase})
+        return entries
+
+    def message_for(self, seat: int) -> dict:
+        state = self.state
+        message = {"type": "view", "game": self.id, "ruleset": self.rs.name, "view": seat_view(state, seat),
+                   "actions": [{"index": index, "label": action.label} for index, action in enumerate(self.legal_for(seat))],
+                   "log": self.log_for(seat), "seats": self.seats, "you": seat}
+        if state.is_terminal:
+            message["scores"] = {str(p): score for p, score in state.scores().items()}
+            message["winners"] = state.winners()
+        return message
+
+    def choose(self, seat: int, step, index) -> Action:
+        """The legal action the client picked, or Refused with the reason."""
+        if self.state.is_terminal:
+            raise Refused("the game is over")
+        if not isinstance(step, int) or step != self.state.steps:
+            raise Refused(f"stale action: you acted on step {step}, the game is at step {self.state.steps}")
+        legal = self.legal_for(seat)
+        if not legal:
+            raise Refused(f"it is not seat {seat}'s turn (waiting for seat(s) {self.state.current_players})")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
+            raise Refused("no such action for your seat")
+        return legal[index]
+
+    def apply(self, action: Action, store) -> None:
+        outcome = self.state.apply(action)
+        if not outcome:
+            raise Refused(outcome.reason or outcome.code)
+        action_json = action.to_json()
+        store.add_move(self.id, len(self.history), action_json, self.state.phase, self.state.is_terminal)
+        self.history.append((action_json, self.state.phase))
+
+    def next_agent_seat(self):
+        if self.state.is_terminal:
+            return None
+        for seat in self.state.current_players:
+            if seat in self.agents:
+                return seat
+        return None
+
+
+class Tables:
+    """Every live game, loaded lazily from the store."""
+
+    def __init__(self, store):
+        self.store = store
+        self.tables = {}
+        self._rulesets = {}
+
+    def ruleset(self, name: str, modules: list):
+        key = (name, tuple(modules))
+        if key not in self._rulesets:
+            self._rulesets[key] = interpreter.load(name, list(modules))
+        return self._rulesets[key]
+
+    def create(self, ruleset: str, modules: list, players: int, seats: list, seed: int, delay: float):
+        rs = self.ruleset(ruleset, modules)
+        tokens = [secrets.token_urlsafe(24) for _ in seats]
+        record = {"id": secrets.token_urlsafe(9), "ruleset": ruleset, "modules": modules, "players": players,
+                  "seed": seed, "seats": seats, "token_hashes": [token_hash(token) for token in tokens],
+                  "delay": delay, "digest": rs.digest, "moves": []}
+        table = Table(record, rs)
+        self.store.create(record)
+        self.tables[record["id"]] = table
+        return table, tokens
+
+    def get(self, game_id: str):
+        if game_id not in self.tables:
+            record = self.store.game(game_id) if isinstance(game_id, str) and len(game_id) < 64 else None
+            if record is None:
+                return None
+            self.tables[game_id] = Table(record, self.ruleset(record["ruleset"], record["modules"]))
+        return self.tables[game_id]

@@ -1,0 +1,37 @@
+"""Scenario files of the wrong shape fail as scenarios with a message, never a traceback
+(issue 16, item 11)."""
+import os
+import shutil
+
+import pytest
+
+from interpreter.scenario import run_scenarios
+
+DICE = os.path.join(os.path.dirname(__file__), "rulesets", "dice")
+
+SHAPES = [
+    ("- 1\n- 2\n", "a scenario is a mapping"),
+    ("name: x\nsteps: roll\n", "'steps' must be a list"),
+    ("name: x\nplayers: two\n", "'players' must be a int"),
+    ("name: x\nseed: [1]\n", "'seed' must be a int"),
+    ("name: x\nsetup: \"top = 1\"\n", "'setup' must be a list"),
+    ("name: x\nexpect: \"top == 1\"\n", "'expect' must be a list"),
+    ("name: x\nchance: 4\n", "'chance' must be a list"),
+    ("name: x\nsteps: [[1, 2]]\n", "a step is a label or a mapping"),
+    ("name: x\nstep: [roll]\n", "unknown scenario key 'step'"),
+    ("name: x\nsteps: [{action: roll, args: [1]}]\n", "not a legal action"),
+    ("name: x\nplayers: 9\n", "set-up failed"),
+    ("name: x\nphase: nowhere\n", "unknown phase 'nowhere'"),
+    ("name: x\nchance: [3, 1]\nsteps: [roll]\n", "used up"),
+    ("name: x\nchance: [7]\n", "not a possible outcome"),
+]
+
+
+@pytest.mark.parametrize("text,message", SHAPES)
+def test_a_scenario_of_the_wrong_shape_fails_with_a_message(tmp_path, text, message):
+    folder = tmp_path / "dice"
+    shutil.copytree(DICE, folder)
+    (folder / "examples" / "roll.yaml").write_text(text, encoding="utf-8")
+    results = run_scenarios(str(folder))
+    assert results and not any(r.ok for r in results)
+    assert any(message in m for r in results for m in r.messages), [m for r in results for m in r.messages]
