@@ -29,6 +29,7 @@ test: bytecode
 	$(BIN)/python -m pytest
 
 bench: bytecode
+	$(BIN)/python tools/bench/games.py
 	$(BIN)/python tools/bench/expr.py
 	$(BIN)/python tools/bench/engine.py
 	$(BIN)/python tools/bench/startup.py

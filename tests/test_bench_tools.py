@@ -1,0 +1,88 @@
+"""Correctness of tools/bench/games.py's smallest pieces: the hand-written reference plays legal,
+complete tic-tac-toe games, and the ratios and table are computed from the right numbers.
+Nothing here times anything."""
+import os
+import random
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "bench"))
+import games  # noqa: E402
+
+WINNING_LINES = games.LINES
+
+
+def has_line(board):
+    return any(board & line == line for line in WINNING_LINES)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_reference_plays_a_legal_complete_game(seed):
+    winner, crosses, noughts = games.plain_playout(random.Random(seed))
+    assert crosses & noughts == 0
+    assert (crosses | noughts) & ~games.FULL_BOARD == 0
+    count_x, count_o = bin(crosses).count("1"), bin(noughts).count("1")
+    assert count_x - count_o in (0, 1)  # X moves first, players alternate
+    if winner is None:
+        assert crosses | noughts == games.FULL_BOARD
+        assert not has_line(crosses) and not has_line(noughts)
+    elif winner == 0:
+        assert has_line(crosses) and not has_line(noughts) and count_x == count_o + 1
+    else:
+        assert has_line(noughts) and not has_line(crosses) and count_x == count_o
+
+
+def test_reference_reaches_every_outcome():
+    outcomes = {games.plain_playout(random.Random(seed))[0] for seed in range(300)}
+    assert outcomes == {0, 1, None}
+
+
+def test_summarize_uses_per_round_ratios_and_total_rates():
+    bursts = [{"reference": (100, 1.0), "x": (10, 1.0)},
+              {"reference": (50, 1.0), "x": (10, 2.0)},   # ratio 5/50 = 0.1
+              {"reference": (200, 2.0), "x": (30, 1.0)}]  # ratio 30/100 = 0.3
+    result = games.summarize(bursts, "reference")
+    assert result["x"]["rate"] == pytest.approx(50 / 4.0)
+    assert result["reference"]["rate"] == pytest.approx(350 / 4.0)
+    assert result["x"]["ratio"] == pytest.approx(0.1)  # median of 0.1, 0.1, 0.3
+    assert result["reference"]["ratio"] == pytest.approx(1.0)
+
+
+def test_a_burst_calls_at_least_once():
+    calls = []
+    assert games.run_burst(lambda: calls.append(1), 0.0)[0] == 1 == len(calls)
+
+
+def fake_results(scale, jobs_speedup, memory):
+    return {"peers": {"reference": {"rate": 1000.0, "ratio": 1.0},
+                      "tictactoe": {"rate": 250.0, "ratio": 0.25},
+                      "openspiel_tictactoe": {"rate": 100.0, "ratio": 0.1},
+                      "kuhn": {"rate": 100.0, "ratio": 0.1}, "openspiel_kuhn": {"rate": 200.0, "ratio": 0.2}},
+            "games": {name: {"rate": 1.0, "ratio": 0.001 * scale} for name, _ in games.REAL_GAMES},
+            "mcts": {"mcts": {"rate": 200.0, "ratio": 0.002 * scale}},
+            "jobs": {"speedup": jobs_speedup, "identical": True, "failures": 0},
+            "memory": {"peak_rss_mb": memory, "exit_code": 0, "games": 10}}
+
+
+def test_table_compares_ratios_and_marks_targets():
+    lines = games.table(fake_results(1, 1.1, 100.0), fake_results(2, 1.9, 99.0), "abc")
+    by_label = {line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")] for line in lines[2:]}
+    assert by_label["tic-tac-toe API / hand-written"][1:] == ["0.25", "0.25", "1", "must >=0.2: met"]
+    assert by_label["tic-tac-toe ours / OpenSpiel py"][2] == "2.5"
+    assert by_label["tic-tac-toe ours / OpenSpiel py"][4] == "must >1: met"
+    assert by_label["Kuhn poker ours / OpenSpiel py"][4] == "must >1: NOT MET"
+    assert by_label["davos 4p games/s / hand-written"][3] == "2"
+    assert by_label["davos 4p games/s / hand-written"][4] == "must >=1.5x baseline: met"
+    assert by_label["simulate --jobs 2 / --jobs 1 (davos)"][4] == "must >=1.8: met"
+    assert by_label["peak RSS MB, davos simulate 10 games"][4] == "must not exceed baseline: met"
+    worse = games.table(fake_results(2, 1.0, 90.0), fake_results(2.5, 1.0, 91.0), "abc")
+    assert any("davos 4p" in line and "NOT MET" in line for line in worse)
+    assert any("peak RSS" in line and "NOT MET" in line for line in worse)
+
+
+def test_missing_openspiel_leaves_its_rows_empty():
+    results = fake_results(1, 1.0, 1.0)
+    del results["peers"]["openspiel_kuhn"]
+    rows = {label: value for label, value, _ in games.metrics(results)}
+    assert rows["Kuhn poker ours / OpenSpiel py"] is None

@@ -1,0 +1,411 @@
+"""Game speed in one run, as ratios against references timed in the same run (issue 15).
+
+Owns the measurements of issue 15's targets: the tightest hand-written tic-tac-toe random
+playout (bitboards, no any()) and rulebook's tic-tac-toe through the API against it; OpenSpiel's
+pure-Python tic-tac-toe and Kuhn poker against ours (when open_spiel is installed); random games/s
+of the real bundled games as a ratio to the hand-written reference; MCTS iterations/s on Davos
+(`mcts:40:10`); `simulate --jobs 2` against `--jobs 1` (and identical results); peak RSS of a
+Davos `simulate` in a child process. With --baseline REV (default 7d90d55, "today" in the issue)
+the same measurements run on REV, checked out into a temporary git worktree, in a subprocess with
+that tree first on sys.path, and a table metric | baseline | now | now/baseline is printed with
+the issue's must-targets marked met / not met. Nothing here asserts on time: a shared, noisy
+machine is handled by interleaved bursts and medians, and every speed is also given as a ratio to
+a reference measured alongside it.
+
+Run: .venv/bin/python tools/bench/games.py [--quick] [--baseline REV | --no-baseline]
+"""
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_BASELINE = "7d90d55"
+REAL_GAMES = (("davos", 4), ("deep-state", 3), ("global-mogul", 3), ("corporate-times", 4))
+LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001,
+         0b010010010, 0b100100100, 0b100010001, 0b001010100)
+# for each cell, the winning lines through it: only those can be completed by a move there
+LINES_THROUGH = tuple(tuple(line for line in LINES if line >> cell & 1) for cell in range(9))
+FULL_BOARD = 0b111111111
+
+
+def plain_playout(rng):
+    """One random tic-tac-toe game, hand-written as tight as plain Python gets: one integer
+    bitboard per player, a swap-remove list of empty cells, only the lines through the last
+    move checked. Returns (winner 0/1 or None, X's bitboard, O's bitboard)."""
+    randrange = rng.randrange
+    empty = [0, 1, 2, 3, 4, 5, 6, 7, 8]
+    boards = [0, 0]
+    player = 0
+    remaining = 9
+    while True:
+        index = randrange(remaining)
+        cell = empty[index]
+        remaining -= 1
+        empty[index] = empty[remaining]
+        board = boards[player] | (1 << cell)
+        boards[player] = board
+        for line in LINES_THROUGH[cell]:
+            if board & line == line:
+                return player, boards[0], boards[1]
+        if not remaining:
+            return None, boards[0], boards[1]
+        player ^= 1
+
+
+def api_playout(ruleset, rng, seed):
+    """One random game through the public API (new_game, legal_actions, apply)."""
+    state = ruleset.new_game(ruleset.players[0], seed=seed)
+    while not state.is_terminal:
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    return state
+
+
+def openspiel_playout(game, rng):
+    """One random game of an OpenSpiel game, chance nodes sampled by their probabilities."""
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            actions = [action for action, _ in outcomes]
+            weights = [probability for _, probability in outcomes]
+            state.apply_action(rng.choices(actions, weights)[0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    return state.returns()
+
+
+def run_burst(fn, seconds):
+    """Call fn until `seconds` have passed (at least once); returns (calls, elapsed seconds)."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return calls, elapsed
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def summarize(bursts, reference):
+    """bursts: a list of {name: (units, seconds)}, one dict per round of interleaved bursts.
+    Returns {name: {"rate": units/s over all bursts, "ratio": median over the rounds of
+    rate / reference's rate in the same round}}: load on the machine then weighs on both alike."""
+    result = {}
+    for name in bursts[0]:
+        units = sum(round_[name][0] for round_ in bursts)
+        seconds = sum(round_[name][1] for round_ in bursts)
+        ratios = [(round_[name][0] / round_[name][1]) / (round_[reference][0] / round_[reference][1])
+                  for round_ in bursts]
+        result[name] = {"rate": units / seconds, "ratio": median(ratios)}
+    return result
+
+
+def interleaved(functions, reference, rounds, seconds, units=None):
+    """Time each of `functions` ({name: fn}) in turn, `rounds` times, `seconds` per burst;
+    units[name] (default 1) is how many units one call counts for (e.g. MCTS iterations)."""
+    units = units or {}
+    bursts = []
+    for _ in range(rounds):
+        round_ = {}
+        for name, fn in functions.items():
+            calls, elapsed = run_burst(fn, seconds)
+            round_[name] = (calls * units.get(name, 1), elapsed)
+        bursts.append(round_)
+    return summarize(bursts, reference)
+
+
+def import_interpreter(root):
+    """Import the `interpreter` package of the tree at `root` (now, or a baseline worktree)."""
+    sys.path.insert(0, root)
+    import interpreter
+    from interpreter.play import play_game
+    return interpreter, play_game
+
+
+def measure_tictactoe_and_peers(interpreter, rounds, seconds):
+    """Hand-written reference, our tic-tac-toe and Kuhn poker, OpenSpiel's pure-Python ones."""
+    rng = random.Random(1)
+    seeds = iter(range(10 ** 9))
+    tictactoe = interpreter.load("tictactoe")
+    kuhn = interpreter.load("kuhn-poker")
+    functions = {"reference": lambda: plain_playout(rng),
+                 "tictactoe": lambda: api_playout(tictactoe, rng, next(seeds)),
+                 "kuhn": lambda: api_playout(kuhn, rng, next(seeds))}
+    try:
+        import pyspiel
+        import open_spiel.python.games  # noqa: F401 - registers the python_* games
+        openspiel_tictactoe = pyspiel.load_game("python_tic_tac_toe")
+        openspiel_kuhn = pyspiel.load_game("python_kuhn_poker")
+        functions["openspiel_tictactoe"] = lambda: openspiel_playout(openspiel_tictactoe, rng)
+        functions["openspiel_kuhn"] = lambda: openspiel_playout(openspiel_kuhn, rng)
+    except ImportError:
+        pass
+    for fn in functions.values():  # warm up
+        fn()
+    return interleaved(functions, "reference", rounds, seconds)
+
+
+def measure_real_games(interpreter, play_game, rounds, seconds):
+    """Random games/s of the real bundled games, interleaved with the hand-written reference."""
+    rng = random.Random(2)
+    functions = {"reference": lambda: plain_playout(rng)}
+    for name, players in REAL_GAMES:
+        ruleset = interpreter.load(name)
+        seeds = iter(range(10 ** 9))
+        functions[name] = (lambda ruleset=ruleset, players=players, seeds=seeds:
+                           play_game(ruleset, players, next(seeds), ["random"]))
+    return interleaved(functions, "reference", rounds, seconds)
+
+
+def davos_decision_states(interpreter, count):
+    """Up to `count` states of a random 4-player Davos game where the mover has a real choice."""
+    ruleset = interpreter.load("davos")
+    rng = random.Random(3)
+    state = ruleset.new_game(4, seed=3)
+    found = []
+    while not state.is_terminal and len(found) < count:
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            found.append((state.copy(), legal[0].player))
+        state.apply(legal[rng.randrange(len(legal))])
+    return found
+
+
+def measure_mcts(interpreter, rounds, seconds):
+    """MCTS (`mcts:40:10`) iterations/s on Davos decisions, interleaved with the reference."""
+    from interpreter.agents import make_agent
+    agent = make_agent("mcts:40:10", seed=5)
+    states = davos_decision_states(interpreter, 12)
+    position = [0]
+
+    def decide():
+        state, player = states[position[0] % len(states)]
+        position[0] += 1
+        agent.act(state, player)
+
+    rng = random.Random(4)
+    functions = {"reference": lambda: plain_playout(rng), "mcts": decide}
+    return interleaved(functions, "reference", rounds, seconds, units={"mcts": agent.iterations})
+
+
+def simulate_command(root, games, jobs, per_game):
+    return [sys.executable, "-m", "interpreter", "simulate", "davos", "--players", "4",
+            "--games", str(games), "--seed", "7", "--json", "--jobs", str(jobs), "--per-game", per_game]
+
+
+def child_environment(root):
+    environment = dict(os.environ, PYTHONPATH=root, RULEBOOK_CACHE="0")
+    return environment
+
+
+def run_child(command, root):
+    """Run a child process in `root`; returns (exit code, wall seconds, peak RSS in MB) from
+    os.wait4, i.e. that child's own resource usage."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=root, env=child_environment(root),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    kilobytes = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
+    return child.returncode, elapsed, kilobytes / 1024
+
+
+def measure_jobs(root, games, rounds):
+    """`simulate --jobs 2` against `--jobs 1` on Davos 4p: median speed-up over interleaved
+    pairs of runs, and whether the per-game results are identical."""
+    speedups, identical, failures = [], True, 0
+    with tempfile.TemporaryDirectory() as folder:
+        for round_ in range(rounds):
+            outputs = {}
+            seconds = {}
+            for jobs in (1, 2):
+                outputs[jobs] = os.path.join(folder, f"{round_}-{jobs}.jsonl")
+                code, seconds[jobs], _ = run_child(simulate_command(root, games, jobs, outputs[jobs]), root)
+                failures += code != 0
+            speedups.append(seconds[1] / seconds[2])
+            with open(outputs[1]) as one, open(outputs[2]) as two:
+                identical = identical and one.read() == two.read()
+    return {"speedup": median(speedups), "identical": identical and not failures, "failures": failures}
+
+
+def measure_memory(root, games):
+    """Peak RSS (MB) of one `simulate davos --games N --jobs 1` child process."""
+    with tempfile.TemporaryDirectory() as folder:
+        code, seconds, megabytes = run_child(
+            simulate_command(root, games, 1, os.path.join(folder, "games.jsonl")), root)
+    return {"peak_rss_mb": megabytes, "exit_code": code, "games": games}
+
+
+PLANS = {  # rounds and seconds per burst, games for simulate
+    "quick": {"rounds": 5, "seconds": 0.12, "real_seconds": 0.25, "mcts_seconds": 0.3,
+              "jobs_games": 100, "jobs_rounds": 1, "memory_games": 100},
+    "full": {"rounds": 9, "seconds": 0.3, "real_seconds": 0.8, "mcts_seconds": 0.8,
+             "jobs_games": 300, "jobs_rounds": 3, "memory_games": 1000},
+}
+
+
+def measure(root, quick):
+    """Every measurement on the tree at `root`; a measurement that fails is recorded, not fatal."""
+    plan = PLANS["quick" if quick else "full"]
+    interpreter, play_game = import_interpreter(root)
+    steps = {
+        "peers": lambda: measure_tictactoe_and_peers(interpreter, plan["rounds"], plan["seconds"]),
+        "games": lambda: measure_real_games(interpreter, play_game, plan["rounds"], plan["real_seconds"]),
+        "mcts": lambda: measure_mcts(interpreter, plan["rounds"], plan["mcts_seconds"]),
+        "jobs": lambda: measure_jobs(root, plan["jobs_games"], plan["jobs_rounds"]),
+        "memory": lambda: measure_memory(root, plan["memory_games"]),
+    }
+    results = {}
+    for name, step in steps.items():
+        try:
+            results[name] = step()
+        except Exception as error:  # noqa: BLE001 - a benchmark reports, it does not stop
+            results[name] = {"error": f"{type(error).__name__}: {error}"}
+    return results
+
+
+def lookup(results, section, name, field):
+    value = results.get(section, {}).get(name) if name else results.get(section)
+    if isinstance(value, dict):
+        return value.get(field)
+    return None
+
+
+def inverse(value):
+    return 1 / value if value else None
+
+
+def metrics(results):
+    """The figures compared between trees: (label, value, target kind). Speeds are ratios to
+    the hand-written reference of the same run, so they compare across runs and trees."""
+    rows = [("hand-written tic-tac-toe playouts/s", lookup(results, "peers", "reference", "rate"), None),
+            ("tic-tac-toe API / hand-written", lookup(results, "peers", "tictactoe", "ratio"), "ratio>=0.2"),
+            ("tic-tac-toe ours / OpenSpiel py",
+             _divide(lookup(results, "peers", "tictactoe", "ratio"),
+                     lookup(results, "peers", "openspiel_tictactoe", "ratio")), "ratio>1"),
+            ("Kuhn poker ours / OpenSpiel py",
+             _divide(lookup(results, "peers", "kuhn", "ratio"),
+                     lookup(results, "peers", "openspiel_kuhn", "ratio")), "ratio>1")]
+    for name, players in REAL_GAMES:
+        rows.append((f"{name} {players}p games/s / hand-written",
+                     lookup(results, "games", name, "ratio"), "x1.5"))
+        rows.append(("  games/s (raw, noisy)", lookup(results, "games", name, "rate"), None))
+    rows.append(("davos mcts:40:10 iterations/s / hand-written", lookup(results, "mcts", "mcts", "ratio"), "x1.5"))
+    rows.append(("  iterations/s (raw, noisy)", lookup(results, "mcts", "mcts", "rate"), None))
+    rows.append(("simulate --jobs 2 / --jobs 1 (davos)", lookup(results, "jobs", None, "speedup"), "ratio>=1.8"))
+    rows.append(("  identical per-game results", lookup(results, "jobs", None, "identical"), None))
+    memory_games = lookup(results, "memory", None, "games")
+    rows.append((f"peak RSS MB, davos simulate {memory_games} games",
+                 lookup(results, "memory", None, "peak_rss_mb"), "not above"))
+    return rows
+
+
+def _divide(numerator, denominator):
+    return numerator / denominator if numerator is not None and denominator else None
+
+
+def verdict(kind, baseline, now):
+    """'met' / 'not met' for an issue-15 must-target, '' when it has none or a figure is missing."""
+    if kind is None or now is None:
+        return ""
+    if kind.startswith("ratio"):
+        operator, bound = (">=", kind[7:]) if ">=" in kind else (">", kind[6:])
+        met = now >= float(bound) if operator == ">=" else now > float(bound)
+        return f"must {operator}{bound}: {'met' if met else 'NOT MET'}"
+    if baseline is None:
+        return ""
+    if kind == "x1.5":
+        return f"must >=1.5x baseline: {'met' if now >= 1.5 * baseline else 'NOT MET'}"
+    return f"must not exceed baseline: {'met' if now <= baseline else 'NOT MET'}"
+
+
+def show(value):
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+def table(baseline_results, now_results, baseline_label):
+    """The printed comparison: metric | baseline | now | now/baseline | target."""
+    now_rows = metrics(now_results)
+    baseline_rows = metrics(baseline_results) if baseline_results else [(None, None, None)] * len(now_rows)
+    lines = [f"{'metric':48s} | {'baseline ' + baseline_label:>16s} | {'now':>10s} | {'now/baseline':>12s} | target"]
+    lines.append("-" * len(lines[0]) + "-" * 24)
+    for (label, now, kind), (_, before, _) in zip(now_rows, baseline_rows):
+        change = None if isinstance(now, bool) else _divide(now, before)
+        lines.append(f"{label:48s} | {show(before):>16s} | {show(now):>10s} | {show(change):>12s} | "
+                     f"{verdict(kind, before, now)}")
+    return lines
+
+
+def errors(results):
+    return [f"{section}: {value['error']}" for section, value in results.items()
+            if isinstance(value, dict) and "error" in value]
+
+
+def measure_baseline(revision, quick):
+    """Check `revision` out into a temporary git worktree, measure it in a subprocess with that
+    tree first on sys.path, and remove the worktree again."""
+    folder = tempfile.mkdtemp(prefix="rulebook-baseline-")
+    tree = os.path.join(folder, "tree")
+    subprocess.run(["git", "-C", REPO, "worktree", "add", "--detach", "--quiet", tree, revision], check=True)
+    try:
+        command = [sys.executable, os.path.abspath(__file__), "--measure-json", "--root", tree]
+        if quick:
+            command.append("--quick")
+        finished = subprocess.run(command, cwd=tree, env=child_environment(tree),
+                                  capture_output=True, text=True)
+        if finished.returncode != 0:
+            return {"baseline": {"error": finished.stderr.strip()[-500:]}}
+        return json.loads(finished.stdout)
+    finally:
+        subprocess.run(["git", "-C", REPO, "worktree", "remove", "--force", tree], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short bursts and small simulate runs (~1 min)")
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE, metavar="REV",
+                        help=f"commit to compare with (default {DEFAULT_BASELINE})")
+    parser.add_argument("--no-baseline", action="store_true", help="measure this tree only")
+    parser.add_argument("--measure-json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--root", default=REPO, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    os.environ["RULEBOOK_CACHE"] = "0"
+    if args.measure_json:
+        print(json.dumps(measure(args.root, args.quick)))
+        return 0
+    baseline_results = None if args.no_baseline else measure_baseline(args.baseline, args.quick)
+    now_results = measure(args.root, args.quick)
+    print(f"issue 15 speed targets ({'quick' if args.quick else 'full'} run; speeds as ratios to the "
+          "hand-written tic-tac-toe of the same run, medians of interleaved bursts)")
+    for line in table(baseline_results, now_results, "" if args.no_baseline else args.baseline):
+        print(line)
+    for label, results in (("baseline", baseline_results or {}), ("now", now_results)):
+        for problem in errors(results):
+            print(f"{label} {problem}")
+    print("targets are informational: nothing here fails on a figure")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
