@@ -15,7 +15,7 @@ import marshal
 from typing import Optional
 
 from ..errors import RuleRuntimeError
-from . import flow, legal, scoring, visibility
+from . import flow, infosets, legal, scoring, visibility
 from .chance import index_of, outcomes_of
 from .effects import ENGINE_ERRORS, RuleFailure, describe_error, run_block
 from .frames import top_phase
@@ -216,9 +216,18 @@ class State:
         """(name, index or None) of every value `player` cannot see."""
         return visibility.hidden_vars(self.rs, self.num_players, player)
 
+    def information_state(self, player: int) -> dict:
+        """Everything `player` knows, as plain data: {"player", "observation" (`observe`),
+        "history"}: every move (another player's secret move only as who made which action)
+        and every chance outcome they saw ("hidden" for the others)."""
+        return infosets.information_state(self, player)
+
     def determinize(self, player: int, seed: int) -> "State":
-        """A copy in which everything `player` cannot see is re-dealt at random."""
-        return visibility.determinize(self, player, seed)
+        """A full state consistent with everything `player` has seen: the game is played again
+        from its history with hidden chance outcomes and the others' secret moves drawn anew
+        (a state not reachable from its history has its hidden items re-dealt instead)."""
+        sample = infosets.determinize_by_history(self, player, seed)
+        return sample if sample is not None else visibility.determinize(self, player, seed)
 
     def evaluate(self, handle, local_names: Optional[dict] = None):
         """The value of a compiled expression of this ruleset in this state."""
