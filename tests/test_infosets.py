@@ -123,3 +123,28 @@ def test_hidden_chance_is_hidden_and_a_public_outcome_is_shown():
 def test_information_state_is_plain_data():
     state = _kuhn("J")
     assert json.loads(json.dumps(state.information_state(1))) == state.information_state(1)
+
+
+def _cli(*argv):
+    import io
+
+    from interpreter.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err, io.StringIO(""))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_play_does_not_print_a_sealed_bid(tmp_path):
+    """`rulebook play` shows another player only that a sealed bid was made."""
+    save = str(tmp_path / "game.json")
+    code, out, _ = _cli("play", os.path.join(HERE, "rulesets", "sealed_bid"), "--agents", "random", "--seed", "1",
+                        "--save", save)
+    assert code == 0
+    assert "player 0 (random) made a secret move: bid" in out
+    assert "bid 1" not in out and "bid 2" not in out and "bid 3" not in out
+    code, shown, _ = _cli("replay", save, "--player", "1")
+    assert code == 0 and "player 0: made a secret move: bid" in shown
+    assert "player 1: bid" in shown  # their own bid, whole
+    _, whole, _ = _cli("replay", save)
+    assert "player 0: bid " in whole  # the full record, for whoever holds the file
