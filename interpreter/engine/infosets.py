@@ -37,7 +37,7 @@ from .chance import seeded_index
 __all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 6
-_MEMO: dict = {}  # (id(ruleset), id(history link), player) -> (history link, trajectory)
+_MEMO: dict = {}  # (id(ruleset), id(history link), player, state hash) -> (history link, trajectory)
 _MEMO_LIMIT = 16
 
 
@@ -79,7 +79,7 @@ def trajectory(state, player: int):
     """The list of _Step of `state`'s game as `player` saw it, or None when the state cannot be
     reached again from its history (it was arranged from outside: a scenario, edited vars)."""
     link = state._history
-    key = (id(state.rs), id(link), player, state.d["step"])
+    key = (id(state.rs), id(link), player, state.hash())  # a fresh game's link is None: the hash tells games apart
     cached = _MEMO.get(key)
     if cached is not None and cached[0] is link:
         return cached[1]
