@@ -19,10 +19,11 @@ __all__ = ["load", "compile_expression", "ExpressionError", "RulebookError", "Ru
 __version__ = "0.1.0"
 
 
-def load(name_or_path, modules=(), *, check: bool = True):
+def load(name_or_path, modules=(), *, check: bool = True, settings=None):
     """Load, compose, validate and compile a ruleset; returns a Ruleset (shared by its games: read-only).
+    `settings` overrides declared settings by name, e.g. settings={"years": 2}.
 
     Raises RulebookError (with every diagnostic of the failing stage) when it is not valid."""
     from .ruleset import load as _load
 
-    return _load(name_or_path, modules=modules, check=check)
+    return _load(name_or_path, modules=modules, check=check, settings=settings)

@@ -6,6 +6,8 @@ provenance report. Errors raise RulebookError; warnings are returned.
 """
 from __future__ import annotations
 
+import re
+
 from .engine import effects as fx
 from .errors import Diagnostic, RuleRuntimeError, RulebookError
 from .loader import key_pos, pos_of, value_pos
@@ -72,6 +74,10 @@ def run_checks(rs, composed) -> list:
     warnings: list = []
     tree = composed.tree
     phases_node = tree.get("phases") or {}
+    from .refs import check_references
+
+    for found in check_references(tree):
+        (warnings if found.severity == "warning" else diags).append(found)
     g = phase_graph(rs)
     entered = {v for _, v, d in g.edges(data=True) if d.get("kind") == "enter"}
     if rs.start in rs.phases:
@@ -116,8 +122,8 @@ def run_checks(rs, composed) -> list:
             diags.append(Diagnostic("assertion", f"assertion could not be evaluated: {e}", pos))
             continue
         if not ok:
-            diags.append(Diagnostic("assertion", f"assertion failed: {message}", pos,
-                                    "the data disagrees with a number the rulebook states"))
+            diags.append(Diagnostic("assertion", f"assertion failed: {message}" + _count_detail(rs, h, const_vars),
+                                    pos, "the data disagrees with a number the rulebook states"))
     if diags:
         raise RulebookError(diags, "checks")
     # set-up assertions and a smoke start for each allowed player count
@@ -127,7 +133,7 @@ def run_checks(rs, composed) -> list:
         try:
             st = State.new(rs, n, 0)
         except RuleRuntimeError as e:
-            diags.append(Diagnostic("setup", f"the game cannot start with {n} players: {e}", pos_of(tree)))
+            diags.append(Diagnostic("setup", f"the game cannot start with {n} players: {e}", e.pos or pos_of(tree)))
             continue
         for when, h, message, pos in rs.assertions:
             if when != "setup" or h is None:
@@ -142,6 +148,9 @@ def run_checks(rs, composed) -> list:
                 diags.append(Diagnostic("assertion", f"with {n} players, assertion failed: {message}", pos))
     if diags:
         raise RulebookError(diags, "checks")
+    from .deadrules import dead_rule_warnings
+
+    warnings.extend(dead_rule_warnings(rs))
     # unused definitions
     define_names = _define_names_used(rs)
     used = set()
@@ -182,3 +191,38 @@ def _define_names_used(rs):
 
 def _entered_by_procedure(rs, pid):
     return any(isinstance(op, fx.Enter) and op.phase == pid for b in rs.blocks for op in b)
+
+
+_COUNT = re.compile(r"^\s*(len|count)\((.+)\)\s*==\s*(\d+)\s*$", re.S)
+
+
+def _count_detail(rs, handle, variables) -> str:
+    """For a failed `len(LIST) == N` (or `count(...) == N`): the number found and the items
+    beyond N (or how many are missing), e.g. "; found 13: the one beyond 12 is corp_obay"."""
+    match = _COUNT.match(str(handle.source))
+    if not match:
+        return ""
+    inner, stated = match.group(2), int(match.group(3))
+    if match.group(1) == "count":
+        inner = f"[{inner}]" if not inner.lstrip().startswith("[") else inner
+    try:
+        from .expr.compiler import CodeUnit
+
+        unit = CodeUnit(rs.unit.scope.with_locals({}), rs.entities, rs.budget)
+        probe = unit.add_expression(inner)
+        namespace = unit.build(rs.unit.ns["_K"])
+        for name, fn in rs.unit.ns.items():
+            if name.startswith("d_") and name not in namespace:
+                namespace[name] = fn
+        rs.budget.reset()
+        items = probe.fn(variables, {})
+    except Exception:  # noqa: BLE001 - the detail is a courtesy; the failure is reported anyway
+        return ""
+    if not isinstance(items, (list, tuple)):
+        return ""
+    found = len(items)
+    if found > stated:
+        extra = [str(x) for x in items[stated:]]
+        shown = ", ".join(extra[:10]) + (" …" if len(extra) > 10 else "")
+        return f"; found {found}, {found - stated} beyond the stated {stated}: {shown}"
+    return f"; found {found}, {stated - found} fewer than the stated {stated}"

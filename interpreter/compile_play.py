@@ -14,7 +14,7 @@ from typing import Optional
 from .engine import effects as fx
 from .errors import Pos, suggest
 from .expr.compiler import Handle, Scope
-from .loader import Map, Seq, Text, key_pos, pos_of, value_pos
+from .loader import Map, Seq, Text, expr_pos, key_pos, pos_of, value_pos
 
 __all__ = ["Action", "Phase", "PlayCompiler", "PROVENANCE_KEYS"]
 
@@ -134,8 +134,10 @@ class PlayCompiler:
                 out.append(source[start:opening])
             inner = source[opening + 1:closing]
             where = None
-            if isinstance(text, Text):
-                where = pos_of(text).shifted(0, opening + 2 + (1 if getattr(text, "quoted", False) else 0))
+            if isinstance(text, Text):  # the position of `inner`, also in a block scalar of several lines
+                line = source.count("\n", 0, opening + 1) + 1
+                column = opening + 1 - source.rfind("\n", 0, opening + 1)
+                where = expr_pos(text, line, column)
             out.append(self.expr(Text(inner, where), scope))
             start = closing + 1
         return out

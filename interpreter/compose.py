@@ -11,12 +11,13 @@ import os
 from dataclasses import dataclass, field
 
 from .errors import Diagnostic, Pos, RulebookError, suggest
-from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, value_pos
+from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, safe_path, value_pos
 
-__all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE"]
+__all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE",
+           "derive_combinations", "combination_players", "combination_error"]
 
 ROOT_FILE = "game.yaml"
-KEYED = ("constants", "vars", "define", "procedures", "actions", "phases", "modules")
+KEYED = ("constants", "settings", "fields", "vars", "define", "procedures", "actions", "phases", "modules")
 NESTED_KEYED = ("components",)  # type -> id -> definition
 MERGED_MAPS = ("game",)
 LISTS = ("assertions", "combinations")
@@ -68,6 +69,7 @@ class Composed:
     files: list = field(default_factory=list)  # display paths read
     trees: list = field(default_factory=list)  # (display path, tree) of every file read
     origin: dict = field(default_factory=dict)  # (section, id) -> display path of the definer
+    overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
 
 
 def _display(folder: str):
@@ -84,10 +86,11 @@ def _display(folder: str):
 
 
 def read_ruleset(folder: str):
-    """Root file plus includes, merged; returns (Map, files, origin)."""
+    """Root file plus includes, merged; returns (merged Map, display paths read, origin of
+    each definition, [(display path, tree)] of every file read)."""
     rel = _display(folder)
     root_path = os.path.join(folder, ROOT_FILE)
-    root = load_file(root_path, rel(root_path))
+    root = load_file(safe_path(folder, ROOT_FILE, "the root file", Pos(rel(root_path), 0, 0)), rel(root_path))
     if not isinstance(root, Map):
         raise RulebookError([Diagnostic("shape", "the root file must be a mapping of sections",
                                         pos_of(root, Pos(rel(root_path), 1, 1)))], "load")
@@ -132,6 +135,9 @@ def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list)
                     _merge_defs(sub, defs, (section, typ), display, origin, diags)
             else:
                 _merge_defs(target, value, (section,), display, origin, diags)
+        elif section == "patch":
+            diags.append(Diagnostic("patch", "'patch' changes the rules only in a module file", key_pos(tree, section),
+                                    "write the change itself here, or move the patch into a module"))
         elif section in MERGED_MAPS:
             if not isinstance(value, Map):
                 merged[section] = value
@@ -244,12 +250,17 @@ def _ordered_before(decls, a, b) -> bool:
 
 
 def compose(folder: str, modules=()) -> Composed:
+    """The ruleset in `folder` with `modules` overlaid, as a `Composed` (the tree, the
+    modules in the order applied, every file read), or RulebookError."""
     base, files, origin, trees = read_ruleset(folder)
     trees = list(trees)
     rel = _display(folder)
     decls = base.get("modules") or Map()
     diags: list = []
-    order = module_order(decls, list(modules), diags,
+    _check_module_decls(base, decls, diags)
+    if diags:
+        raise RulebookError(diags, "modules")
+    order = module_order(decls, _module_names(modules, rel(os.path.join(folder, ROOT_FILE))), diags,
                          key_pos(base, "modules") if "modules" in base else pos_of(base))
     if diags:
         raise RulebookError(diags, "modules")
@@ -258,23 +269,20 @@ def compose(folder: str, modules=()) -> Composed:
         d = decls[name] or {}
         paths = ([d["file"]] if d.get("file") else []) + list(d.get("files") or [])
         for f in paths:
-            full = os.path.join(folder, f)
-            if ".." in str(f).replace("\\", "/").split("/") or not os.path.isfile(full):
-                diags.append(Diagnostic("module", f"module '{name}': file '{f}' not found",
-                                        value_pos(d, "file" if d.get("file") == f else "files"),
-                                        "module files are paths inside the ruleset folder"))
-                continue
+            where = value_pos(d, "file" if d.get("file") == f else "files")
             try:
-                tree = load_file(full, rel(full))
+                full = safe_path(folder, f, f"module '{name}': file", where, "module")
+                shown = rel(os.path.join(folder, f))
+                tree = load_file(full, shown)
             except RulebookError as e:
                 diags.extend(e.diagnostics)
                 continue
-            files.append(rel(full))
-            trees.append((rel(full), tree))
+            files.append(shown)
+            trees.append((shown, tree))
             if not isinstance(tree, Map):
                 diags.append(Diagnostic("shape", "a module file must be a mapping of sections", pos_of(tree)))
                 continue
-            _overlay(base, tree, name, decls, setters, origin, rel(full), diags)
+            _overlay(base, tree, name, decls, setters, origin, shown, diags)
     for section in ("vars", "define", "procedures", "actions", "phases"):
         defs = base.get(section)
         if isinstance(defs, Map):
@@ -288,11 +296,60 @@ def compose(folder: str, modules=()) -> Composed:
     return Composed(folder, base, tuple(order), files=files, origin=origin, trees=trees)
 
 
+def _module_names(modules, shown: str) -> list:
+    """The chosen modules as a list of names (one name alone is accepted), or RulebookError:
+    they may come from a replay or a save, which are untrusted."""
+    if isinstance(modules, str):
+        modules = [modules]
+    if not isinstance(modules, (list, tuple)) or not all(isinstance(m, str) for m in modules):
+        raise RulebookError([Diagnostic("module", f"the modules to play are a list of names, not {modules!r}"[:200],
+                                        Pos(shown, 0, 0))], "modules")
+    return list(modules)
+
+
+_MODULE_LISTS = ("files", "requires", "after", "excludes")
+
+
+def _check_module_decls(base: Map, decls, diags: list) -> None:
+    """The shapes composing relies on, before it relies on them: `modules` is a mapping of
+    declarations, each a mapping (or empty) whose `file` is text and whose `files`,
+    `requires`, `after` and `excludes` are lists of text. (The schema says the rest.)"""
+    if not isinstance(decls, Map):
+        diags.append(Diagnostic("module", "'modules' must be a mapping of module names to declarations",
+                                value_pos(base, "modules")))
+        return
+    for name, decl in decls.items():
+        if decl is None:
+            continue
+        if not isinstance(decl, Map):
+            diags.append(Diagnostic("module", f"module '{name}' must be a mapping (file, files, requires, ...)",
+                                    value_pos(decls, name), f"e.g. {name}: {{file: modules/{name}.yaml}}"))
+            continue
+        if "file" in decl and decl["file"] is not None and not isinstance(decl["file"], str):
+            diags.append(Diagnostic("module", f"module '{name}': 'file' must be a path (text)",
+                                    value_pos(decl, "file"), "write the path relative to the ruleset folder"))
+        for key in _MODULE_LISTS:
+            value = decl.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, list):
+                diags.append(Diagnostic("module", f"module '{name}': '{key}' must be a list", value_pos(decl, key),
+                                        f"write {key}: [...]"))
+                continue
+            for i, item in enumerate(value):
+                if not isinstance(item, str):
+                    diags.append(Diagnostic("module", f"module '{name}': every entry of '{key}' must be text",
+                                            value_pos(value, i)))
+
+
 def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display, diags):
     for section, value in tree.items():
         if section in ("modules", "include", "combinations"):
             diags.append(Diagnostic("module", f"a module may not set '{section}'", key_pos(tree, section),
                                     "declare modules and combinations in game.yaml"))
+            continue
+        if section == "patch":
+            _patch(base, value, module, decls, setters, origin, display, diags)
             continue
         if section in LISTS:
             tgt = base.setdefault(section, _new_seq(value))
@@ -314,6 +371,23 @@ def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display,
                 _overlay_defs(sub, defs, (section, typ), module, decls, setters, origin, display, diags)
         else:
             _overlay_defs(tgt, value, (section,), module, decls, setters, origin, display, diags)
+
+
+def _patch(base, patch, module, decls, setters, origin, display, diags):
+    """A module's `patch:` (patches.py); two modules patching one path differently need an order."""
+    from .loader import plain
+    from .patches import apply_patches
+
+    def conflict(full, value, where):
+        prev = setters.get(full)
+        if prev is None or plain(prev[1]) == plain(value) or _ordered_before(decls, prev[0], module):
+            return None
+        return Diagnostic("module-conflict",
+                          f"modules '{prev[0]}' and '{module}' both patch {'.'.join(full[1:])} differently", where,
+                          f"'{prev[0]}' patches it at {prev[2]}; declare an order with 'after: [{prev[0]}]' "
+                          f"on module '{module}'")
+
+    apply_patches(base, patch, module, setters, origin, display, diags, conflict)
 
 
 def _overlay_defs(target, defs, path, module, decls, setters, origin, display, diags):
@@ -343,3 +417,87 @@ def _overlay_defs(target, defs, path, module, decls, setters, origin, display, d
             target.kpos[key] = key_pos(defs, key)
             target.vpos[key] = value_pos(defs, key)
         origin[full] = display
+
+
+MAX_DERIVED_COMBINATIONS = 256
+
+
+def derive_combinations(listed, decls, players) -> list:
+    """Every module combination the game allows, as [{modules: sorted, players: [...]}]: the
+    listed ones, plus each listed one joined by modules no listed combination names (a module
+    declared once joins every combination whose modules it neither excludes nor is excluded by,
+    bringing what it requires). Without a `combinations:` list, every set of modules closed
+    under `requires` and free of `excludes`, played by the game's player counts."""
+    decls = decls or {}
+    listed = [{"modules": sorted(c.get("modules") or []), "players": list(c.get("players") or players)}
+              for c in listed or [] if isinstance(c, dict)]
+    named = {m for c in listed for m in c["modules"]}
+    free = [m for m in decls if m not in named]
+    bases = listed or [{"modules": [], "players": list(players)}]
+    out: list = []
+    seen: set = set()
+    for base in bases:
+        for chosen in _subsets(free):
+            modules = _closed(set(base["modules"]) | set(chosen), decls)
+            if modules is None or (chosen and not _requires_met_by(chosen, base["modules"], free, decls)):
+                continue
+            key = tuple(sorted(modules))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"modules": list(key), "players": list(base["players"])})
+            if len(out) >= MAX_DERIVED_COMBINATIONS:
+                return out
+    return out
+
+
+def _subsets(items):
+    items = list(items)
+    for mask in range(min(1 << len(items), MAX_DERIVED_COMBINATIONS)):
+        yield [m for i, m in enumerate(items) if mask >> i & 1]
+
+
+def _closed(modules: set, decls):
+    """The modules plus everything they require; None when two of them exclude each other or
+    one is not declared."""
+    todo = list(modules)
+    out = set()
+    while todo:
+        m = todo.pop()
+        if m in out:
+            continue
+        if m not in decls:
+            return None
+        out.add(m)
+        todo.extend((decls.get(m) or {}).get("requires") or [])
+    for m in out:
+        if set((decls.get(m) or {}).get("excludes") or []) & out:
+            return None
+    return out
+
+
+def _requires_met_by(chosen, base_modules, free, decls) -> bool:
+    """A free module joins a listed combination only when what it requires is in that
+    combination or is itself free (otherwise it would create a combination nobody listed)."""
+    for m in chosen:
+        for r in (decls.get(m) or {}).get("requires") or []:
+            if r not in base_modules and r not in free:
+                return False
+    return True
+
+
+def combination_players(combinations, modules):
+    """The player counts of the combination made of `modules`, or None when the game does not
+    allow it. The one test `validate`, `simulate`, `play` and `diff` share."""
+    chosen = sorted(modules)
+    for c in combinations:
+        if sorted(c.get("modules") or []) == chosen:
+            return list(c["players"])
+    return None
+
+
+def combination_error(combinations, modules, where: Pos) -> RulebookError:
+    names = ["+".join(sorted(c.get("modules") or [])) or "base" for c in combinations]
+    return RulebookError([Diagnostic(
+        "module", f"the module combination {'+'.join(sorted(modules)) or 'base'} is not one the game allows",
+        where, f"allowed: {', '.join(names)}")], "modules")

@@ -7,6 +7,7 @@ diagnostics between stages. It does not decide what is an error; the stages do.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
@@ -82,6 +83,22 @@ class Diagnostic:
         return "\n".join(lines)
 
 
+def _read_regular_file(path: str, limit: int = 2_000_000) -> Optional[str]:
+    """The text of a regular file of at most `limit` bytes, else None: showing a source line
+    never blocks on a pipe or reads a device (the file may have changed since it was loaded)."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return fh.read(limit).decode("utf-8", errors="replace")
+
+
 def _source_line(pos: Pos, sources: Optional[dict]) -> Optional[str]:
     if pos.line <= 0:
         return None
@@ -89,10 +106,8 @@ def _source_line(pos: Pos, sources: Optional[dict]) -> Optional[str]:
     if sources is not None and pos.file in sources:
         text = sources[pos.file]
     else:
-        try:
-            with open(pos.file, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
+        text = _read_regular_file(pos.file)
+        if text is None:
             return None
     all_lines = text.splitlines()
     if pos.line - 1 < len(all_lines):
@@ -135,10 +150,13 @@ class ExpressionError(RulebookError):
 
 class RuleRuntimeError(Exception):
     """A rule failed while the game was played (division by zero, a missing key, the work
-    bound). The engine turns it into a refused action; the state is unchanged."""
+    bound). The engine turns it into a refused action; the state is unchanged. `pos` is the
+    position of the failing expression in the rule files (None where it is not known)."""
 
-    def __init__(self, message: str, where: str = ""):
+    def __init__(self, message: str, where: str = "", pos: Optional[Pos] = None):
         self.where = where
+        self.pos = pos  # where the failing rule is written, when the compiler knows it
+        self.expression: Optional[str] = None  # the failing expression, once it is named
         super().__init__(f"{where}: {message}" if where else message)
 
 

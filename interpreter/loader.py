@@ -2,17 +2,19 @@
 depth and alias expansion, and includes across the files of a ruleset.
 
 Owns: turning bytes on disk into a tree of `Map`/`Seq`/`Text` nodes that remember where they
-came from. Does not own composition of modules (modules.py) or meaning (schema, compile).
+came from. Does not own composition of modules (compose.py) or meaning (schema.py, the compiler).
 """
 from __future__ import annotations
 
 import glob
 import os
 import re
+import stat
 from typing import Any, Optional
 
 import yaml
 
+from . import yaml_hints
 from .errors import Diagnostic, Pos, RulebookError, suggest
 
 __all__ = ["Map", "Seq", "Text", "load_file", "pos_of", "key_pos", "value_pos", "LIMITS", "plain"]
@@ -167,182 +169,64 @@ class _Builder:
         return Pos(self.path, m.line + 1, m.column + 1)
 
     def build(self, node, depth=0):
+        """The positioned tree of a composed node (limits and tags checked on the way)."""
         self.count += 1
+        pos = self.pos(node)
         if self.count > LIMITS["nodes"]:
             raise _Stop(Diagnostic(
-                "yaml-too-large",
-                f"the file expands to more than {LIMITS['nodes']} nodes (aliases that repeat "
-                "aliases, a 'billion laughs')", self.pos(node),
-                "write the data out, or use fewer nested aliases"))
+                "yaml-too-large", f"the file has too many nodes: more than {LIMITS['nodes']}",
+                pos, "split the data, or write it more compactly"))
         if depth > LIMITS["depth"]:
-            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
-                                   self.pos(node)))
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _ALLOWED_COLLECTION_TAGS:
-            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
-                                   self.pos(node),
+            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos))
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, pos)
+        if node.tag not in _ALLOWED_COLLECTION_TAGS:
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed", pos,
                                    "rule files are plain data: remove the tag"))
-        if isinstance(node, yaml.MappingNode):
-            m = Map()
-            m.pos = self.pos(node)
-            for knode, vnode in node.value:
-                if knode.tag == "tag:yaml.org,2002:merge":
-                    raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported",
-                                           self.pos(knode), "write the keys out"))
-                key = self.build(knode, depth + 1)
-                if isinstance(key, (dict, list)):
-                    raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value",
-                                           self.pos(knode)))
-                if isinstance(key, Text):
-                    key = str(key)
-                else:
-                    self.text_keys = False
-                if key in m:
-                    self.diags.append(_duplicate_key(key, self.pos(knode), m.kpos[key]))
-                value = self.build(vnode, depth + 1)
-                m[key] = value
-                m.kpos[key] = self.pos(knode)
-                m.vpos[key] = self.pos(vnode)
-            return m
         if isinstance(node, yaml.SequenceNode):
-            s = Seq()
-            s.pos = self.pos(node)
+            seq = Seq()
+            seq.pos = pos
             for item in node.value:
-                s.append(self.build(item, depth + 1))
-                s.ipos.append(self.pos(item))
-            return s
-        if node.tag not in _ALLOWED_SCALAR_TAGS:
-            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed",
-                                   self.pos(node),
-                                   "rule files are plain data: remove the tag"))
-        if node.tag == "tag:yaml.org,2002:str":
+                seq.append(self.build(item, depth + 1))
+                seq.ipos.append(self.pos(item))
+            return seq
+        mapping = Map()
+        mapping.pos = pos
+        for knode, vnode in node.value:
+            kpos = self.pos(knode)
+            if knode.tag == "tag:yaml.org,2002:merge":
+                raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported", kpos,
+                                       "write the keys out"))
+            key = self.build(knode, depth + 1)
+            if isinstance(key, (dict, list)):
+                raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value", kpos))
+            if isinstance(key, Text):
+                key = str(key)
+            else:
+                self.text_keys = False
+            if key in mapping:
+                self.diags.append(_duplicate_key(key, kpos, mapping.kpos[key]))
+            mapping[key] = self.build(vnode, depth + 1)
+            mapping.kpos[key] = kpos
+            mapping.vpos[key] = self.pos(vnode)
+        return mapping
+
+    def _scalar(self, node, pos):
+        if node.tag == _STR_TAG:
             value = node.value  # the common case, without the constructor's machinery
-        else:
+        elif node.tag in _ALLOWED_SCALAR_TAGS:
             value = self.loader.construct_object(node, deep=True)
+        else:
+            raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed", pos,
+                                   "rule files are plain data: remove the tag"))
         if isinstance(value, bool) and not node.style and node.value.lower() not in ("true", "false"):
-            self.diags.append(_yaml_bool(node.value, value, self.pos(node)))
+            self.diags.append(_yaml_bool(node.value, value, pos))
         if isinstance(value, str):
             block = node.style in ("|", ">")
             if node.end_mark.line > node.start_mark.line:
                 block = self._rows(node) or block
-            return Text(value, self.pos(node), quoted=node.style in ("'", '"'), block=block)
+            return Text(value, pos, quoted=node.style in ("'", '"'), block=block)
         return value
-
-
-    def from_events(self):
-        """The tree in one pass over libyaml's event stream, for the plain data rule files
-        are: no document markers beyond one, no explicit tags, keys that are scalars. Anything
-        else (and any YAML error) returns `_SLOW`, and the composing path below reads the file
-        and explains what it finds. Both paths give the same tree and the same diagnostics;
-        this one skips building a node graph and resolves plain scalars by their first
-        character."""
-        path, diags = self.path, self.diags
-        depth_limit, node_limit = LIMITS["depth"], LIMITS["nodes"]
-        # open containers: [node, is a mapping, pending key (or _SLOW), the key's position,
-        # its anchor, the node count when it opened]
-        stack: list = []
-        anchors: dict = {}  # name -> (node, its position, its size in nodes)
-        root = _SLOW
-        count = 0
-        copied = 0  # nodes copied for aliases
-        documents = 0
-        try:
-            for ev in yaml.parse(self.text, Loader=yaml.CSafeLoader):
-                cls = type(ev)
-                if cls is _ScalarEvent:
-                    if ev.tag is not None:
-                        return _SLOW
-                    m = ev.start_mark
-                    pos = _tuple_new(Pos, (path, m.line + 1, m.column + 1))
-                    node = self._event_scalar(ev, pos)
-                    if node is _SLOW:
-                        return _SLOW
-                    size = 1
-                    if ev.anchor is not None:
-                        anchors[ev.anchor] = (node, pos, 1)
-                elif cls is _MappingStartEvent or cls is _SequenceStartEvent:
-                    if ev.tag is not None or len(stack) >= depth_limit:
-                        return _SLOW
-                    m = ev.start_mark
-                    pos = _tuple_new(Pos, (path, m.line + 1, m.column + 1))
-                    if cls is _MappingStartEvent:
-                        node = Map()
-                    else:
-                        node = Seq()
-                    node.pos = pos
-                    size = 1
-                elif cls is _MappingEndEvent or cls is _SequenceEndEvent:
-                    frame = stack.pop()
-                    if frame[4] is not None:
-                        anchors[frame[4]] = (frame[0], frame[0].pos, count - frame[5] + 1)
-                    continue
-                elif cls is _AliasEvent:
-                    hit = anchors.get(ev.anchor)
-                    if hit is None:
-                        return _SLOW
-                    node, pos, size = hit
-                    copied += size
-                    if copied > _ALIAS_COPY_LIMIT:  # many copies (an alias bomb?): the composing
-                        return _SLOW                # path measures them before building
-                    node = clone(node)
-                elif cls is _DocumentStartEvent:
-                    documents += 1
-                    if documents > 1:
-                        return _SLOW
-                    continue
-                else:  # stream start and end, document end
-                    continue
-                count += size
-                if count > node_limit:
-                    return _SLOW
-                if not stack:
-                    root = node
-                else:
-                    top = stack[-1]
-                    if top[1]:
-                        if top[2] is _SLOW:  # this node is a key
-                            if isinstance(node, (dict, list)):
-                                return _SLOW
-                            key = str(node) if isinstance(node, Text) else node
-                            if type(key) is not str:
-                                self.text_keys = False
-                            parent = top[0]
-                            if key in parent:
-                                diags.append(_duplicate_key(key, pos, parent.kpos[key]))
-                            top[2], top[3] = key, pos
-                        else:
-                            parent, key = top[0], top[2]
-                            parent[key] = node
-                            parent.kpos[key] = top[3]
-                            parent.vpos[key] = pos
-                            top[2] = _SLOW
-                    else:
-                        top[0].append(node)
-                        top[0].ipos.append(pos)
-                if (cls is _MappingStartEvent or cls is _SequenceStartEvent):
-                    stack.append([node, cls is _MappingStartEvent, _SLOW, None, ev.anchor, count])
-        except Exception:  # noqa: BLE001 - any complaint: the composing path explains it
-            return _SLOW
-        return root
-
-    def _event_scalar(self, ev, pos):
-        value = ev.value
-        if ev.style:  # quoted or block: a string
-            tag = _STR_TAG
-        elif not ev.implicit[0]:
-            return _SLOW
-        else:
-            tag = _plain_tag(value)
-        if tag == _STR_TAG:
-            block = ev.style in ("|", ">")
-            if ev.end_mark.line > ev.start_mark.line:
-                block = self._rows(ev) or block
-            return Text(value, pos, quoted=ev.style in ("'", '"'), block=block)
-        if tag not in _ALLOWED_SCALAR_TAGS:
-            return _SLOW
-        out = _SAFE_CONSTRUCTORS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value, ev.start_mark, ev.end_mark))
-        if isinstance(out, bool) and value.lower() not in ("true", "false"):
-            self.diags.append(_yaml_bool(value, out, pos))
-        return out
 
     def _rows(self, node):
         """The file lines of a scalar written over several lines (see `_map_multiline`)."""
@@ -400,6 +284,10 @@ class _Builder:
         total = size(root, 0)
         if total <= limit:
             return
+        if len(sizes) > limit:  # that many nodes are written out: no alias needed to get there
+            raise _Stop(Diagnostic(
+                "yaml-too-large", f"the file has too many nodes: {len(sizes)} values; the limit is {limit}",
+                self.pos(root), "split the data, or write it more compactly"))
         node = root
         while True:
             kids = ([x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode)
@@ -415,35 +303,8 @@ class _Builder:
             "write the data out, or use fewer nested aliases"))
 
 
-_tuple_new = tuple.__new__  # Pos(...) without the named tuple's Python-level __new__
-_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
-_SLOW = object()  # from_events: this file needs the composing path
-_ALIAS_COPY_LIMIT = 20_000
 _STR_TAG = "tag:yaml.org,2002:str"
-_ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
-_MappingStartEvent, _MappingEndEvent = yaml.MappingStartEvent, yaml.MappingEndEvent
-_SequenceStartEvent, _SequenceEndEvent = yaml.SequenceStartEvent, yaml.SequenceEndEvent
-_DocumentStartEvent = yaml.DocumentStartEvent
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()
-_SAFE_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
-_RESOLVERS = yaml.resolver.Resolver.yaml_implicit_resolvers
-_PLAIN_TAGS: dict = {}
-
-
-def _plain_tag(value: str) -> str:
-    """The tag YAML's resolver gives an untagged plain scalar (the same rules, looked up by
-    the first character as the resolver does, remembered per text)."""
-    tag = _PLAIN_TAGS.get(value)
-    if tag is None:
-        tag = _STR_TAG
-        for t, regexp in _RESOLVERS.get(value[:1], []) + _RESOLVERS.get(None, []):
-            if regexp.match(value):
-                tag = t
-                break
-        if len(_PLAIN_TAGS) > 100_000:
-            _PLAIN_TAGS.clear()
-        _PLAIN_TAGS[value] = tag
-    return tag
+_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
 def _duplicate_key(key, pos: Pos, first: Pos) -> Diagnostic:
@@ -507,16 +368,7 @@ def load_file(path: str, display: Optional[str] = None) -> Any:
 
 def _load_file(path: str, display: Optional[str] = None) -> Any:
     shown = display or path
-    try:
-        size = os.path.getsize(path)
-    except OSError as e:
-        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load")
-    if size > LIMITS["file_bytes"]:
-        raise RulebookError([Diagnostic("file-too-large",
-                                        f"file is {size} bytes; the limit is {LIMITS['file_bytes']}",
-                                        Pos(shown, 1, 1))], "load")
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    raw = read_limited(path, shown)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -536,40 +388,101 @@ def _load_file(path: str, display: Optional[str] = None) -> Any:
     return tree
 
 
-def _c_parser_fits(text: str) -> bool:
-    """Can libyaml's C parser (many times faster) read this file? Only when it is present and
-    the file is well-formed and not too deep: its composer recurses in C, so depth is checked
-    first on the event stream (which does not recurse). Anything else goes to the pure-Python
-    parser, whose error messages the diagnostics are written for."""
+def read_limited(path: str, shown: str, limit: Optional[int] = None) -> bytes:
+    """The bytes of a regular file no bigger than `limit` (default LIMITS["file_bytes"]), or
+    RulebookError. The file is opened without blocking and checked with fstat before a byte
+    is read: a FIFO, a device such as /dev/zero or a directory is refused, never read."""
+    limit = LIMITS["file_bytes"] if limit is None else limit
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RulebookError([Diagnostic("file", "not a regular file (a folder, a pipe or a device)",
+                                            Pos(shown, 0, 0), "name a rule file")], "load")
+        if info.st_size > limit:
+            raise RulebookError([Diagnostic("file-too-large", f"file is {info.st_size} bytes; the limit is {limit}",
+                                            Pos(shown, 1, 1))], "load")
+        with os.fdopen(fd, "rb") as fh:
+            fd = None
+            raw = fh.read(limit + 1)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if len(raw) > limit:  # it grew after the check
+        raise RulebookError([Diagnostic("file-too-large", f"file is over the limit of {limit} bytes",
+                                        Pos(shown, 1, 1))], "load")
+    return raw
+
+
+def safe_path(folder: str, relative, what: str, pos: Optional[Pos] = None, code: str = "file") -> str:
+    """The real path of `relative` inside the ruleset `folder`, or RulebookError at `pos`.
+
+    The one check for every path a rule file, scenario file or replay names: it must be text,
+    not absolute, and once resolved (symlinks included: `os.path.realpath`) stay inside the
+    folder's own real path; it must name a regular file (not a folder, pipe or device). A
+    symlink that points inside the folder is fine. `what` names the path in the message
+    ("include", "module 'm': file", "scenario file"); `code` is the diagnostic's code.
+    (`read_limited` then checks, on the opened file, that it is still regular and small.)"""
+    where = pos or Pos(str(folder), 0, 0)
+    if not isinstance(relative, str) or not relative.strip():
+        raise RulebookError([Diagnostic(code, f"{what} must be a path (text), not {_kind(relative)}", where,
+                                        "write a path relative to the ruleset folder")], "load")
+    if os.path.isabs(relative) or relative.startswith("~"):
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' is an absolute path", where,
+                                        "write the path relative to the ruleset folder")], "load")
+    root = os.path.realpath(folder)
+    full = os.path.realpath(os.path.join(root, relative))
+    if os.path.commonpath([root, full]) != root:
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' leaves the ruleset folder", where,
+                                        "only files inside the ruleset folder are read (symlinks included)")],
+                            "load")
+    try:
+        mode = os.stat(full).st_mode
+    except OSError:
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' not found", where,
+                                        "paths are relative to the ruleset folder")], "load") from None
+    if not stat.S_ISREG(mode):
+        raise RulebookError([Diagnostic(code, f"{what} '{relative}' is not a regular file", where,
+                                        "name a file: a folder, a pipe or a device cannot be read")], "load")
+    return full
+
+
+def _kind(value) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", type(None): "empty"}.get(
+        type(value), "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "text")
+
+
+def _c_composer_fits() -> bool:
+    """libyaml's composer (many times faster than the pure-Python one) is used when present
+    and recent enough to bound nesting itself (0.2.5 refuses more than 1000 levels, so its
+    recursion in C is bounded); `_Builder.measure` then applies the real depth limit."""
     if not getattr(yaml, "__with_libyaml__", False):
         return False
-    depth = 0
     try:
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
-            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > LIMITS["depth"]:
-                    return False
-            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except Exception:  # noqa: BLE001 - any complaint: let the Python parser explain it
+        from yaml import _yaml
+
+        return tuple(_yaml.get_version()) >= (0, 2, 5)
+    except (ImportError, AttributeError, TypeError):
         return False
-    return True
 
 
-def load_text(text: str, shown: str = "<text>"):
-    if getattr(yaml, "__with_libyaml__", False):
-        b = _Builder(shown, None, text)
-        tree = b.from_events()
-        if tree is not _SLOW:
-            if b.diags:
-                raise RulebookError(b.diags, "load")
-            if isinstance(tree, Map):
-                tree.text_keys = b.text_keys
-            return tree
-    fast = _c_parser_fits(text)
+_USE_C = _c_composer_fits()
+
+
+def _compose(text: str, shown: str):
+    """(loader, root node) of the text's one document. A file libyaml refuses is read again
+    by the pure-Python parser, whose error messages the diagnostics are written for."""
+    if _USE_C:
+        loader = yaml.CSafeLoader(text)
+        try:
+            return loader, loader.get_single_node()
+        except yaml.YAMLError:
+            loader.dispose()
     try:
-        loader = yaml.CSafeLoader(text) if fast else yaml.SafeLoader(text)
+        loader = yaml.SafeLoader(text)
     except yaml.reader.ReaderError as e:  # a control character
         before = text[: e.position]
         line = before.count("\n") + 1
@@ -577,33 +490,56 @@ def load_text(text: str, shown: str = "<text>"):
         raise RulebookError([Diagnostic("encoding", f"character U+{e.character:04X} is not allowed in a rule file",
                                         Pos(shown, line, col), "remove the control character")], "load") from None
     try:
-        try:
-            node = loader.get_single_node()
-        except yaml.MarkedYAMLError as e:
-            mark = e.problem_mark or e.context_mark
-            line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            msg = (e.problem or "invalid YAML").strip()
-            if e.context:
-                msg = f"{msg} ({e.context.strip()})"
-            hint = None
-            if "tab" in msg.lower() or "'\\t'" in msg:
-                hint = "indent with spaces, not tabs"
-            elif "mapping values are not allowed" in msg:
-                hint = "quote a value that contains ': '"
-            elif "while parsing a flow" in msg and e.context_mark is not None:
-                kind = "list" if "sequence" in msg else "mapping"
-                hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
-                        f"column {e.context_mark.column + 1}")
-            raise RulebookError([Diagnostic("yaml", msg, Pos(shown, line, col), hint)], "load") from None
-        except yaml.YAMLError as e:
-            raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
-        except RecursionError:
-            raise RulebookError([_deep_at(text, shown)], "load") from None
+        return loader, _single_node(loader, text, shown)
+    except RulebookError:
+        loader.dispose()
+        raise
+
+
+def _single_node(loader, text: str, shown: str):
+    try:
+        return loader.get_single_node()
+    except yaml.MarkedYAMLError as e:
+        raise RulebookError([_yaml_error(e, text, shown)], "load") from None
+    except yaml.YAMLError as e:
+        raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
+    except RecursionError:
+        raise RulebookError([_deep_at(text, shown)], "load") from None
+
+
+def _yaml_error(e, text: str, shown: str) -> Diagnostic:
+    """A YAML syntax error as a diagnostic with its position and, for the usual slips, a hint."""
+    mark = e.problem_mark or e.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    msg = (e.problem or "invalid YAML").strip()
+    if e.context:
+        msg = f"{msg} ({e.context.strip()})"
+    hint = None
+    if "tab" in msg.lower() or "'\\t'" in msg:
+        hint = "indent with spaces, not tabs"
+    elif "mapping values are not allowed" in msg:
+        hint = "quote a value that contains ': '"
+    elif "while parsing a flow" in msg and e.context_mark is not None:
+        kind = "list" if "sequence" in msg else "mapping"
+        hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
+                f"column {e.context_mark.column + 1}")
+    msg, hint = yaml_hints.explain(text, msg, line, col, hint)
+    return Diagnostic("yaml", msg, Pos(shown, line, col), hint)
+
+
+def load_text(text: str, shown: str = "<text>"):
+    """YAML text -> a positioned tree, or RulebookError with file:line:col. The one reader:
+    the composer builds a node graph (`_compose`), `_Builder.measure` refuses an alias bomb or
+    too deep a nesting before anything is built, `_Builder.build` turns the graph into
+    Map/Seq/Text with positions."""
+    loader, node = _compose(text, shown)
+    try:
         if node is None:
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
         b = _Builder(shown, loader, text)
         try:
-            b.measure(node)
+            if "&" in text:  # only an anchor can be repeated by aliases (an alias bomb)
+                b.measure(node)
             tree = b.build(node)
         except _Stop as s:
             raise RulebookError([s.diag], "load") from None
@@ -643,36 +579,56 @@ def _deep_at(text: str, shown: str) -> Diagnostic:
 
 def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tuple[str, Map]]:
     """The root file's `include:` list (paths or globs relative to the ruleset folder) -> the
-    loaded files in order, as (display path, tree)."""
+    loaded files in order, as (display path, tree). Every match goes through `safe_path`."""
     out = []
     inc = root.get("include") or []
     if isinstance(inc, str):
         inc = [inc]
+    if not isinstance(inc, list):
+        raise RulebookError([Diagnostic("include", f"'include' is a list of file paths, not {_kind(inc)}",
+                                        value_pos(root, "include"))], "load")
     diags = []
     seen = set()
     for i, pattern in enumerate(inc):
-        p = value_pos(root["include"], i) if isinstance(root.get("include"), Seq) else pos_of(root)
+        p = value_pos(root["include"], i) if isinstance(root.get("include"), Seq) else value_pos(root, "include")
         if not isinstance(pattern, str):
-            diags.append(Diagnostic("include", "an include is a file path", p))
+            diags.append(Diagnostic("include", f"an include is a file path, not {_kind(pattern)}", p))
             continue
         if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
             diags.append(Diagnostic("include", f"include '{pattern}' leaves the ruleset folder", p,
                                     "include files inside the ruleset folder only"))
             continue
-        matches = sorted(glob.glob(os.path.join(base_dir, pattern)))
+        matches = sorted(glob.glob(os.path.join(glob.escape(base_dir), pattern)))
         if not matches:
-            candidates = [os.path.relpath(f, base_dir) for f in glob.glob(os.path.join(base_dir, "**", "*.yaml"), recursive=True)]
             diags.append(Diagnostic("include", f"include '{pattern}' matches no file", p,
-                                    suggest(pattern, candidates)))
+                                    suggest(pattern, _yaml_files_under(base_dir))))
             continue
         for f in matches:
-            if f in seen:
-                continue
-            seen.add(f)
             try:
-                out.append((rel(f), load_file(f, rel(f))))
+                real = safe_path(base_dir, os.path.relpath(f, base_dir), "include", p, "include")
+                if real in seen:
+                    continue
+                seen.add(real)
+                out.append((rel(f), load_file(real, rel(f))))
             except RulebookError as e:
                 diags.extend(e.diagnostics)
     if diags:
         raise RulebookError(diags, "load")
     return out
+
+
+_SUGGEST_FILES = 2000  # files looked at for a "did you mean" (bounded; symlinks not followed)
+
+
+def _yaml_files_under(base_dir: str) -> list:
+    """Up to _SUGGEST_FILES .yaml paths under the folder, relative to it, for suggestions.
+    Symlinked folders are not entered, so a symlink loop cannot make the search endless."""
+    found: list = []
+    for folder, dirs, files in os.walk(base_dir, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith((".yaml", ".yml")):
+                found.append(os.path.relpath(os.path.join(folder, name), base_dir))
+                if len(found) >= _SUGGEST_FILES:
+                    return found
+    return found

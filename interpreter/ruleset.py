@@ -17,11 +17,11 @@ from types import MappingProxyType
 from typing import Any, Optional
 
 from .compile_play import PROVENANCE_KEYS, Action, Phase, PlayCompiler
-from .compose import Composed, compose, find_ruleset
+from .compose import Composed, compose, derive_combinations, find_ruleset
 from .engine import effects as fx
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
-from .expr.compiler import CodeUnit, Handle, Scope
+from .expr.compiler import CodeUnit, Handle, Scope, check_name
 from .loader import Map, Text, expr_pos, key_pos, plain, pos_of, value_pos
 
 __all__ = ["Ruleset", "Action", "Phase", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
@@ -75,7 +75,9 @@ class Ruleset:
     tree: Any = None
     unit: Any = None
     budget: Any = None
-    digest: str = ""  # of every rule file read (path and bytes) and the modules chosen
+    digest: str = ""  # of every rule file read (path and bytes), the modules chosen and --set overrides
+    settings: dict = field(default_factory=dict)  # setting -> value (after overrides)
+    overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded"):
         """Start a game. With chance="manual" the game stops at each chance node
@@ -85,9 +87,14 @@ class Ruleset:
         return State.new(self, players if players is not None else self.players[0], seed, chance)
 
 
-def load(name_or_path, modules=(), *, check: bool = True) -> Ruleset:
+def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dict] = None) -> Ruleset:
+    """`settings` overrides declared settings by name; None takes the command's `--set` ones."""
+    from .settings import active_overrides, apply_overrides
+
     folder = find_ruleset(name_or_path)
     composed = compose(folder, modules)
+    composed.overrides = dict(active_overrides() if settings is None else settings)
+    apply_overrides(composed.tree, composed.overrides)
     from .schema import validate_files
 
     validate_files(composed.trees)
@@ -176,6 +183,7 @@ class _Compiler(PlayCompiler):
             if typ in constants:
                 self.err("duplicate", f"'{typ}' is both a constant and a component type", key_pos(t["constants"], typ))
             constants[typ] = list(ids)
+        self.add_settings(constants)
         const_types = {typ: ("list", ("entity", typ)) for typ in types}
         # vars
         var_decls: dict = {}
@@ -186,6 +194,9 @@ class _Compiler(PlayCompiler):
             if name in ENGINE_VARS:
                 self.err("reserved", f"'{name}' is provided by the engine", key_pos(t["vars"], name))
                 continue
+            problem = check_name(name)
+            if problem is not None:
+                self.err("name", problem[0], key_pos(t["vars"], name), problem[1])
             if name in constants:
                 self.err("duplicate", f"'{name}' is both a var and a constant or component type", key_pos(t["vars"], name))
             vars_scope[name] = None
@@ -282,6 +293,8 @@ class _Compiler(PlayCompiler):
         if not players:
             all_counts = sorted({n for c in combos for n in c.get("players", [])})
             players = tuple(all_counts) or (2,)
+        for name, e in self.unit.check_defines():
+            self._expr_error(e, None, defines_raw, name)
         if self.diags:
             raise RulebookError(self.diags, "compile")
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
@@ -308,7 +321,7 @@ class _Compiler(PlayCompiler):
             final_tie=str(scoring.get("final_tie", "shared")),
             heuristic=heuristic,
             assertions=asserts,
-            combinations=combos,
+            combinations=derive_combinations(combos, plain(t.get("modules") or {}), players),
             module_decls=plain(t.get("modules") or {}),
             provenance=_provenance(t),
             files=self.c.files,
@@ -316,7 +329,20 @@ class _Compiler(PlayCompiler):
             unit=self.unit,
             budget=self.budget,
             digest=_rules_digest(self.c),
+            overrides=dict(self.c.overrides),
+            settings={k: constants[k] for k in (self.t.get("settings") or {}) if k in constants},
         )
+
+    def add_settings(self, constants: dict) -> None:
+        """Settings are read by name like constants (their values after any override)."""
+        from .settings import setting_values
+
+        for name, value in setting_values(self.t).items():
+            if name in constants:
+                self.err("duplicate", f"'{name}' is both a setting and a constant or component type",
+                         key_pos(self.t["settings"], name), "rename one of them")
+                continue
+            constants[name] = value
 
 
 _RECORDS: dict = {}
@@ -367,6 +393,8 @@ def _rules_digest(composed: Composed) -> str:
     the ruleset folder and the digest of its bytes. Two loads of unchanged files agree."""
     h = hashlib.sha256()
     h.update(("modules:" + ",".join(composed.modules) + "\n").encode())
+    if composed.overrides:
+        h.update(("settings:" + repr(sorted(composed.overrides.items())) + "\n").encode())
     for display, tree in composed.trees:
         rel = os.path.relpath(os.path.abspath(display), composed.folder)
         h.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())

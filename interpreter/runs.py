@@ -89,11 +89,11 @@ def _init_worker(expected: Optional[tuple]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if expected is None:
         return
-    folder, modules, digest = expected
+    folder, modules, digest, overrides = expected
     from .ruleset import load
 
     try:
-        rs = load(folder, modules=modules, check=False)
+        rs = load(folder, modules=modules, check=False, settings=overrides)
     except Exception as error:  # noqa: BLE001 - an edited file may no longer load
         _WORKER["changed"] = f"the rules in {folder} no longer load: {str(error).splitlines()[0]}"
         return
@@ -129,7 +129,7 @@ class _Pool:
                 _WORKER.clear()
                 _WORKER["rs"] = self.rs
             else:
-                expected = (self.rs.folder, list(self.rs.modules), self.rs.digest)
+                expected = (self.rs.folder, list(self.rs.modules), self.rs.digest, dict(self.rs.overrides))
             self.executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(self.method),
                                                  initializer=_init_worker, initargs=(expected,))
         return self.executor

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from .errors import Diagnostic, Pos, RulebookError, suggest
+from .errors import Diagnostic, RulebookError, suggest
 from .loader import Map, Seq, key_pos, plain, pos_of, value_pos
 
 __all__ = ["schema", "schema_path", "validate_tree"]
@@ -72,14 +72,6 @@ def _inline_refs(schema_doc: dict) -> dict:
     out = sub(schema_doc)
     out["$defs"] = {k: sub(v) for k, v in defs.items()}
     return out
-
-
-@lru_cache(maxsize=1)
-def _schema_digest() -> str:
-    import hashlib
-
-    with open(schema_path(), "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -370,33 +362,19 @@ _VALID: dict = {}
 def validate_files(files) -> None:
     """Validate each rule file (display path, tree) on its own: every file of a ruleset, a
     module file too, is a rule file. Parsed files are shared read-only trees (loader.py), so
-    the result is kept per tree: checking every module combination validates each file once."""
-    from . import diskcache
-
+    the result is kept per tree for this process: checking every module combination
+    validates each file once."""
     diags = []
     for display, tree in files:
         hit = _VALID.get(id(tree))
         if hit is not None and hit[0] is tree:
             diags.extend(hit[1])
             continue
-        key = None
-        if diskcache.enabled() and getattr(tree, "digest", None):
-            key = diskcache.digest("schema", _schema_digest(), display, tree.digest)
-            stored = diskcache.section("schema").get(key)
-            if stored is not None:
-                found = [Diagnostic(d["code"], d["message"], Pos(d["file"], d["line"], d["col"]), d["hint"],
-                                    d["severity"]) for d in stored]
-                _VALID[id(tree)] = (tree, found)
-                diags.extend(found)
-                continue
         try:
             validate_tree(tree)
             found = []
         except RulebookError as e:
             found = e.diagnostics
-        if key is not None:
-            diskcache.section("schema")[key] = [d.to_json() for d in found]
-            diskcache.touch()
         if len(_VALID) > 2000:
             _VALID.clear()
         _VALID[id(tree)] = (tree, found)  # the tree is kept, so its id is not reused

@@ -8,6 +8,7 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a heavy test, deselected unless --runslow or -m slow")
+    config.addinivalue_line("markers", "fuzz: seeded, bounded fuzzing of hostile input (runs by default and in CI)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -256,7 +256,7 @@ def test_a_side_with_errors_is_reported_like_validate(tmp_path):
                                                   'expr: "facing_bett", reason: "there is no bet to call"'))
     code, out, err = cli("diff", "kuhn-poker", str(broken))
     assert code == 1 and out == ""
-    assert f"{os.path.join(str(broken), 'game.yaml')}:{line_of(broken, 'facing_bett')}:" in err
+    assert f"{os.path.join('kuhn-poker', 'game.yaml')}:{line_of(broken, 'facing_bett')}:" in err  # shown relative to the working directory when shorter
     assert "did you mean 'facing_bet'?" in err
 
 

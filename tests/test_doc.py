@@ -232,4 +232,4 @@ def test_validate_provenance_list_as_json():
     rulebook = payload["provenance_list"]["rulebook"]
     assert [d["name"] for d in rulebook] == ["J", "Q", "K"]
     assert rulebook[0]["notes"] == {"rulebook": "Kuhn 1950: a three-card deck"}
-    assert rulebook[0]["file"].endswith("game.yaml") and rulebook[0]["line"] == 17
+    assert rulebook[0]["file"].endswith("game.yaml") and rulebook[0]["line"] == 21

@@ -43,7 +43,8 @@ def test_every_error_class_has_a_case():
               "type_error", "misspelled_attribute", "unknown_phase_next", "unknown_phase_enter",
               "unknown_action", "unreachable_phase", "no_end", "no_default", "static_assertion",
               "module_conflict", "module_excludes", "module_requires_unknown", "unknown_module",
-              "module_file_missing", "two_unknown_names", "yaml_bool"}
+              "module_file_missing", "two_unknown_names", "yaml_bool",
+              "module_file_not_text", "module_not_mapping", "include_directory"}
     assert wanted <= set(CASES)
 
 

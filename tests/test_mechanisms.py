@@ -1,5 +1,5 @@
-"""One small ruleset per mechanism family of MECHANISMS.md (tests/rulesets/<name>), each
-checked for what the mechanism must do, through the Python API only."""
+"""One small ruleset per mechanism the bundled rulebooks need (tests/rulesets/<name>; each file's header
+says which rulebooks use it), each checked for what the mechanism must do, through the Python API only."""
 import json
 import os
 

@@ -44,6 +44,12 @@ def apply_overrides(rs, overrides: dict):
     recompiles the already composed tree (its files are not read again)."""
     if not overrides:
         return rs
+    settings = {k: v for k, v in overrides.items() if k in getattr(rs, "settings", {})}
+    if settings:  # a declared setting: loaded as `--set` does elsewhere (checked, bounds, digest)
+        from ..ruleset import load
+
+        rs = load(rs.folder, modules=list(rs.modules), settings={**rs.overrides, **settings})
+        overrides = {k: v for k, v in overrides.items() if k not in settings}
     var_values = {k: v for k, v in overrides.items() if k in rs.vars}
     constants = {k: v for k, v in overrides.items() if k not in rs.vars}
     known = list(rs.vars) + list(_constants(rs))

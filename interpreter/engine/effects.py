@@ -21,7 +21,7 @@ from .frames import effect_frame, for_frame
 from .values import fmt, render
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "Enter",
-           "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located",
+           "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS",
            "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT"]
 
@@ -154,10 +154,12 @@ ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
                  OverflowError, RecursionError, MemoryError)
 
 
-def located(effect) -> str:
-    """Where an effect is written, as file:line:col (or the effect's kind)."""
+def located_error(message: str, effect) -> RuleRuntimeError:
+    """A RuleRuntimeError at the effect's position in the rule files (or naming its kind)."""
     pos = getattr(effect, "pos", None)
-    return str(pos) if pos is not None and getattr(pos, "line", 0) else type(effect).__name__.lower()
+    if pos is not None and getattr(pos, "line", 0):
+        return RuleRuntimeError(message, pos=pos)
+    return RuleRuntimeError(message, type(effect).__name__.lower())
 
 
 def describe_error(error) -> str:
@@ -183,11 +185,11 @@ def execute(state, frame) -> bool:
             state.d["chance"] = {"options": need.options, "frame": len(state.d["stack"]) - 1}
             return False
         except RuleRuntimeError as error:
-            if error.where:  # located already (by an effect list nested in this one)
+            if error.where or getattr(error, "pos", None) is not None:  # located already
                 raise
-            raise RuleRuntimeError(str(error), located(effect)) from None
+            raise located_error(str(error), effect) from None
         except ENGINE_ERRORS as error:
-            raise RuleRuntimeError(describe_error(error), located(effect)) from None
+            raise located_error(describe_error(error), effect) from None
         if "draws" in frame:  # the outcomes forced for that effect are used up
             del frame["draws"], frame["drawn"]
         if not go_on:

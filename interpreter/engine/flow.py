@@ -91,16 +91,16 @@ def _located_phase_step(state, frame) -> bool:
     try:
         return _phase_step(state, frame)
     except RuleRuntimeError as error:
-        if error.where:
+        if error.where or getattr(error, "pos", None) is not None:  # located already
             raise
-        raise RuleRuntimeError(str(error), _phase_place(state, frame)) from None
+        raise _phase_error(str(error), state, frame) from None
     except ENGINE_ERRORS as error:
-        raise RuleRuntimeError(describe_error(error), _phase_place(state, frame)) from None
+        raise _phase_error(describe_error(error), state, frame) from None
 
 
-def _phase_place(state, frame) -> str:
-    pos = state.rs.phases[frame["phase"]].pos
-    return f"{pos} (phase '{frame['phase']}')" if pos is not None else f"phase '{frame['phase']}'"
+def _phase_error(message, state, frame) -> RuleRuntimeError:
+    """An error in one of a phase's own expressions: it names the phase, at its position."""
+    return RuleRuntimeError(message, f"phase '{frame['phase']}'", pos=state.rs.phases[frame["phase"]].pos)
 
 
 def _phase_step(state, frame) -> bool:

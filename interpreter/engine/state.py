@@ -106,7 +106,8 @@ class State:
         # keys keep their order: iterating a map follows insertion order, so a sorted dump
         # would make a resumed game diverge from the original
         return json.dumps({"format": SAVE_FORMAT, "ruleset": self.rs.name, "modules": list(self.rs.modules),
-                           "digest": self.rs.digest, "state": self.d, "history": self.history()},
+                           "digest": self.rs.digest, "settings": dict(getattr(self.rs, "overrides", {}) or {}),
+                           "state": self.d, "history": self.history()},
                           separators=(",", ":"))
 
     @classmethod
@@ -420,7 +421,14 @@ def _initial_vars(ruleset, players: int, game_vars: dict) -> None:
 
 
 def _rule_error_text(error) -> str:
-    return str(error) if isinstance(error, RuleRuntimeError) else describe_error(error)
+    """The reason of a rule_error refusal: the message, after the rule's file:line when known."""
+    if not isinstance(error, RuleRuntimeError):
+        return describe_error(error)
+    pos = getattr(error, "pos", None)
+    text = str(error)
+    if pos is not None and getattr(pos, "line", 0) and str(pos) not in text:
+        return f"{pos}: {text}"
+    return text
 
 
 def _diff(mine, theirs, path, out):

@@ -28,36 +28,27 @@ def main():
     print(f"rulebook --help: {min(runs):.3f} s (bare python start {min(t_py):.3f} s; target < 0.3 s)")
 
     # validating everything: the command a user runs, `rulebook validate <every bundled
-    # ruleset> --all-combinations`, in a fresh process each time, five times with an empty
-    # cache directory (cold) and five times with the cache the runs left (warm; see
-    # interpreter/diskcache.py). The machine is shared, so the median is the figure and the
+    # ruleset> --all-combinations`, in a fresh process each time, five times (nothing is kept
+    # on disk between runs). The machine is shared, so the median is the figure and the
     # spread is shown.
-    import tempfile
-
     from interpreter.compose import bundled_rulesets
 
     names = list(bundled_rulesets())
     command = [sys.executable, "-m", "interpreter", "validate", *names, "--all-combinations"]
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, RULEBOOK_CACHE_DIR=cache)
-        for label in ("cold cache", "warm cache"):
-            walls = []
-            for _ in range(5):
-                if label == "cold cache":
-                    for f in os.listdir(cache):
-                        os.remove(os.path.join(cache, f))
-                t = time.perf_counter()
-                r = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
-                walls.append(time.perf_counter() - t)
-                if r.returncode != 0:
-                    print(r.stderr)
-                    raise SystemExit(f"validation failed with exit code {r.returncode}")
-            walls.sort()
-            print(f"rulebook validate {' '.join(names)} --all-combinations ({label}):")
-            print(f"  {walls[2]:.3f} s median of 5 (min {walls[0]:.3f}, max {walls[-1]:.3f}), "
-                  f"{len(r.stdout.splitlines())} combinations valid, including Python start-up (target < 2 s)")
+    walls = []
+    for _ in range(5):
+        t = time.perf_counter()
+        r = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        walls.append(time.perf_counter() - t)
+        if r.returncode != 0:
+            print(r.stderr)
+            raise SystemExit(f"validation failed with exit code {r.returncode}")
+    walls.sort()
+    print(f"rulebook validate {' '.join(names)} --all-combinations:")
+    print(f"  {walls[2]:.3f} s median of 5 (min {walls[0]:.3f}, max {walls[-1]:.3f}), "
+          f"{len(r.stdout.splitlines())} combinations valid, including Python start-up (target < 2 s)")
 
-    # where the time goes, per ruleset, in one process (cold, the cache off)
+    # where the time goes, per ruleset, in one process
     code = (
         "import io, time\n"
         "t0 = time.perf_counter()\n"
@@ -69,9 +60,8 @@ def main():
         "    rc = run(['validate', name, '--all-combinations'], io.StringIO(), io.StringIO())\n"
         "    print(f'    validate {name:16s} {time.perf_counter() - t:.3f} s')\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, RULEBOOK_CACHE="0"))
-    print("one cold run, per ruleset (the first pays the lazy imports: lark, networkx):")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    print("one run, per ruleset (the first pays the lazy imports: lark, networkx):")
     print(r.stdout.rstrip())
 
 if __name__ == "__main__":

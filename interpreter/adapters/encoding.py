@@ -1,0 +1,375 @@
+"""The fixed integer action space of any compiled ruleset, and the atoms both encodings share.
+
+Owns: `ActionSpace` (every possible action of a ruleset, player count and module set gets an
+integer id in `[0, size)`; `encode_action` / `decode_action` / masks; the chance bound) and
+`Atoms` (component ids and text literals). Derived from the ruleset alone (action declarations,
+component types, text literals); documented in docs/research.md. Needs no third-party package.
+The observation vector is observation.py; returns are returns.py.
+
+Does not own play (the engine) or any research library (the sibling modules adapt these
+encodings to OpenSpiel, PettingZoo and Gymnasium).
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+__all__ = ["ActionSpace", "Slot", "Block", "Atoms", "DEFAULT_INT_BOUND", "DEFAULT_OPTION_SLOTS",
+           "DEFAULT_CHANCE_BOUND", "uses_chance", "effect_values"]
+
+
+# Integer parameters the ruleset does not bound get the values 0..DEFAULT_INT_BOUND.
+DEFAULT_INT_BOUND = 100
+# Decisions whose options are lists (choose with a count) are answered by option position.
+DEFAULT_OPTION_SLOTS = 256
+# Chance outcomes are numbered by their position in `chance_outcomes()`.
+DEFAULT_CHANCE_BOUND = 64
+# YAML keys whose strings are prose, never expressions: their quotes are not text literals.
+_PROSE_KEYS = {"description", "source", "reconstructed", "interpretation", "label", "reason",
+               "message", "prompt", "title", "log", "help", "note", "text"}
+_QUOTED = re.compile(r"'([^'\\\n]{0,60})'|\"([^\"\\\n]{0,60})\"")
+
+
+def _key(value):
+    """A hashable key that keeps True apart from 1 and None apart from everything."""
+    if value is None:
+        return ("none",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if isinstance(value, float) and value.is_integer():
+        return ("int", int(value))
+    if isinstance(value, str):
+        return ("text", value)
+    return None  # lists, maps, floats: not atoms
+
+
+# ----------------------------------------------------------------------------- atoms
+@dataclass
+class Atoms:
+    """The finite universe of atomic values a ruleset can name: component ids (by type, in
+    declaration order) and the text literals of its rules (sorted)."""
+
+    entities: tuple
+    texts: tuple
+    index: dict = field(default_factory=dict)  # key -> position in entities + texts
+
+    @classmethod
+    def of(cls, rs) -> "Atoms":
+        entities = tuple(cid for ids in rs.components.values() for cid in ids)
+        known = set(entities)
+        texts = tuple(sorted(t for t in _text_literals(rs) if t not in known))
+        atoms = cls(entities, texts)
+        atoms.index = {("text", v): i for i, v in enumerate(entities + texts)}
+        return atoms
+
+    @property
+    def size(self) -> int:
+        return len(self.entities) + len(self.texts)
+
+
+def _text_literals(rs) -> set:
+    """Every quoted string in an expression of the rules, plus the strings in constants and in
+    literal variable values (e.g. tic-tac-toe's marks and empty cells)."""
+    found: set = set()
+
+    def visit(node, key=None):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k not in _PROSE_KEYS:
+                    visit(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                visit(v, key)
+        elif isinstance(node, str):
+            if key in ("constants", "value"):
+                found.add(node)
+            for single, double in _QUOTED.findall(node):
+                found.add(single or double)
+
+    tree = rs.tree if rs.tree is not None else {}
+    visit({k: v for k, v in tree.items() if k not in ("constants", "components", "game")})
+    for value in (tree.get("constants") or {}).values():
+        _strings_in(value, found)
+    for decl in rs.vars.values():
+        _strings_in(decl.value, found)
+    return found
+
+
+def _strings_in(value, out: set):
+    if isinstance(value, str):
+        out.add(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _strings_in(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strings_in(v, out)
+
+
+# ----------------------------------------------------------------------------- action space
+@dataclass
+class Slot:
+    """The value domain of one parameter: an ordered tuple of values, `proven` when the
+    ruleset bounds it (a component type, a literal range or list) and not assumed."""
+
+    name: str
+    kind: str  # "entity:<type>", "text", "int", "any" or "option" (position in the option list)
+    values: tuple
+    proven: bool
+    source: str = ""
+    index: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.index:
+            self.index = {_key(v): i for i, v in enumerate(self.values) if _key(v) is not None}
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+
+@dataclass
+class Block:
+    """The ids of one action kind: `offset` + the mixed-radix number of its parameter values."""
+
+    name: str  # an action id, "choose" (atomic answers) or "choose#" (list answers, by position)
+    offset: int
+    slots: tuple
+
+    @property
+    def size(self) -> int:
+        return math.prod(s.size for s in self.slots) if self.slots else 1
+
+
+class ActionSpace:
+    """Every possible action of (ruleset, players) as an integer in [0, size).
+
+    Layout: one block per declared action, in declaration order; then `choose` (answers to a
+    pending decision that are single values: component ids, text literals, integers, true,
+    false, none) and `choose#` (answers that are lists, numbered by their position among the
+    options). Within a block the id is the mixed-radix number of the parameter values, the
+    first parameter most significant."""
+
+    def __init__(self, rs, players: int, int_bound: int = DEFAULT_INT_BOUND,
+                 option_slots: int = DEFAULT_OPTION_SLOTS):
+        self.rs = rs
+        self.players = players
+        self.int_bound = int_bound
+        self.atoms = Atoms.of(rs)
+        self.blocks: list = []
+        self.unbounded: list = []  # (action, parameter, source): integers the rules do not bound
+        offset = 0
+        for aid, decl in rs.actions.items():
+            slots = tuple(self._slot(aid, name, handle) for name, handle in decl.params)
+            block = Block(aid, offset, slots)
+            self.blocks.append(block)
+            offset += block.size
+        decisions = effect_values(rs, "choose")
+        if decisions:
+            self.blocks.append(Block("choose", offset, (self._any_slot("value", "", proven=False),)))
+            offset += self.blocks[-1].size
+        if decisions:  # an option may be a list (`count:`, or a domain of pairs): by position
+            option = Slot("value", "option", tuple(range(option_slots)), False, "position in the options")
+            self.blocks.append(Block("choose#", offset, (option,)))
+            offset += option.size
+        self.size = offset
+        self.by_name = {b.name: b for b in self.blocks}
+        self.max_chance_outcomes = max(len(self.atoms.entities), DEFAULT_CHANCE_BOUND) if uses_chance(rs) else 0
+        self.dropped = 0  # legal actions seen that had no id (a value outside its slot)
+
+    # --------------------------------------------------------------------- slots
+    def _ints(self, low: int, high: int) -> tuple:
+        return tuple(range(low, high + 1))
+
+    def _any_slot(self, name, source, proven) -> Slot:
+        values = (None, False, True) + self.atoms.entities + self.atoms.texts + self._ints(0, self.int_bound)
+        return Slot(name, "any", values, proven, source)
+
+    def _slot(self, aid, name, handle) -> Slot:
+        source = getattr(handle, "source", "") or ""
+        typ = getattr(handle, "type", None)
+        element = typ[1] if isinstance(typ, tuple) and len(typ) == 2 and typ[0] == "list" else None
+        if isinstance(element, tuple) and element[0] == "entity" and element[1] in self.rs.components:
+            return Slot(name, f"entity:{element[1]}", tuple(self.rs.components[element[1]]), True, source)
+        if element == "text":
+            return Slot(name, "text", self.atoms.entities + self.atoms.texts, False, source)
+        proven = _proven_ints(source, self.players, self._constants())
+        if proven is not None:
+            return Slot(name, "int", tuple(proven), True, source)
+        if element == "number":
+            self.unbounded.append((aid, name, source))
+            return Slot(name, "int", self._ints(0, self.int_bound), False, source)
+        return self._any_slot(name, source, proven=False)
+
+    def _constants(self) -> dict:
+        tree = self.rs.tree if self.rs.tree is not None else {}
+        return dict(tree.get("constants") or {})
+
+    # --------------------------------------------------------------------- encode / decode
+    def encode(self, action, state=None) -> Optional[int]:
+        """The id of `action`, or None when a value lies outside its slot. A list answer to a
+        decision is numbered by its position among the pending options: pass the state."""
+        block = self.by_name.get(action.name)
+        if action.name == "choose" and action.args and _key(action.args[0][1]) is None:
+            return self._encode_option(action, state)
+        if block is None:
+            return None
+        number = 0
+        values = dict(action.args)
+        for slot in block.slots:
+            position = slot.index.get(_key(values.get(slot.name)))
+            if position is None:
+                return None
+            number = number * slot.size + position
+        return block.offset + number
+
+    def _encode_option(self, action, state) -> Optional[int]:
+        if state is None:
+            return None
+        options = [a for a in state.legal_actions() if a.name == "choose"]
+        block = self.by_name.get("choose#")
+        if block is None:
+            return None
+        for position, option in enumerate(options):
+            if option == action:
+                return block.offset + position if position < block.size else None
+        return None
+
+    def encode_action(self, action, state=None) -> int:
+        """The id of `action` (ValueError when it has none: a value outside its slot)."""
+        number = self.encode(action, state)
+        if number is None:
+            raise ValueError(f"{action.label} has no id in this action space (a value outside its domain; "
+                             "see `rulebook info`)")
+        return number
+
+    def decode_action(self, state, number: int):
+        """The legal action of `state` whose id is `number` (ValueError when none is)."""
+        return self.decode(state, number)
+
+    def legal_ids(self, state) -> list:
+        """[(id, action)] for the legal actions of `state`, ids distinct, in legal order."""
+        out, seen = [], set()
+        for action in state.legal_actions():
+            number = self.encode(action, state)
+            if number is None:
+                self.dropped += 1
+                continue
+            if number not in seen:
+                seen.add(number)
+                out.append((number, action))
+        return out
+
+    def mask(self, state):
+        """A 0/1 list of length `size`: 1 where the id is legal in `state`."""
+        marks = bytearray(self.size)
+        for number, _ in self.legal_ids(state):
+            marks[number] = 1
+        return marks
+
+    def decode(self, state, number: int):
+        """The legal action of `state` whose id is `number` (ValueError when none is)."""
+        for candidate, action in self.legal_ids(state):
+            if candidate == number:
+                return action
+        raise ValueError(f"action id {number} is not legal here ({self.describe(number)})")
+
+    def describe(self, number: int) -> str:
+        """What an id means, legal or not: 'place(cell=4)'."""
+        for block in self.blocks:
+            if block.offset <= number < block.offset + block.size:
+                rest = number - block.offset
+                parts = []
+                for slot in reversed(block.slots):
+                    rest, position = divmod(rest, slot.size)
+                    parts.append(f"{slot.name}={slot.values[position]!r}")
+                return f"{block.name}(" + ", ".join(reversed(parts)) + ")"
+        return f"no action has id {number}"
+
+    def table(self) -> list:
+        """[(block, offset, size, [(param, kind, size, proven, source)])] for docs and `info`."""
+        return [(b.name, b.offset, b.size, [(s.name, s.kind, s.size, s.proven, s.source) for s in b.slots])
+                for b in self.blocks]
+
+
+def _proven_ints(source: str, players: int, constants: dict) -> Optional[list]:
+    """Integers a domain expression can only produce, when its form proves it: `range(a)`,
+    `range(a, b)` with literal or constant bounds, a literal list of integers, a constant list of
+    integers, `players`, or a filtering comprehension `[x for x in <one of those> if ...]`."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    return _ints_of(node, players, constants)
+
+
+def _ints_of(node, players, constants) -> Optional[list]:
+    if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+        gen = node.generators[0]
+        if isinstance(node.elt, ast.Name) and isinstance(gen.target, ast.Name) and node.elt.id == gen.target.id:
+            return _ints_of(gen.iter, players, constants)
+        return None
+    if isinstance(node, ast.Name):
+        if node.id == "players":
+            return list(range(players))
+        value = constants.get(node.id)
+        if isinstance(value, list) and value and all(type(v) is int for v in value):
+            return sorted(set(value))
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        values = [_int_constant(e, players, constants) for e in node.elts]
+        return sorted(set(values)) if values and None not in values else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        bounds = [_int_constant(a, players, constants) for a in node.args]
+        if not bounds or None in bounds or len(bounds) > 3:
+            return None
+        values = list(range(*bounds))
+        return values or None
+    return None
+
+
+def _int_constant(node, players, constants) -> Optional[int]:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id == "num_players":
+            return players
+        value = constants.get(node.id)
+        return value if type(value) is int else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left = _int_constant(node.left, players, constants)
+        right = _int_constant(node.right, players, constants)
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(node.op, ast.Add) else left - right
+    return None
+
+
+def uses_chance(rs) -> bool:
+    """Whether the rules ever draw at random (a `shuffle` or `random` effect)."""
+    return bool(effect_values(rs, "shuffle") or effect_values(rs, "random"))
+
+
+def effect_values(rs, name: str) -> list:
+    """The values of every `name:` key in the rules' phases, actions and procedures (e.g. every
+    `choose:` effect)."""
+    found: list = []
+
+    def visit(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == name:
+                    found.append(value)
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    tree = rs.tree if rs.tree is not None else {}
+    visit({k: v for k, v in tree.items() if k not in ("components", "constants", "game", "vars")})
+    return found

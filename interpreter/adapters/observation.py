@@ -1,0 +1,165 @@
+"""The fixed-size float vector for `State.observe(player)` of any ruleset (`ObservationLayout`),
+shaped by the ruleset's variables at the start of a game; the layout is documented in
+docs/research.md. Needs no third-party package.
+"""
+from __future__ import annotations
+
+from .encoding import Atoms
+
+__all__ = ["ObservationLayout"]
+
+
+class ObservationLayout:
+    """A fixed-size float vector for `state.observe(player)`.
+
+    Header: observer seat (one-hot, players), current player (one-hot, players), phase
+    (one-hot, declared phases), [a decision is pending, it is the observer's, its number of
+    options], [terminal]. Then each declared variable in declaration order, shaped by the value
+    it holds when the game starts (seed 0):
+      number/boolean  -> 1 float (true 1, false/none 0), unscaled;
+      text/component/none -> 1 float (its number, if it ever holds one) + one-hot over the atoms;
+      list of texts/numbers, non-empty at the start, and per-player values -> one sub-layout per
+      position (positions beyond the starting length are not encoded);
+      any other list (a zone) -> [length, sum of its numbers] + a count per atom;
+      map with keys at the start -> one sub-layout per key; an empty map -> [size] + a count per
+      atom key. A hidden list fills only its length; any other hidden value fills zeros.
+    """
+
+    def __init__(self, rs, players: int):
+        self.rs = rs
+        self.players = players
+        self.atoms = Atoms.of(rs)
+        self.phases = tuple(rs.phases)
+        start = rs.new_game(players, 0).vars
+        self.fields = []  # (var name, node)
+        for name, decl in rs.vars.items():
+            value = start.get(name)
+            if decl.per_player and isinstance(value, list):
+                node = ("seq", tuple(_shape(x) for x in value))
+            else:
+                node = _shape(value)
+            self.fields.append((name, node))
+        self.header = 2 * players + len(self.phases) + 4
+        self.size = self.header + sum(self._size(node) for _, node in self.fields)
+
+    def _size(self, node) -> int:
+        kind = node[0]
+        if kind == "num":
+            return 1
+        if kind == "atom":
+            return 1 + self.atoms.size
+        if kind == "bag":
+            return 2 + self.atoms.size
+        if kind == "seq":
+            return sum(self._size(child) for child in node[1])
+        if kind == "map":
+            return sum(self._size(child) for _, child in node[1])
+        raise AssertionError(kind)
+
+    def encode(self, state, player: int) -> list:
+        """The vector for what `player` sees of `state` (floats, length `size`)."""
+        return self.encode_view(state.observe(player), player)
+
+    def encode_view(self, view: dict, player: int) -> list:
+        out = [0.0] * self.size
+        n = self.players
+        out[player] = 1.0
+        for current in view.get("current") or []:
+            out[n + current] = 1.0
+        if view.get("phase") in self.phases:
+            out[2 * n + self.phases.index(view["phase"])] = 1.0
+        base = 2 * n + len(self.phases)
+        pending = view.get("pending")
+        if pending is not None:
+            out[base] = 1.0
+            out[base + 1] = 1.0 if pending.get("player") == player else 0.0
+            options = pending.get("options")
+            out[base + 2] = float(len(options) if isinstance(options, list) else options.get("hidden", 0))
+        out[base + 3] = 1.0 if view.get("terminal") else 0.0
+        at = self.header
+        values = view.get("vars") or {}
+        for name, node in self.fields:
+            at = self._fill(node, values.get(name), out, at)
+        return out
+
+    def _fill(self, node, value, out, at) -> int:
+        kind = node[0]
+        if kind == "num":
+            out[at] = _number(value)
+            return at + 1
+        if kind == "atom":
+            out[at] = _number(value)
+            position = self.atoms.index.get(("text", value)) if isinstance(value, str) else None
+            if position is not None:
+                out[at + 1 + position] = 1.0
+            return at + 1 + self.atoms.size
+        if kind == "bag":
+            self._fill_bag(value, out, at)
+            return at + 2 + self.atoms.size
+        if kind == "seq":
+            items = value if isinstance(value, list) else []
+            for i, child in enumerate(node[1]):
+                at = self._fill(child, items[i] if i < len(items) else None, out, at)
+            return at
+        if kind == "map":
+            entries = value if isinstance(value, dict) and "hidden" not in value else {}
+            for key, child in node[1]:
+                at = self._fill(child, entries.get(key), out, at)
+            return at
+        raise AssertionError(kind)
+
+    def _fill_bag(self, value, out, at):
+        if isinstance(value, dict) and set(value) == {"hidden"}:
+            out[at] = float(value["hidden"]) if not isinstance(value["hidden"], bool) else 0.0
+            return
+        items = list(value) if isinstance(value, (list, dict)) else []
+        out[at] = float(len(items))
+        out[at + 1] = float(sum(x for x in items if type(x) in (int, float)))
+        for item in items:
+            position = self.atoms.index.get(("text", item)) if isinstance(item, str) else None
+            if position is not None:
+                out[at + 2 + position] += 1.0
+
+    def table(self) -> list:
+        """[(name, offset, size)] of the header and every variable."""
+        rows = [("header", 0, self.header)]
+        at = self.header
+        for name, node in self.fields:
+            size = self._size(node)
+            rows.append((name, at, size))
+            at += size
+        return rows
+
+
+def _number(value) -> float:
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    return 0.0
+
+
+def _shape(value) -> tuple:
+    """The layout node for a value as it stands when the game starts."""
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return ("num",)
+    if value is None or isinstance(value, str):
+        return ("atom",)
+    if isinstance(value, list):
+        if value and all(not isinstance(x, (list, dict)) for x in value) and not _looks_like_zone(value):
+            return ("seq", tuple(_shape(x) for x in value))
+        if value and all(isinstance(x, (list, dict)) for x in value):
+            return ("seq", tuple(_shape(x) for x in value))
+        return ("bag",)
+    if isinstance(value, dict):
+        if value:
+            return ("map", tuple((k, _shape(v)) for k, v in value.items()))
+        return ("bag",)
+    return ("num",)
+
+
+def _looks_like_zone(items: list) -> bool:
+    """A list of distinct strings that are not empty (cards in a zone) is a zone; a board of
+    cells ('' or a mark) or a list of numbers is positional."""
+    strings = [x for x in items if isinstance(x, str)]
+    return len(strings) == len(items) and "" not in strings and len(set(strings)) == len(strings)

@@ -1,0 +1,229 @@
+"""Any ruleset as an OpenSpiel game: `register(ruleset, modules=(), players=None, name=None)`
+registers a Python game with `pyspiel.register_game` and returns its name, after which
+`pyspiel.load_game(name)` works with OpenSpiel's algorithms (CFR, exploitability, search).
+
+Owns: the game type (sequential; chance explicit when the engine exposes chance nodes, else
+sampled; information perfect unless a variable or a decision is hidden; utility zero-sum when
+the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and the observer
+(strings and tensors from `encoding.ObservationLayout`). Requires the `open-spiel` package
+(`pip install rulebook[openspiel]`).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyspiel
+
+from .encoding import ActionSpace, uses_chance
+from .observation import ObservationLayout
+from .returns import Utility, utility_of
+
+__all__ = ["register", "make_game", "RulebookGame"]
+
+_REGISTERED: dict = {}  # name -> (ruleset digest, players, utility) registered under it
+
+
+def _load(ruleset, modules):
+    if isinstance(ruleset, str):
+        import interpreter
+
+        return interpreter.load(ruleset, modules)
+    return ruleset
+
+
+def has_chance_api(rs) -> bool:
+    """Whether the engine exposes chance nodes (`is_chance`, `chance_outcomes`, `apply_chance`)."""
+    state = rs.new_game(rs.players[0], 0)
+    return all(hasattr(state, name) for name in ("is_chance", "chance_outcomes", "apply_chance"))
+
+
+def _imperfect(rs) -> bool:
+    from .encoding import effect_values
+
+    return any(d.visibility != "public" for d in rs.vars.values()) or bool(effect_values(rs, "choose"))
+
+
+def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
+    """The registered game class for a ruleset (not yet registered) and its name."""
+    rs = _load(ruleset, modules)
+    players = players if players is not None else rs.players[0]
+    name = name or re.sub(r"[^A-Za-z0-9_]", "_", "rulebook_" + "_".join([rs.name, *rs.modules]) + f"_{players}p")
+    space = ActionSpace(rs, players)
+    layout = ObservationLayout(rs, players)
+    manual = uses_chance(rs) and has_chance_api(rs)
+    pays = Utility.infer(rs, players, utility)
+    kind = pyspiel.GameType.Utility.ZERO_SUM if pays.zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
+    chance = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if manual else
+              pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if uses_chance(rs) else
+              pyspiel.GameType.ChanceMode.DETERMINISTIC)
+    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(rs)
+            else pyspiel.GameType.Information.PERFECT_INFORMATION)
+    game_type = pyspiel.GameType(
+        short_name=name, long_name=f"{rs.title or rs.name} (rulebook, {players} players)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=chance, information=info,
+        utility=kind, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=players, min_num_players=players,
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
+    game_info = pyspiel.GameInfo(
+        num_distinct_actions=space.size, max_chance_outcomes=space.max_chance_outcomes,
+        num_players=players, min_utility=pays.low, max_utility=pays.high,
+        utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
+        max_game_length=rs.max_steps)
+    setup = _Setup(rs, players, space, layout, manual, pays.mode)
+
+    class Game(RulebookGame):
+        def __init__(self, params=None):
+            super().__init__(game_type, game_info, params or {})
+
+    Game.setup = setup
+    Game.__name__ = f"RulebookGame_{name}"
+    return Game, game_type, name
+
+
+def register(ruleset, modules=(), players=None, name=None, utility="auto") -> str:
+    """Register the ruleset with OpenSpiel; returns the name for `pyspiel.load_game`.
+    `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'."""
+    game_class, game_type, name = make_game(ruleset, modules, players, name, utility)
+    setup = game_class.setup
+    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility)
+    if name in _REGISTERED:  # OpenSpiel keeps the first class registered under a name
+        if _REGISTERED[name] != key:
+            raise ValueError(f"the name {name!r} is already registered for another ruleset, player "
+                             "count or utility: pass name=...")
+        return name
+    pyspiel.register_game(game_type, game_class)
+    _REGISTERED[name] = key
+    return name
+
+
+class _Setup:
+    """What every state of one registered game shares; copying a state never copies it."""
+
+    def __init__(self, rs, players, space, layout, manual, utility):
+        self.rs = rs
+        self.players = players
+        self.space = space
+        self.layout = layout
+        self.manual = manual
+        self.utility = utility
+        self.next_seed = 0
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _Engine:
+    """The engine state inside an OpenSpiel state; deep-copied with `State.copy()`."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def __deepcopy__(self, memo):
+        return _Engine(self.state.copy())
+
+
+class RulebookGame(pyspiel.Game):
+    """A ruleset as an OpenSpiel game (one class per registration; see `make_game`)."""
+
+    setup: _Setup
+
+    def new_initial_state(self):
+        return RulebookState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return RulebookObserver(self.setup, perfect_recall)
+
+
+class RulebookState(pyspiel.State):
+    """An OpenSpiel state over one engine state."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        setup = game.setup
+        self.setup = setup
+        if setup.manual:
+            engine = setup.rs.new_game(setup.players, chance="manual")
+        else:
+            engine = setup.rs.new_game(setup.players, setup.next_seed)
+            setup.next_seed += 1
+        self.engine = _Engine(engine)
+        self.decisions: list = []  # (player, id, was a decision answer) of every move, in order
+
+    def current_player(self):
+        state = self.engine.state
+        if state.is_terminal:
+            return pyspiel.PlayerId.TERMINAL
+        if self.setup.manual and state.is_chance():
+            return pyspiel.PlayerId.CHANCE
+        return state.current_player
+
+    def _legal_actions(self, player):
+        return sorted(number for number, _ in self.setup.space.legal_ids(self.engine.state))
+
+    def chance_outcomes(self):
+        outcomes = self.engine.state.chance_outcomes()
+        if len(outcomes) > self.setup.space.max_chance_outcomes:
+            raise pyspiel.SpielError(f"a chance node has {len(outcomes)} outcomes, more than the "
+                                     f"{self.setup.space.max_chance_outcomes} the game declares")
+        return [(i, float(probability)) for i, (_, probability) in enumerate(outcomes)]
+
+    def _apply_action(self, action):
+        state = self.engine.state
+        if self.setup.manual and state.is_chance():
+            outcome = state.chance_outcomes()[action][0]
+            state.apply_chance(outcome)
+            return
+        player = state.current_player
+        move = self.setup.space.decode(state, action)
+        outcome = state.apply(move)
+        if not outcome:
+            raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
+        self.decisions.append((player, int(action), move.name == "choose"))
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance outcome {action}"
+        return self.setup.space.describe(action)
+
+    def is_terminal(self):
+        return self.engine.state.is_terminal
+
+    def returns(self):
+        state = self.engine.state
+        if not state.is_terminal:
+            return [0.0] * self.setup.players
+        return utility_of(state, self.setup.utility)
+
+    def __str__(self):
+        state = self.engine.state
+        return json.dumps({"vars": state.vars, "phase": state.phase, "current": state.current_players,
+                           "pending": state.pending, "terminal": state.is_terminal}, sort_keys=True)
+
+
+class RulebookObserver:
+    """Observation strings and tensors for OpenSpiel. The tensor is the ObservationLayout
+    vector; the string is `observe(player)` as JSON, and with perfect recall it also lists
+    every earlier move by id, except another player's answers to decisions (which may name
+    a secret), shown only as 'decision'."""
+
+    def __init__(self, setup: _Setup, perfect_recall: bool):
+        self.setup = setup
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(setup.layout.size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor[:] = self.setup.layout.encode(state.engine.state, player)
+
+    def string_from(self, state, player):
+        view = state.engine.state.observe(player)
+        view.pop("step", None)
+        if not self.perfect_recall:
+            return json.dumps(view, sort_keys=True)
+        moves = [(who, number) if (who == player or not decision) else (who, "decision")
+                 for who, number, decision in state.decisions]
+        return json.dumps({"view": view, "moves": moves}, sort_keys=True)

@@ -1,0 +1,292 @@
+"""Typed references: component fields and vars whose values are ids of a component type or one
+of a list of allowed values, checked wherever they are written.
+
+    fields:
+      party: {bloc: {ref: bloc}, ideology: {enum: [L, C, R]}}
+      goal: {requirements.bloc: {ref: bloc}}          # a path through nested mappings and lists
+      bill: {sector: {ref: sector, extra: [all]}}      # ids of `sector`, or the text 'all'
+    vars:
+      leader: {value: america, ref: bloc}
+
+Checks (errors at file:line:col, with "did you mean"):
+  - a declared `ref` names a component type; a declared field exists on some component;
+  - every component's value of a typed field is allowed;
+  - an unquoted `none` in data is a warning (YAML's null is `null` or `~`): never silently text;
+  - a var's literal initial value is allowed;
+  - in every expression, a text compared with a typed field or var (`x.bloc == 'amerca'`,
+    `'amerca' != x.bloc`, `x.bloc in ['america', 'eurpoe']`) is allowed, or at least held by
+    some component under that name (expressions are matched by the field's name, not its type);
+  - in every expression, `NAME.attr` names an attribute some component, constant or var value
+    has (`c.sectr` is an error).
+
+Owns these checks only; it reads expression texts from the composed tree (the compiler's
+static types catch the rest where a variable's component type is known).
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import Diagnostic, suggest
+from .loader import Map, Seq, Text, expr_pos, key_pos, pos_of, value_pos
+
+__all__ = ["check_references"]
+
+# keys whose text is prose, data or a template, never an expression
+_NOT_EXPRESSIONS = {"source", "reconstructed", "interpretation", "description", "message", "label",
+                    "reason", "name", "prompt", "title", "log", "file", "files", "to", "do", "enter",
+                    "kind", "visibility", "when", "code", "start", "final_tie", "as", "player_var"}
+_SKIPPED_SECTIONS = {"components", "constants", "settings", "fields", "modules", "combinations", "include",
+                     "patch"}
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_ATTRIBUTE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?!\s*\()")
+_COMPARED = (
+    re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:==|!=)\s*('[^']*'|\"[^\"]*\")"),
+    re.compile(r"('[^']*'|\"[^\"]*\")\s*(?:==|!=)\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"),
+    re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+(?:not\s+)?in\s+\[([^\]]*)\]"),
+)
+
+
+def check_references(tree) -> list:
+    """Every diagnostic of the typed references of a composed tree (errors, and warnings with
+    severity 'warning')."""
+    comps = tree.get("components") or {}
+    ids = {typ: set((defs or {}).keys()) for typ, defs in comps.items()}
+    diags: list = []
+    allowed_by_field = _field_types(tree, ids, diags)
+    allowed_by_var = _var_types(tree, ids, diags)
+    _check_component_values(tree, comps, ids, diags)
+    _check_none_text(tree, diags)
+    attributes = _known_attributes(tree)
+    # a field name may mean different things in different records (a requirement's `kind` and a
+    # card's `kind`): a text some component holds under that name is accepted too
+    for name, values in _data_values(comps).items():
+        if name in allowed_by_field:
+            allowed_by_field[name] = allowed_by_field[name] | values
+    for text in _expressions(tree):
+        _check_expression(text, allowed_by_field, allowed_by_var, attributes, diags)
+    return diags
+
+
+def _allowed(decl, ids) -> set:
+    values = set(ids.get(str(decl.get("ref")), ())) if decl.get("ref") else set()
+    values |= {v for v in decl.get("enum") or []}
+    values |= {v for v in decl.get("extra") or []}
+    return values
+
+
+def _field_types(tree, ids, diags) -> dict:
+    """last field name -> allowed values (the union over the types that declare it)."""
+    out: dict = {}
+    fields = tree.get("fields") or {}
+    for typ, decls in fields.items():
+        if typ not in ids:
+            diags.append(Diagnostic("reference", f"fields of '{typ}': there is no component type '{typ}'",
+                                    key_pos(fields, typ), suggest(typ, list(ids))))
+            continue
+        for path, decl in (decls or {}).items():
+            if not isinstance(decl, dict):
+                continue
+            ref = decl.get("ref")
+            if ref is not None and ref not in ids:
+                diags.append(Diagnostic("reference", f"field '{typ}.{path}' refers to '{ref}', which is not a "
+                                                     "component type", value_pos(decl, "ref"), suggest(ref, list(ids))))
+                continue
+            out.setdefault(str(path).split(".")[-1], set()).update(_allowed(decl, ids))
+    return out
+
+
+def _var_types(tree, ids, diags) -> dict:
+    out: dict = {}
+    for name, decl in (tree.get("vars") or {}).items():
+        if not isinstance(decl, dict) or not (decl.get("ref") or decl.get("enum")):
+            continue
+        ref = decl.get("ref")
+        if ref is not None and ref not in ids:
+            diags.append(Diagnostic("reference", f"var '{name}' refers to '{ref}', which is not a component type",
+                                    value_pos(decl, "ref"), suggest(ref, list(ids))))
+            continue
+        allowed = _allowed(decl, ids)
+        out[name] = allowed
+        value = decl.get("value")
+        for item in (value if isinstance(value, list) else [value] if value is not None else []):
+            if isinstance(item, (str, int, float)) and item not in allowed:
+                diags.append(_not_allowed(f"var '{name}'", item, allowed, value_pos(decl, "value")))
+    return out
+
+
+def _not_allowed(what, value, allowed, pos) -> Diagnostic:
+    hint = suggest(str(value), [str(a) for a in allowed]) or (
+        "allowed: " + ", ".join(sorted(map(str, allowed))[:12]) + (" …" if len(allowed) > 12 else ""))
+    return Diagnostic("reference", f"{what}: '{value}' is not one of its allowed values", pos, hint)
+
+
+def _check_component_values(tree, comps, ids, diags) -> None:
+    for typ, decls in (tree.get("fields") or {}).items():
+        if typ not in ids:
+            continue
+        for path, decl in (decls or {}).items():
+            if not isinstance(decl, dict) or (decl.get("ref") is not None and decl.get("ref") not in ids):
+                continue
+            allowed = _allowed(decl, ids)
+            steps = str(path).split(".")
+            found = False
+            for cid, record in (comps.get(typ) or {}).items():
+                for value, pos in _values_at(record, steps):
+                    found = True
+                    if value not in allowed:
+                        diags.append(_not_allowed(f"{typ} '{cid}' field '{path}'", value, allowed, pos))
+            if not found:
+                diags.append(Diagnostic("reference", f"no {typ} has the field '{path}'", key_pos(decls, path),
+                                        "check the field's name (a path goes through nested mappings)"))
+
+
+def _values_at(node, steps):
+    """(value, position) of each scalar at a dotted path; lists are walked through."""
+    if isinstance(node, list):
+        for i, item in enumerate(node):
+            if isinstance(item, (dict, list)):
+                yield from _values_at(item, steps)
+            elif not steps:
+                yield item, value_pos(node, i)
+        return
+    if not isinstance(node, dict) or not steps or steps[0] not in node:
+        return
+    value = node[steps[0]]
+    if len(steps) == 1:
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if not isinstance(item, (dict, list)):
+                    yield item, value_pos(value, i)
+        elif value is not None and not isinstance(value, dict):
+            yield value, value_pos(node, steps[0])
+        return
+    yield from _values_at(value, steps[1:])
+
+
+def _check_none_text(tree, diags) -> None:
+    """An unquoted `none` in data (component fields, constants, var and setting values) is the
+    text "none": YAML's null is `null` or `~`. A warning (a ruleset may mean the text; quoting it
+    says so), so it is never silently text."""
+    def walk(node, key=None, holder=None):
+        if isinstance(node, Text):
+            if str(node).lower() == "none" and not node.quoted:
+                diags.append(Diagnostic("yaml-none", "'none' here is the text \"none\", not an empty value",
+                                        pos_of(node), "write null (or ~) for no value, or quote it ('none') "
+                                                      "if you mean the text", severity="warning"))
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k, node)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key, node)
+
+    for section in ("components", "constants"):
+        walk(tree.get(section))
+    for section in ("vars", "settings"):
+        for decl in (tree.get(section) or {}).values():
+            if isinstance(decl, dict):
+                walk(decl.get("value"))
+
+
+def _data_values(comps) -> dict:
+    """attribute name -> every scalar value it has anywhere in the component data."""
+    out: dict = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.setdefault(str(k), set()).add(v)
+                elif isinstance(v, list):
+                    out.setdefault(str(k), set()).update(x for x in v if isinstance(x, (str, int, float)))
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(comps)
+    return out
+
+
+def _known_attributes(tree) -> set:
+    """Every mapping key in the component data, constants and var values, plus id and type."""
+    names = {"id", "type"}
+
+    def keys(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                names.add(str(k))
+                keys(v)
+        elif isinstance(node, list):
+            for v in node:
+                keys(v)
+
+    for section in ("components", "constants"):
+        for defs in (tree.get(section) or {}).values():
+            keys(defs)
+    for decl in (tree.get("vars") or {}).values():
+        if isinstance(decl, dict):
+            keys(decl.get("value"))
+    return names
+
+
+def _expressions(tree):
+    """The texts of the tree that may be expressions (prose, data and ids are skipped)."""
+    def walk(node, key=None):
+        if isinstance(node, Text):
+            if key not in _NOT_EXPRESSIONS:
+                yield node
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if k not in _NOT_EXPRESSIONS:
+                    yield from walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                yield from walk(v, key)
+
+    for section, value in tree.items():
+        if section not in _SKIPPED_SECTIONS and section != "game":
+            yield from walk(value)
+    game = tree.get("game") or {}
+    for key in ("end_if", "heuristic"):
+        if isinstance(game.get(key), Text):
+            yield game[key]
+
+
+def _blank_strings(text: str) -> str:
+    return _STRING.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+
+
+def _where(text, offset):
+    before = str(text)[:offset]
+    line = before.count("\n") + 1
+    col = offset - (before.rfind("\n") + 1) + 1
+    return expr_pos(text, line, col)
+
+
+def _check_expression(text, by_field, by_var, attributes, diags) -> None:
+    plain_text = str(text)
+    blanked = _blank_strings(plain_text)
+    for match in _ATTRIBUTE.finditer(blanked):
+        for attr_match in re.finditer(r"\.([A-Za-z_]\w*)", match.group(2)):
+            attr = attr_match.group(1)
+            if attr not in attributes:
+                offset = match.start(2) + attr_match.start(1)
+                diags.append(Diagnostic("attribute", f"no component, constant or var value has the attribute '{attr}'",
+                                        _where(text, offset), suggest(attr, sorted(attributes)) or
+                                        "check the name (component attributes are the keys of their records)"))
+    for pattern in _COMPARED:
+        for match in pattern.finditer(plain_text):
+            if _STRING.fullmatch(match.group(1) or ""):
+                literal_group, name_group = 1, 2
+            else:
+                literal_group, name_group = 2, 1
+            name = match.group(name_group)
+            allowed = by_field.get(name.split(".")[-1]) if "." in name else by_var.get(name)
+            if not allowed:
+                continue
+            for literal in _STRING.finditer(match.group(literal_group)):
+                value = literal.group(0)[1:-1]
+                if value not in {str(a) for a in allowed}:
+                    offset = match.start(literal_group) + literal.start()
+                    diags.append(_not_allowed(f"'{name}' compared with text", value, allowed, _where(text, offset)))

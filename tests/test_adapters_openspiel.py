@@ -1,0 +1,105 @@
+"""The OpenSpiel adapter: OpenSpiel's random simulation test on every bundled ruleset, the exact
+solve of tic-tac-toe against OpenSpiel's own, and CFR on Kuhn poker (which needs the engine's
+chance nodes: skipped until they exist)."""
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+from open_spiel.python.algorithms import cfr, exploitability, expected_game_score  # noqa: E402
+from open_spiel.python.algorithms import get_all_states, minimax  # noqa: E402
+
+import interpreter  # noqa: E402
+from interpreter.adapters.openspiel import has_chance_api, register  # noqa: E402
+
+BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]
+CASES = [(name, n) for name in BUNDLED for n in interpreter.load(name).players]
+
+
+@pytest.fixture(scope="module")
+def rulesets():
+    return {name: interpreter.load(name) for name in BUNDLED}
+
+
+def _game(rs, players=None):
+    return pyspiel.load_game(register(rs, players=players))
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_random_sim_test_smallest_player_count(rulesets, name):
+    rs = rulesets[name]
+    game = _game(rs, rs.players[0])
+    assert game.num_distinct_actions() > 0 and game.num_players() == rs.players[0]
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,players", CASES)
+def test_random_sim_test_every_player_count(rulesets, name, players):
+    pyspiel.random_sim_test(_game(rulesets[name], players), num_sims=3, serialize=False, verbose=False)
+
+
+def test_game_type(rulesets):
+    tictactoe = _game(rulesets["tictactoe"]).get_type()
+    assert tictactoe.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert tictactoe.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert tictactoe.utility == pyspiel.GameType.Utility.ZERO_SUM
+    kuhn = _game(rulesets["kuhn-poker"])
+    assert kuhn.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert (kuhn.min_utility(), kuhn.max_utility()) == (-2.0, 2.0)
+    assert kuhn.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
+
+
+def test_register_twice_gives_the_same_name(rulesets):
+    assert register(rulesets["tictactoe"]) == register(rulesets["tictactoe"]) == "rulebook_tictactoe_2p"
+    assert register(rulesets["tictactoe"], name="my_ttt") == "my_ttt"
+    assert pyspiel.load_game("my_ttt").num_distinct_actions() == 9
+    with pytest.raises(ValueError, match="already registered"):
+        register(rulesets["kuhn-poker"], name="my_ttt")
+
+
+def test_tictactoe_has_openspiels_5478_states(rulesets):
+    ours = get_all_states.get_all_states(_game(rulesets["tictactoe"]), depth_limit=-1, include_terminals=True,
+                                         include_chance_states=False, to_string=str)
+    theirs = get_all_states.get_all_states(pyspiel.load_game("tic_tac_toe"), depth_limit=-1,
+                                           include_terminals=True, include_chance_states=False, to_string=str)
+    assert len(ours) == len(theirs) == 5478
+    assert sum(s.is_terminal() for s in ours.values()) == sum(s.is_terminal() for s in theirs.values())
+
+
+def test_tictactoe_solves_to_a_draw(rulesets):
+    value, _ = minimax.alpha_beta_search(_game(rulesets["tictactoe"]), maximum_depth=10)
+    assert value == 0.0
+
+
+def _kuhn_states_by_cards(game):
+    """Initial decision states of Kuhn poker, by (card of player 0, card of player 1)."""
+    out = {}
+    for _ in range(60):
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[len(out) % len(outcomes)][0])
+        hands = state.engine.state.vars["hand"]
+        out.setdefault((hands[0][0], hands[1][0]), state)
+    return out
+
+
+def test_kuhn_information_states_hide_the_other_card(rulesets):
+    states = _kuhn_states_by_cards(_game(rulesets["kuhn-poker"]))
+    assert states[("K", "J")].information_state_string(0) == states[("K", "Q")].information_state_string(0)
+    assert states[("K", "J")].information_state_string(1) != states[("K", "Q")].information_state_string(1)
+    assert states[("K", "J")].observation_tensor(0) == states[("K", "Q")].observation_tensor(0)
+
+
+def test_kuhn_cfr_reaches_the_game_value(rulesets):
+    rs = rulesets["kuhn-poker"]
+    if not has_chance_api(rs):
+        pytest.skip("needs the engine's chance nodes (state.is_chance / chance_outcomes / apply_chance)")
+    game = _game(rs)
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    solver = cfr.CFRPlusSolver(game)
+    for _ in range(300):
+        solver.evaluate_and_update_policy()
+    average = solver.average_policy()
+    value = expected_game_score.policy_value(game.new_initial_state(), [average, average])[0]
+    assert abs(value - (-1 / 18)) < 0.005, value
+    assert exploitability.exploitability(game, average) < 0.01
