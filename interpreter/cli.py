@@ -106,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="step through a saved game")
     rp.add_argument("file")
     rp.add_argument("--step", action="store_true", help="wait for Enter between moves")
+    rp.add_argument("--player", type=int, default=None,
+                    help="show the game as this player saw it: others' secret moves and unseen chance hidden")
     doc.add_parser(sub)
     rulediff.add_parser(sub)
     info.add_parser(sub, ruleset_args)
@@ -522,7 +524,11 @@ def _ask_human(legal, player, stdin, out):
 
 
 def _announce(state, player, spec, action, human_watching, out):
-    if state.pending is not None and human_watching:
+    rule = state.rs.actions.get(action.name)
+    if rule is not None and getattr(rule, "secret", False):
+        # a secret move: the table learns only that it was made (`secret: true`)
+        print(f"player {player} ({spec}) made a secret move: {action.name}", file=out)
+    elif state.pending is not None and human_watching:
         # the answer to a decision may name what only its player could see
         print(f"player {player} ({spec}) answers: {state.pending['prompt']}", file=out)
     else:
@@ -603,7 +609,8 @@ def cmd_replay(args, out, err, stdin) -> int:
     for number, entry in enumerate(entries, 1):
         if isinstance(entry, dict) and "chance" in entry:
             res = state.apply_chance(entry["chance"])
-            print(_printable(f"{number:4d}. chance: {entry['chance']!r}") + ("" if res else f"  REFUSED: {res.reason}"),
+            outcome = "(hidden)" if args.player is not None else repr(entry["chance"])
+            print(_printable(f"{number:4d}. chance: {outcome}") + ("" if res else f"  REFUSED: {res.reason}"),
                   file=out)
         else:
             move = entry.get("action") if isinstance(entry, dict) else None
@@ -614,7 +621,11 @@ def cmd_replay(args, out, err, stdin) -> int:
             if res.code == "bad_action":
                 print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
                 return 1
-            print(_printable(f"{number:4d}. player {move.get('player')}: {move.get('label')}")
+            rule = rules.actions.get(move.get("action"))
+            secret = (args.player is not None and move.get("player") != args.player
+                      and rule is not None and getattr(rule, "secret", False))
+            shown = f"made a secret move: {move.get('action')}" if secret else move.get("label")
+            print(_printable(f"{number:4d}. player {move.get('player')}: {shown}")
                   + ("" if res else _printable(f"  REFUSED: {res.reason}")), file=out)
         if not res:
             return 1

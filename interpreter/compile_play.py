@@ -37,6 +37,7 @@ class Action:
     label_parts: Optional[list] = None
     req_levels: tuple = ((),)  # the requirements checked once the first k parameters are bound
     label_static: bool = False  # the label reads only the parameters and the player
+    secret: bool = False  # other players see only that the move was made, not its arguments
 
 
 @dataclass
@@ -78,7 +79,9 @@ class PlayCompiler:
         block = self.block(spec.get("effects") or [], action_scope)
         label = spec.get("label")
         parts = self.template(label, action_scope) if label else None
-        return Action(action_id, label, params, requires, block, bool(spec.get("fallback")), parts)
+        action = Action(action_id, label, params, requires, block, bool(spec.get("fallback")), parts)
+        action.secret = bool(spec.get("secret"))
+        return action
 
     def requirements(self, spec, scope) -> list:
         """[(Handle, reason, code)] of an action's `requires` (one, or a list)."""

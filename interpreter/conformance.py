@@ -25,6 +25,7 @@ __all__ = ["check_conformance", "Report", "InvariantResult", "Counterexample", "
 FULL_CHECK_GAMES = 1  # the first game of each player count is checked at every step ...
 CHECK_EVERY = 7  # ... the others every 7 steps (and always at the end)
 LEGAL_SAMPLE = 5  # legal actions tried on copies of one checked state, at most
+INFOSTATE_CHECKS = 3  # states of each game whose information states are compared, at most
 
 
 @dataclass
@@ -382,6 +383,32 @@ def _information_set(context, state):
             extra = sorted(set(labels) ^ set(first))[:3]
             return (f"player {player} sees the same as at seed {first_seed}, step {first_step}, but has other "
                     f"legal actions (differing: {extra})")
+    return None
+
+
+@state_invariant("information_state_hides", "information_state(p) of the player to act is the same in two "
+                                            "determinizations for p (no value only another's secret could give)")
+def _information_state_hides(context, state):
+    """Two worlds drawn for `p` (hidden chance and others' secret moves drawn anew) must look
+    the same to `p`: their information states are equal, and so is their observation to the
+    true one. A value that only another player's secret could produce would differ."""
+    checked = context.memory.setdefault("information_state_hides", {})
+    key = (state.num_players, context.seed)
+    checked[key] = checked.get(key, 0) + 1
+    if checked[key] > INFOSTATE_CHECKS:  # replaying the game twice per state is costly: a few per game
+        return None
+    for player in state.current_players:
+        first = state.determinize(player, context.seed * 7919 + state.steps)
+        second = state.determinize(player, context.seed * 7919 + state.steps + 1)
+        if first.observe(player) != state.observe(player):
+            return f"player {player}'s observation differs in a world drawn for them"
+        mine, theirs = first.information_state(player), second.information_state(player)
+        if json.dumps(mine, sort_keys=True, default=str) != json.dumps(theirs, sort_keys=True, default=str):
+            differing = [index for index, (left, right) in enumerate(zip(mine["history"], theirs["history"]))
+                         if left != right][:3]
+            return (f"player {player}'s information state differs between two worlds drawn for them "
+                    f"(history entries {differing or 'length'}; observation equal: "
+                    f"{mine['observation'] == theirs['observation']})")
     return None
 
 

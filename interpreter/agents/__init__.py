@@ -1,8 +1,11 @@
 """Generic agents: random, greedy (one-step lookahead) and mcts (information-set MCTS).
 
-Every agent is seeded, never looks at what its player may not see (hidden values are re-dealt
-at random from the same pool before any lookahead: `State.determinize`), and uses only
-`legal_actions()`, `apply()`, `copy()`, scores and the ruleset's heuristic.
+Every agent is seeded and never looks at what its player may not see: before any lookahead it
+draws worlds consistent with the player's information (`State.determinize`: hidden chance
+outcomes and the others' secret moves drawn anew) and plays only in those; of the true state it
+reads only its own legal actions. Two states with the same `information_state(player)` give the
+same choice for the same seed. Agents use only `legal_actions()`, `apply()`, `copy()`, scores
+and the ruleset's heuristic.
 """
 from __future__ import annotations
 
@@ -80,19 +83,23 @@ class MCTSAgent(Agent):
 
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7):
+    def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7,
+                 worlds: int = 16):
         super().__init__(seed)
         self.iterations = iterations
         self.rollout_limit = rollout_limit
         self.c = c  # the exploration constant of UCT
+        self.worlds = worlds  # determinized samples drawn per decision, visited in turn
 
     def act(self, state, player):
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
         root = _Node()
-        for _ in range(self.iterations):
-            sample = state.determinize(player, self.rng.randrange(1 << 30))
+        worlds = [state.determinize(player, self.rng.randrange(1 << 30))
+                  for _ in range(max(1, min(self.worlds, self.iterations)))]
+        for iteration in range(self.iterations):
+            sample = worlds[iteration % len(worlds)].copy()
             path = self._descend(root, sample)
             self._rollout(sample)
             rewards = _rewards(sample, state.num_players)

@@ -15,7 +15,7 @@ import marshal
 from typing import Optional
 
 from ..errors import RuleRuntimeError
-from . import flow, legal, scoring, visibility
+from . import flow, infosets, legal, scoring, visibility
 from .chance import index_of, outcomes_of
 from .effects import ENGINE_ERRORS, RuleFailure, describe_error, run_block
 from .frames import top_phase
@@ -35,7 +35,7 @@ class State:
     """A game in progress. `d` is plain JSON data; everything else is derived from it. The
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
-    __slots__ = ("rs", "d", "_legal", "_legal_step", "waiting", "_history")
+    __slots__ = ("rs", "d", "_legal", "_legal_step", "waiting", "_history", "_drawn_for")
 
     def __init__(self, ruleset, data: dict):
         self.rs = ruleset  # the compiled Ruleset (read-only)
@@ -44,6 +44,7 @@ class State:
         self._legal_step = -1
         self.waiting = None  # the legal actions found by the flow when it stopped
         self._history = None  # a chain (earlier, entry), shared by copies
+        self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -217,9 +218,24 @@ class State:
         """(name, index or None) of every value `player` cannot see."""
         return visibility.hidden_vars(self.rs, self.num_players, player)
 
+    def information_state(self, player: int) -> dict:
+        """Everything `player` knows, as plain data: {"player", "observation" (`observe`),
+        "history"}: every move (another player's secret move only as who made which action)
+        and every chance outcome they saw ("hidden" for the others)."""
+        drawn_for = self._drawn_for
+        if drawn_for is not None and drawn_for[0] == player and drawn_for[1] == self.hash():
+            return drawn_for[2]  # a re-dealt world (not reachable from its history) is in the player's set
+        return infosets.information_state(self, player)
+
     def determinize(self, player: int, seed: int) -> "State":
-        """A copy in which everything `player` cannot see is re-dealt at random."""
-        return visibility.determinize(self, player, seed)
+        """A full state consistent with everything `player` has seen: the game is played again
+        from its history with hidden chance outcomes and the others' secret moves drawn anew
+        (a state not reachable from its history has its hidden items re-dealt instead)."""
+        sample = infosets.determinize_by_history(self, player, seed)
+        if sample is None:
+            sample = visibility.determinize(self, player, seed)
+            sample._drawn_for = (player, sample.hash(), self.information_state(player))
+        return sample
 
     def evaluate(self, handle, local_names: Optional[dict] = None):
         """The value of a compiled expression of this ruleset in this state."""

@@ -66,7 +66,8 @@ def determinize(state, player: int, seed: int):
             pools.setdefault(kind, []).append(item)
             places.setdefault(kind, []).append((slot_index, position))
     shuffler = random.Random(seed)
-    for kind, items in pools.items():
+    for kind in sorted(pools, key=repr):  # in an order that does not depend on the hidden values
+        items = sorted(pools[kind], key=repr)
         shuffler.shuffle(items)
         for (slot_index, position), item in zip(places[kind], items):
             slots[slot_index][position] = item
