@@ -168,8 +168,11 @@ def test_an_interrupted_run_keeps_the_games_that_finished(tmp_path):
 def test_ctrl_c_during_a_run_over_processes_keeps_what_finished(tmp_path):
     per_game = tmp_path / "games.jsonl"
     argv = ["simulate", "tictactoe", "--games", "4000", "--jobs", "2", "--agents", "slow", "--per-game", str(per_game)]
+    # Ctrl-C as at a terminal: a process started in the background (nohup, CI) inherits SIGINT
+    # ignored, and Python then keeps ignoring it; the run itself is what this test is about
     proc = subprocess.Popen([sys.executable, "-c",
-                             f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; "
+                             f"import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                             f"sys.path[:0] = [{ROOT!r}, {HERE!r}]; import runs_agents; "
                              f"runs_agents.register(); " + cli_script(*argv)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True)
