@@ -9,14 +9,12 @@ Requires `gymnasium` and `numpy` (`pip install rulebook[gymnasium]`).
 """
 from __future__ import annotations
 
-import json
-
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from .encoding import ActionSpace
-from .observation import ObservationLayout
+from .observation import ObservationLayout, render_view
 from .returns import Utility, utility_of
 
 __all__ = ["RulebookEnv", "make_env"]
@@ -110,15 +108,7 @@ class RulebookEnv(gym.Env):
 
     def render(self):
         """The learner's view (never another player's secrets) as text."""
-        if self.render_mode is None:
-            return None
-        view = self.state.observe(self.seat)
-        text = json.dumps({"phase": view["phase"], "current": view["current"], "vars": view["vars"]},
-                          default=str)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_view(self.state, self.seat, self.render_mode)
 
     # ------------------------------------------------------------------ helpers
     def _play_opponents(self):

@@ -4,6 +4,8 @@ docs/research.md. Needs no third-party package.
 """
 from __future__ import annotations
 
+import json
+
 from .encoding import Atoms
 
 __all__ = ["ObservationLayout"]
@@ -163,3 +165,16 @@ def _looks_like_zone(items: list) -> bool:
     cells ('' or a mark) or a list of numbers is positional."""
     strings = [x for x in items if isinstance(x, str)]
     return len(strings) == len(items) and "" not in strings and len(set(strings)) == len(strings)
+
+
+def render_view(state, viewer: int, render_mode):
+    """What `viewer` sees (observe: never another player's secrets; -1 is a spectator) as one
+    line of JSON: printed for render_mode 'human', returned for 'ansi', None without a mode."""
+    if render_mode is None:
+        return None
+    view = state.observe(viewer)
+    text = json.dumps({"phase": view["phase"], "current": view["current"], "vars": view["vars"]}, default=str)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

@@ -11,15 +11,13 @@ Requires `pettingzoo`, `gymnasium` and `numpy` (`pip install rulebook[pettingzoo
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .encoding import ActionSpace
-from .observation import ObservationLayout
+from .observation import ObservationLayout, render_view
 from .returns import Utility, utility_of
 
 __all__ = ["env", "raw_env", "RulebookAEC"]
@@ -129,15 +127,7 @@ class RulebookAEC(AECEnv):
 
     def render(self):
         """The public view (what a spectator sees: no player's secrets) as text."""
-        if self.render_mode is None:
-            return None
-        view = self.state.observe(-1)
-        text = json.dumps({"phase": view["phase"], "current": view["current"], "vars": view["vars"]},
-                          default=str)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_view(self.state, -1, self.render_mode)
 
     def close(self):
         pass
