@@ -56,7 +56,9 @@ def render_label(parts, game_vars, local_names, name, args) -> str:
     try:
         return render(parts, game_vars, local_names)
     except Exception as error:  # noqa: BLE001 - any failure of a designer's template is shown, not raised
-        return f"{default_label(name, args)} (label error: {error})"[:300]
+        pos = getattr(error, "pos", None)
+        where = f" at {pos.file}:{pos.line}:{pos.col}" if pos else ""
+        return f"{default_label(name, args)} (label error{where}: {error})"[:300]
 
 
 def default_label(name, args) -> str:
