@@ -622,9 +622,11 @@ def cmd_replay(args, out, err, stdin) -> int:
                 print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
                 return 1
             rule = rules.actions.get(move.get("action"))
-            secret = (args.player is not None and move.get("player") != args.player
-                      and rule is not None and getattr(rule, "secret", False))
-            shown = f"made a secret move: {move.get('action')}" if secret else move.get("label")
+            others = args.player is not None and move.get("player") != args.player
+            secret = others and rule is not None and getattr(rule, "secret", False)
+            # another player's answer to a decision may name a hidden card (as in play and the web table)
+            shown = (f"made a secret move: {move.get('action')}" if secret else
+                     "made a decision" if others and move.get("action") == "choose" else move.get("label"))
             print(_printable(f"{number:4d}. player {move.get('player')}: {shown}")
                   + ("" if res else _printable(f"  REFUSED: {res.reason}")), file=out)
         if not res:

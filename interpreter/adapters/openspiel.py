@@ -151,7 +151,7 @@ class RulebookState(pyspiel.State):
             engine = setup.rs.new_game(setup.players, setup.next_seed)
             setup.next_seed += 1
         self.engine = _Engine(engine)
-        self.decisions: list = []  # (player, id, was a decision answer) of every move, in order
+        self.decisions: list = []  # (player, id, "decision"|"secret"|None: what others may not see) of every move
 
     def current_player(self):
         state = self.engine.state
@@ -182,7 +182,9 @@ class RulebookState(pyspiel.State):
         outcome = state.apply(move)
         if not outcome:
             raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
-        self.decisions.append((player, int(action), move.name == "choose"))
+        rule = self.setup.rs.actions.get(move.name)
+        hidden = "decision" if move.name == "choose" else "secret" if getattr(rule, "secret", False) else None
+        self.decisions.append((player, int(action), hidden))  # what others may not see of it
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -207,8 +209,8 @@ class RulebookState(pyspiel.State):
 class RulebookObserver:
     """Observation strings and tensors for OpenSpiel. The tensor is the ObservationLayout
     vector; the string is `observe(player)` as JSON, and with perfect recall it also lists
-    every earlier move by id, except another player's answers to decisions (which may name
-    a secret), shown only as 'decision'."""
+    every earlier move by id, except another player's secret moves and answers to decisions (which may name
+    a secret), shown only as 'secret' or 'decision'."""
 
     def __init__(self, setup: _Setup, perfect_recall: bool):
         self.setup = setup
@@ -224,6 +226,7 @@ class RulebookObserver:
         view.pop("step", None)
         if not self.perfect_recall:
             return json.dumps(view, sort_keys=True)
-        moves = [(who, number) if (who == player or not decision) else (who, "decision")
-                 for who, number, decision in state.decisions]
+        # another player's decision answer or secret move shows only that it was made
+        moves = [(who, number) if (who == player or not hidden) else (who, hidden)
+                 for who, number, hidden in state.decisions]
         return json.dumps({"view": view, "moves": moves}, sort_keys=True)

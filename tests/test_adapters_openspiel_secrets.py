@@ -1,0 +1,29 @@
+"""OpenSpiel's perfect-recall information string never shows another player's secret move:
+only that one was made (tests/rulesets/sealed_bid: bids are `secret: true`)."""
+import os
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from interpreter.adapters.openspiel import register  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+
+
+def test_a_sealed_bid_reads_as_secret_to_the_other_player():
+    game = pyspiel.load_game(register(os.path.join(HERE, "rulesets", "sealed_bid"), players=2,
+                                      name="python_rulebook_sealed_bid_secrets"))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    bidder = state.current_player()
+    other = 1 - bidder
+    bids = state.legal_actions()
+    views = []
+    for bid in bids[:2]:
+        child = state.clone()
+        child.apply_action(bid)
+        views.append(child.information_state_string(other))
+        assert '"secret"' in views[-1]
+    assert views[0] == views[1]  # the other player cannot tell the two bids apart
