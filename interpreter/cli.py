@@ -429,7 +429,7 @@ def cmd_graph(args, out, err, _in) -> int:
 MAX_REFUSALS = 20  # `play` stops an agent after this many refused moves in a row
 def _describe(state, player, last_log_len, out):
     view = state.observe(player)
-    log = state.log[last_log_len:]
+    log = state.log_for(player)[last_log_len:]  # the public lines and this player's own
     for line in log:
         print(f"  · {line}", file=out)
     print(f"[step {view['step']}] phase {view['phase']}, you are player {player}", file=out)
@@ -473,7 +473,7 @@ def cmd_play(args, out, err, stdin) -> int:
         if agent is None:
             _describe(state, player, seen, out)
             seen = len(state.log)
-            action = _ask_human(legal, player, stdin, out)
+            action = _ask_human(state.legal_actions(player), player, stdin, out)
             if action is None:
                 write_replay()
                 print(f"saved the game so far to {save}", file=out)
@@ -525,7 +525,10 @@ def _ask_human(legal, player, stdin, out):
 
 def _announce(state, player, spec, action, human_watching, out):
     rule = state.rs.actions.get(action.name)
-    if rule is not None and getattr(rule, "secret", False):
+    if state.is_simultaneous():
+        # several players choose at once: nobody sees a choice until all are in
+        print(f"player {player} ({spec}) has chosen", file=out)
+    elif rule is not None and getattr(rule, "secret", False):
         # a secret move: the table learns only that it was made (`secret: true`)
         print(f"player {player} ({spec}) made a secret move: {action.name}", file=out)
     elif state.pending is not None and human_watching:
@@ -617,6 +620,7 @@ def cmd_replay(args, out, err, stdin) -> int:
             if not isinstance(move, dict):
                 print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
                 return 1
+            at_once = state.is_simultaneous()  # a choice made with others at once is theirs until all are in
             res = state.apply(move)
             if res.code == "bad_action":
                 print(_printable(f"rulebook: error: {args.file}: move {number} is not an action: {move!r}"), file=err)
@@ -625,7 +629,8 @@ def cmd_replay(args, out, err, stdin) -> int:
             others = args.player is not None and move.get("player") != args.player
             secret = others and rule is not None and getattr(rule, "secret", False)
             # another player's answer to a decision may name a hidden card (as in play and the web table)
-            shown = (f"made a secret move: {move.get('action')}" if secret else
+            shown = ("has chosen (at once with others)" if others and at_once else
+                     f"made a secret move: {move.get('action')}" if secret else
                      "made a decision" if others and move.get("action") == "choose" else move.get("label"))
             print(_printable(f"{number:4d}. player {move.get('player')}: {shown}")
                   + ("" if res else _printable(f"  REFUSED: {res.reason}")), file=out)

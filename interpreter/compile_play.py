@@ -59,6 +59,8 @@ class Phase:
     per_turn: Optional[Handle]
     next: list  # [(target, Handle or None)]
     pos: Pos = None
+    simultaneous: bool = False  # every player taking part chooses at once, once per round
+    reveal_block: Optional[int] = None  # `on_reveal`: runs once the round's chosen actions have run
 
 
 class PlayCompiler:
@@ -163,7 +165,8 @@ class PlayCompiler:
         def hook(key):
             return self.block(spec.get(key), phase_scope) if spec.get(key) else None
 
-        return Phase(
+        self.check_simultaneous(phase_id, spec, kind)
+        phase = Phase(
             id=str(phase_id), kind=kind, label=str(spec.get("label", phase_id)),
             enter_block=self.block(enter_effects, phase_scope) if enter_effects else None,
             exit_block=hook("on_exit"), turn_block=hook("on_turn"), round_block=hook("on_round"),
@@ -174,6 +177,24 @@ class PlayCompiler:
             rounds=setting("rounds", _NUMBERS), per_turn=setting("actions_per_turn", _NUMBERS),
             next=self.next_phases(phase_id, spec, phase_scope), pos=key_pos(self.t["phases"], phase_id),
         )
+        phase.simultaneous = bool(spec.get("simultaneous"))
+        phase.reveal_block = hook("on_reveal")
+        return phase
+
+    def check_simultaneous(self, phase_id, spec, kind) -> None:
+        """A simultaneous phase is a turns phase without the settings of one player's turn."""
+        if not spec.get("simultaneous"):
+            if spec.get("on_reveal"):
+                self.err("phase", f"phase '{phase_id}' has 'on_reveal' but is not simultaneous", key_pos(spec, "on_reveal"),
+                         "add simultaneous: true (on_reveal runs once everybody has chosen)")
+            return
+        if kind != "turns":
+            self.err("phase", f"simultaneous phase '{phase_id}' must be a turns phase with actions",
+                     key_pos(spec, "simultaneous"), "give it actions: [...]")
+        for key in ("first", "order", "on_turn", "actions_per_turn"):
+            if spec.get(key) is not None:
+                self.err("phase", f"'{key}' has no meaning in simultaneous phase '{phase_id}' (everybody chooses at once, "
+                         "one action per round)", key_pos(spec, key), "use on_round, or a phase that is not simultaneous")
 
     def next_phases(self, phase_id, spec, scope) -> list:
         """[(target, condition Handle or None)] of a phase's `next`."""
@@ -310,6 +331,8 @@ class PlayCompiler:
 
     def effect_choose(self, spec, scope, pos, bound, keys):
         choice = spec["choose"]
+        if choice.get("players") is not None:
+            return self.effect_choose_together(choice, scope, pos, bound)
         player = self.expr(choice.get("player", "player"), scope, choice, "player")
         options = self.expr(choice.get("from"), scope, choice, "from")
         count = self.expr(choice.get("count"), scope, choice, "count") if choice.get("count") is not None else None
@@ -319,6 +342,24 @@ class PlayCompiler:
         bound[choice["as"]] = _element_type(options) if count is None else None
         label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
         return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos)
+
+    def effect_choose_together(self, choice, scope, pos, bound):
+        """`choose: {players: ..., from: ...}`: each of the players chooses at once from `from`
+        (read with `p` bound to them); `as` is a list by seat (none for a seat not choosing)."""
+        if choice.get("player") is not None:
+            self.err("effect", "'choose' takes 'player' or 'players', not both", key_pos(choice, "player"),
+                     "players: a list of seats who choose at once")
+        players = self.expr(choice.get("players"), scope, choice, "players")
+        self.operand(players, _LISTS, "'choose players' needs", value_pos(choice, "players"))
+        seat_scope = scope.with_locals({"p": "number"})
+        options = self.expr(choice.get("from"), seat_scope, choice, "from")
+        count = self.expr(choice.get("count"), seat_scope, choice, "count") if choice.get("count") is not None else None
+        self.operand(options, _LISTS_OR_MAPS, "'choose from' needs", value_pos(choice, "from"))
+        bound[choice["as"]] = None
+        label = (self.template(choice["label"], seat_scope.with_locals({"option": None}))
+                 if choice.get("label") else None)
+        return fx.ChooseTogether(players, options, str(choice["as"]), str(choice.get("prompt", choice["as"])),
+                                 count, label, pos)
 
     def effect_enter(self, spec, scope, pos, bound, keys):
         target = spec["enter"]
@@ -352,7 +393,11 @@ class PlayCompiler:
         return fx.Call(name, tuple(binds), pos)
 
     def effect_log(self, spec, scope, pos, bound, keys):
-        return fx.Log(self.template(spec["log"], scope), pos)
+        line = spec["log"]
+        if isinstance(line, dict):  # {text, to}: a line only these players read
+            readers = self.expr(line.get("to"), scope, line, "to")
+            return fx.Log(self.template(line.get("text", ""), scope), pos, readers)
+        return fx.Log(self.template(line, scope), pos)
 
     def effect_fail(self, spec, scope, pos, bound, keys):
         return fx.Fail(str(spec["fail"]), pos)

@@ -10,6 +10,7 @@ import pytest
 
 import interpreter
 from interpreter.agents import GreedyAgent, MCTSAgent
+from interpreter.state import Action
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -27,8 +28,9 @@ def _hidden_die(die_of_0, die_of_1=3, bid=4):
 
 
 def _sealed_bid(bid_of_0):
+    """Both bid at once (a simultaneous phase); player 0 has bid, player 1 is still to bid."""
     state = _load("sealed_bid").new_game(2, seed=0)
-    assert state.apply(f"bid {bid_of_0}")
+    assert state.apply(Action("bid", {"amount": bid_of_0}, 0))
     return state
 
 
@@ -53,7 +55,7 @@ PAIRS = {
 @pytest.mark.parametrize("game", sorted(PAIRS))
 def test_the_two_states_differ_only_in_a_secret(game):
     first, second = PAIRS[game]()
-    assert first.vars != second.vars
+    assert first.hash() != second.hash()
     assert first.information_state(1) == second.information_state(1)
     assert first.information_state(0) != second.information_state(0)
 
@@ -72,7 +74,7 @@ def test_same_information_state_same_choice(game, make):
 def test_determinize_does_not_depend_on_the_secret(game):
     first, second = PAIRS[game]()
     for seed in range(10):
-        assert first.determinize(1, seed).vars == second.determinize(1, seed).vars
+        assert first.determinize(1, seed).to_json() == second.determinize(1, seed).to_json()
 
 
 def test_determinize_resamples_a_secret_die():
@@ -90,7 +92,7 @@ def test_determinize_resamples_a_secret_die():
 
 def test_determinize_resamples_a_secret_move():
     state = _sealed_bid(3)
-    bids = {state.determinize(1, seed).vars["sealed"][0] for seed in range(40)}
+    bids = {state.determinize(1, seed).history()[0]["action"]["args"]["amount"] for seed in range(40)}
     assert bids == {1, 2, 3}
 
 
@@ -104,7 +106,7 @@ def test_determinize_keeps_what_the_player_saw():
 def test_a_secret_move_reads_as_who_made_which_action():
     state = _sealed_bid(2)
     seen_by_other = state.information_state(1)["history"]
-    assert seen_by_other == [{"player": 0, "action": "bid", "secret": True}]
+    assert seen_by_other == [{"player": 0, "secret": True, "simultaneous": True}]
     assert "2" not in json.dumps(seen_by_other)
     assert state.information_state(0)["history"][0]["action"]["args"] == {"amount": 2}
 
@@ -141,10 +143,11 @@ def test_play_does_not_print_a_sealed_bid(tmp_path):
     code, out, _ = _cli("play", os.path.join(HERE, "rulesets", "sealed_bid"), "--agents", "random", "--seed", "1",
                         "--save", save)
     assert code == 0
-    assert "player 0 (random) made a secret move: bid" in out
+    assert "player 0 (random) has chosen" in out and "player 1 (random) has chosen" in out
     assert "bid 1" not in out and "bid 2" not in out and "bid 3" not in out
     code, shown, _ = _cli("replay", save, "--player", "1")
-    assert code == 0 and "player 0: made a secret move: bid" in shown
+    assert code == 0 and "player 0: has chosen (at once with others)" in shown
     assert "player 1: bid" in shown  # their own bid, whole
+    assert not any(f"bid {amount}" in line for line in shown.splitlines() if "player 0" in line for amount in (1, 2, 3))
     _, whole, _ = _cli("replay", save)
     assert "player 0: bid " in whole  # the full record, for whoever holds the file

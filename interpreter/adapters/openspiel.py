@@ -179,11 +179,13 @@ class RulebookState(pyspiel.State):
             return
         player = state.current_player
         move = self.setup.space.decode(state, action)
+        at_once = state.is_simultaneous()  # a choice made with others at once is secret until all are in
         outcome = state.apply(move)
         if not outcome:
             raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
         rule = self.setup.rs.actions.get(move.name)
-        hidden = "decision" if move.name == "choose" else "secret" if getattr(rule, "secret", False) else None
+        hidden = ("decision" if move.name == "choose" else
+                  "secret" if at_once or getattr(rule, "secret", False) else None)
         self.decisions.append((player, int(action), hidden))  # what others may not see of it
 
     def _action_to_string(self, player, action):

@@ -30,7 +30,7 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, state, player):
-        return self.rng.choice(state.legal_actions())
+        return self.rng.choice(state.legal_actions(player))
 
 
 def _value(state, player) -> float:
@@ -50,7 +50,7 @@ class GreedyAgent(Agent):
     name = "greedy"
 
     def act(self, state, player):
-        actions = state.legal_actions()
+        actions = state.legal_actions(player)
         if len(actions) == 1:
             return actions[0]
         sample = state.determinize(player, self.rng.randrange(1 << 30))
@@ -59,12 +59,26 @@ class GreedyAgent(Agent):
             after = sample.copy()
             if not after.apply(action):
                 continue
+            if after.is_simultaneous():  # the others still to choose: a guess for each, so the round resolves
+                _others_choose(after, player, random.Random(self.rng.randrange(1 << 30)))
             value = _value(after, player)
             if best_value is None or value > best_value:
                 best, best_value = [action], value
             elif value == best_value:
                 best.append(action)
         return self.rng.choice(best or actions)
+
+
+def _others_choose(sample, player, chooser) -> None:
+    """At a simultaneous node in a sampled world: the other players still to choose pick at
+    random until the node resolves (the position is then judged after the reveal)."""
+    opened = sample.is_simultaneous()
+    while opened and sample.is_simultaneous():
+        others = [seat for seat in sample.current_players if seat != player]
+        if not others:
+            return
+        if not sample.apply(chooser.choice(sample.legal_actions(others[0]))):
+            return
 
 
 class _Node:
@@ -92,7 +106,7 @@ class MCTSAgent(Agent):
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
 
     def act(self, state, player):
-        actions = state.legal_actions()
+        actions = state.legal_actions(player)
         if len(actions) == 1:
             return actions[0]
         root = _Node()
@@ -100,7 +114,7 @@ class MCTSAgent(Agent):
                   for _ in range(max(1, min(self.worlds, self.iterations)))]
         for iteration in range(self.iterations):
             sample = worlds[iteration % len(worlds)].copy()
-            path = self._descend(root, sample)
+            path = self._descend(root, sample, player)
             self._rollout(sample)
             rewards = _rewards(sample, state.num_players)
             root.visits += 1
@@ -110,14 +124,14 @@ class MCTSAgent(Agent):
         return max(actions, key=lambda action: (root.children.get(action.key, (_Node(),))[0].visits,
                                                  self.rng.random()))
 
-    def _descend(self, node, sample) -> list:
+    def _descend(self, node, sample, player) -> list:
         """Selection and expansion in `sample` (changed in place): the path of (node, mover)."""
         path = []
         while not sample.is_terminal:
-            legal = sample.legal_actions()
+            mover = _mover(sample, player)
+            legal = sample.legal_actions(mover)
             if not legal:
                 break
-            mover = sample.current_player
             for action in legal:
                 entry = node.children.get(action.key)
                 if entry is None:
@@ -150,6 +164,16 @@ class MCTSAgent(Agent):
                 break
             sample.apply(self.rng.choice(legal))
             steps += 1
+
+
+def _mover(sample, player):
+    """Who moves at this node of the tree: the player to act; at a simultaneous node the
+    searching player first (the others' replies in the tree follow it: the search is cautious,
+    as if they knew it, and never clairvoyant), then the others in seat order."""
+    current = sample.current_players
+    if player in current:
+        return player
+    return current[0] if current else None
 
 
 def _rewards(state, players):

@@ -20,13 +20,16 @@ from .chance import ChanceNeeded, draw
 from .frames import effect_frame, for_frame
 from .values import fmt, render
 
-__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "Enter",
+__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS",
-           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT"]
+           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
+# a local holding the seat whose secret move is running: its effects' log lines are theirs only
+# (an underscore name: no expression can read or write it)
+SECRET_TO = "_secret_to"
 
 
 class RuleFailure(Exception):
@@ -110,6 +113,17 @@ class Choose:
 
 
 @dataclass(frozen=True, slots=True)
+class ChooseTogether:
+    players: Any  # the seats who choose at once
+    options: Any  # read with `p` bound to each seat
+    bind: str  # bound to a list by seat (none for a seat that does not choose)
+    prompt: str
+    count: Any
+    label: Optional[list]
+    pos: Any = None
+
+
+@dataclass(frozen=True, slots=True)
 class Enter:
     phase: str
     pos: Any = None
@@ -119,6 +133,7 @@ class Enter:
 class Log:
     parts: list
     pos: Any = None
+    readers: Any = None  # `to`: the player or players who may read the line (None: everybody)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +250,8 @@ def _for(state, effect, frame, game_vars, names):
 
 def _call(state, effect, frame, game_vars, names):
     bound = {"player": names.get("player")}
+    if SECRET_TO in names:
+        bound[SECRET_TO] = names[SECRET_TO]
     for parameter, handle in effect.binds:
         bound[parameter] = handle.fn(game_vars, names)
     state.d["stack"].append(effect_frame(state.rs.proc_blocks[effect.procedure], bound))
@@ -295,16 +312,21 @@ def _random(state, effect, frame, game_vars, names):
     return True
 
 
-def _choose(state, effect, frame, game_vars, names):
-    player = effect.player.fn(game_vars, names)
-    pool = effect.options.fn(game_vars, names)
-    options = list(pool)
+def choice_options(effect, game_vars, names) -> list:
+    """The options of a `choose` effect (combinations of `count` of them when it has one)."""
+    options = list(effect.options.fn(game_vars, names))
     if effect.count is not None:
         count = effect.count.fn(game_vars, names)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise RuleRuntimeError(f"choose count must be a whole number, not {fmt(count)}")
         combos = itertools.combinations(options, count)
         options = [list(combo) for combo in itertools.islice(combos, MAX_CHOICE_COMBINATIONS)]
+    return options
+
+
+def _choose(state, effect, frame, game_vars, names):
+    player = effect.player.fn(game_vars, names)
+    options = choice_options(effect, game_vars, names)
     if not options:
         names[effect.bind] = None
         return True
@@ -328,9 +350,23 @@ def _enter(state, effect, frame, game_vars, names):
     return False
 
 
+def _choose_together(state, effect, frame, game_vars, names):
+    from .simultaneous import open_decision
+
+    return open_decision(state, effect, game_vars, names)
+
+
 def _log(state, effect, frame, game_vars, names):
     log = state.d["log"]
-    log.append(render(effect.parts, game_vars, names))
+    text = render(effect.parts, game_vars, names)
+    readers = effect.readers.fn(game_vars, names) if effect.readers is not None else names.get(SECRET_TO)
+    if readers is None:
+        log.append(text)
+    else:  # a line for some players only: {"to": [seats], "text": ...} (see State.log_for)
+        seats = readers if isinstance(readers, list) else [readers]
+        if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
+            raise RuleRuntimeError(f"log 'to' names players (seats), not {fmt(readers)}")
+        log.append({"to": sorted(set(seats)), "text": text})
     if len(log) > LOG_LIMIT:
         del log[:LOG_LIMIT // 2]
     return True
@@ -348,4 +384,4 @@ def _end_phase(state, effect, frame, game_vars, names):
 
 
 _HANDLERS = {Stmt: _stmt, If: _if, Let: _let, For: _for, Call: _call, Move: _move, Shuffle: _shuffle,
-             Random: _random, Choose: _choose, Enter: _enter, Log: _log, Fail: _fail, EndPhase: _end_phase}
+             Random: _random, Choose: _choose, ChooseTogether: _choose_together, Enter: _enter, Log: _log, Fail: _fail, EndPhase: _end_phase}

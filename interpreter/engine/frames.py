@@ -30,6 +30,8 @@ class PhaseFrame(TypedDict):
     round_opened: int  # the last round whose `on_round` ran (0: none yet)
     passed_over: int  # seats passed over by `skip` in a row
     empty_turns: int  # turns in a row in which the player could not act
+    # (simultaneous phases only) "sim": the open round of choices, {"waiting": [seats still to
+    # choose], "chosen": [[seat, action, args], ...], "opened": step}, or None between rounds
 
 
 class EffectFrame(TypedDict, total=False):
@@ -111,7 +113,26 @@ def check_frame(frame: Any, ruleset, players: int) -> Optional[str]:
         seats = list(frame.get("order") or []) + [frame.get("player")]
         if any(seat is not None and (not isinstance(seat, int) or not 0 <= seat < players) for seat in seats):
             return f"a seat in phase '{frame['phase']}' is not one of the {players} players"
-        return None
+        return _simultaneous_problem(frame.get("sim"), ruleset, players)
     if not 0 <= frame["block"] < len(ruleset.blocks):
         return f"effect list {frame['block']} does not exist in {ruleset.name}"
     return None
+
+
+def _simultaneous_problem(node, ruleset, players) -> Optional[str]:
+    """Why a saved simultaneous round ({"waiting", "chosen", "opened"}) cannot be one, or None."""
+    if node is None:
+        return None
+    def seat(value):
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < players
+    if not isinstance(node, dict) or not isinstance(node.get("opened"), int):
+        return "a simultaneous round does not say when it opened"
+    if not isinstance(node.get("waiting"), list) or not all(seat(value) for value in node["waiting"]):
+        return "a simultaneous round's waiting seats are not seats"
+    chosen = node.get("chosen")
+    if not isinstance(chosen, list) or not all(
+            isinstance(entry, list) and len(entry) == 3 and seat(entry[0]) and entry[1] in ruleset.actions
+            and isinstance(entry[2], dict) for entry in chosen):
+        return "a simultaneous round holds a choice that is not [seat, action, args]"
+    return None
+

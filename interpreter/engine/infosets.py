@@ -37,6 +37,7 @@ from .chance import seeded_index
 __all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 6
+GROUP_BUDGET = 4000  # trial moves to draw the others' choices at one simultaneous node
 _MEMO: dict = {}  # (id(ruleset), id(history link), player, state hash) -> (history link, trajectory)
 _MEMO_LIMIT = 16
 
@@ -67,10 +68,13 @@ def _view(state, player: int) -> str:
 
 
 def _is_secret(ruleset, entry: dict, player: int) -> bool:
-    """True when `entry` is another player's move of a secret action."""
+    """True when `entry` is another player's move of a secret action, or another player's
+    choice at a simultaneous node (what it was shows only in what the rules reveal)."""
     action = entry.get("action")
     if not isinstance(action, dict):
         return False
+    if entry.get("simultaneous"):
+        return action.get("player") != player
     rule = ruleset.actions.get(action.get("action"))
     return bool(rule is not None and getattr(rule, "secret", False) and action.get("player") != player)
 
@@ -133,6 +137,8 @@ def public_entry(ruleset, entry: dict, player: int) -> dict:
     move, only who made which action."""
     action = entry.get("action")
     if isinstance(action, dict) and _is_secret(ruleset, entry, player):
+        if entry.get("simultaneous"):  # not even which action: only that the player chose
+            return {"player": action.get("player"), "secret": True, "simultaneous": True}
         return {"player": action.get("player"), "action": action.get("action"), "secret": True}
     return entry
 
@@ -201,8 +207,17 @@ def _draw_world(state, player: int, steps, chooser):
     from .state import State
 
     sample = State.new(state.rs, state.num_players, 0, "manual")
-    for step in steps:
+    index = 0
+    while index < len(steps):
+        step = steps[index]
         entry = step.entry
+        index += 1
+        if entry.get("simultaneous"):
+            found = _play_group(sample, steps, index - 1, player, chooser, [GROUP_BUDGET])
+            if found is None:
+                return None
+            sample, index = found
+            continue
         if "chance" in entry:
             sample = _first_consistent(sample, _weighted_order(sample.chance_outcomes(), chooser),
                                        lambda trial, outcome: trial.apply_chance(outcome), player, step.seen)
@@ -218,6 +233,36 @@ def _draw_world(state, player: int, steps, chooser):
         if sample is None:
             return None
     return sample
+
+
+def _play_group(sample, steps, index: int, player: int, chooser, budget: list):
+    """The choices made at one simultaneous node, from `steps[index]`: the others' choices are
+    drawn together (depth first, in a random order, within `budget` trials) so that what the
+    player saw once the node resolved holds. (sample after the node, index after it) or None."""
+    from .simultaneous import open_node
+
+    step = steps[index]
+    opened = open_node(sample)["opened"]
+    if step.secret:
+        mover = step.entry["action"].get("player")
+        candidates = sorted(sample.legal_actions(mover), key=lambda action: action.label)
+        chooser.shuffle(candidates)
+    else:
+        candidates = [step.entry["action"]]
+    for candidate in candidates:
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        trial = sample.copy()
+        if not trial.apply(candidate) or _view(trial, player) != step.seen:
+            continue
+        node = open_node(trial)
+        if node is None or node["opened"] != opened or index + 1 == len(steps):
+            return trial, index + 1
+        found = _play_group(trial, steps, index + 1, player, chooser, budget)
+        if found is not None:
+            return found
+    return None
 
 
 def _first_consistent(state, candidates, make_move, player: int, seen: str):

@@ -27,11 +27,19 @@ def legal_actions(state) -> list:
     state.rs.budget.reset()
     pending = data["pending"]
     if pending is not None:
+        if "players" in pending:  # a decision of several players at once
+            from .simultaneous import node_actions
+
+            return node_actions(state, pending)
         player = pending["player"]
         labels = pending.get("labels")
         return [Action.listed("choose", (("value", freeze(option)),), player, labels[index] if labels else None)
                 for index, option in enumerate(pending["options"])]
     frame = top_phase(data["stack"])
+    if frame is not None and frame.get("sim") is not None:  # a simultaneous phase: every seat still to choose
+        from .simultaneous import node_actions
+
+        return node_actions(state, frame["sim"])
     if frame is None or frame.get("player") is None:
         return []
     return actions_for(state, state.rs.phases[frame["phase"]], frame["player"], frame)
@@ -112,16 +120,23 @@ def refusal(state, action) -> Outcome:
     pending = data["pending"]
     if data["chance"] is not None:
         return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
+    from .simultaneous import open_node, refusal as simultaneous_refusal, waiting_seats
+
+    node = open_node(state)
+    if node is not None:
+        refused = simultaneous_refusal(state, node, action)
+        if refused is not None:
+            return refused
     if pending is not None:
         if action.name != "choose":
-            return Outcome(False, "decision_pending",
-                           f"player {pending['player']} must first answer: {pending['prompt']}")
+            who = pending["player"] if node is None else _seats(waiting_seats(node))
+            return Outcome(False, "decision_pending", f"player {who} must first answer: {pending['prompt']}")
         return Outcome(False, "not_an_option", f"{fmt(dict(action.args).get('value'))} is not one of the options")
     frame = top_phase(data["stack"])
-    if frame is None or frame.get("player") is None:
+    if frame is None or (frame.get("player") is None and node is None):
         return Outcome(False, "no_turn", "nobody is to act")
     phase = state.rs.phases[frame["phase"]]
-    if action.player is not None and action.player != frame["player"]:
+    if node is None and action.player is not None and action.player != frame["player"]:
         return Outcome(False, "not_your_turn", f"it is player {frame['player']}'s turn, not player {action.player}'s")
     if action.name not in state.rs.actions:
         return Outcome(False, "unknown_action", f"there is no action '{action.name}'")
@@ -130,8 +145,13 @@ def refusal(state, action) -> Outcome:
     return _parameter_refusal(state, state.rs.actions[action.name], action, frame)
 
 
+def _seats(seats) -> str:
+    return ", ".join(map(str, seats))
+
+
 def _parameter_refusal(state, rule, action, frame) -> Outcome:
-    names = {"player": frame["player"], "round": frame.get("round", 1)}
+    player = frame["player"] if frame.get("sim") is None else action.player
+    names = {"player": player, "round": frame.get("round", 1)}
     game_vars = state.d["vars"]
     given = dict(action.args)
     state.rs.budget.reset()

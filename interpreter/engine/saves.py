@@ -93,6 +93,10 @@ def _pending_problem(state, players):
         if not isinstance(pending, dict) or not isinstance(pending.get("options"), list):
             return "the pending decision has no options"
         player = pending.get("player")
+        if "players" in pending:  # a decision of several players at once
+            return _together_problem(pending, players) or (
+                None if _effect_frame_at(stack, pending.get("frame")) and isinstance(pending.get("bind"), str)
+                else "the pending decision does not point at a waiting effect")
         if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < players:
             return f"player {player!r} is to decide, but the game has {players} players"
         if not _effect_frame_at(stack, pending.get("frame")) or not isinstance(pending.get("bind"), str):
@@ -103,6 +107,26 @@ def _pending_problem(state, players):
             return "the chance node has no outcomes"
         if not _effect_frame_at(stack, chance.get("frame")) or not isinstance(stack[chance["frame"]].get("draws"), list):
             return "the chance node does not point at a waiting effect"
+    return None
+
+
+def _is_seat(value, players) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < players
+
+
+def _together_problem(pending, players):
+    """Why a saved decision of several players cannot be one, or None."""
+    waiting, answers, choices = pending.get("players"), pending.get("answers"), pending.get("choices")
+    if not isinstance(waiting, list) or not all(_is_seat(seat, players) for seat in waiting):
+        return "a decision of several players does not list seats"
+    if not isinstance(answers, list) or len(answers) != players:
+        return "a decision of several players does not hold one answer per player"
+    if not isinstance(choices, list) or not all(
+            isinstance(choice, dict) and _is_seat(choice.get("player"), players)
+            and isinstance(choice.get("options"), list) and choice["options"] for choice in choices):
+        return "a decision of several players has a choice without a seat or options"
+    if not isinstance(pending.get("opened"), int):
+        return "a decision of several players does not say when it opened"
     return None
 
 

@@ -15,9 +15,9 @@ import marshal
 from typing import Optional
 
 from ..errors import RuleRuntimeError
-from . import flow, infosets, legal, scoring, visibility
+from . import flow, infosets, legal, scoring, simultaneous, visibility
 from .chance import index_of, outcomes_of
-from .effects import ENGINE_ERRORS, RuleFailure, describe_error, run_block
+from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, describe_error, run_block
 from .frames import top_phase
 from .saves import SAVE_FORMAT, SaveError, check_saved
 from .values import OK, SCALARS, Action, Outcome, fmt, thaw
@@ -161,16 +161,26 @@ class State:
 
     @property
     def current_players(self) -> list:
-        """The players who must act now (one today; a chance node has none)."""
+        """The players who must act now: one, or at a simultaneous node every player still to
+        choose (each applies their own move, in any order); a chance node has none."""
         data = self.d
         if data["terminal"] or data["chance"] is not None:
             return []
-        if data["pending"] is not None:
-            return [data["pending"]["player"]]
+        pending = data["pending"]
+        if pending is not None:
+            return list(pending["players"]) if "players" in pending else [pending["player"]]
         frame = top_phase(data["stack"])
-        if frame is not None and frame.get("player") is not None:
-            return [frame["player"]]
+        if frame is not None:
+            if frame.get("player") is not None:
+                return [frame["player"]]
+            if frame.get("sim") is not None:
+                return list(frame["sim"]["waiting"])
         return []
+
+    def is_simultaneous(self) -> bool:
+        """True at a simultaneous node: several players choose at once (`current_players` lists
+        those still to choose); a choice made here is seen by nobody else until all are in."""
+        return simultaneous.open_node(self) is not None
 
     @property
     def current_player(self) -> Optional[int]:
@@ -201,7 +211,18 @@ class State:
 
     @property
     def log(self) -> list:
-        return self.d["log"]
+        """The public log: a line written for some players only (`log: {to: ...}`, or by a
+        secret move's effects) reads "(a private line)"."""
+        lines = self.d["log"]
+        if all(type(line) is str for line in lines):
+            return lines
+        return [line if type(line) is str else "(a private line)" for line in lines]
+
+    def log_for(self, player: int) -> list:
+        """The log as `player` reads it: the public lines and the lines written for them (the
+        others' private lines read "(a private line)"; same length and order as `log`)."""
+        return [line if type(line) is str else line["text"] if player in line["to"] else "(a private line)"
+                for line in self.d["log"]]
 
     def scores(self) -> dict:
         """{player: {"total": n, "rows": {row: n}}}"""
@@ -251,8 +272,8 @@ class State:
             except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
                 raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
         actions = self._legal
-        if player is not None and actions and actions[0].player != player:
-            return []
+        if player is not None and actions and (actions[0].player != player or actions[-1].player != player):
+            return [action for action in actions if action.player == player]  # several players choose at once
         return actions
 
     def cache_legal(self, actions) -> None:
@@ -276,10 +297,16 @@ class State:
         else:
             if action not in actions:
                 return legal.refusal(self, action)
-            if action.player is not None and action.player != actions[0].player:
-                return Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
-            action = actions[actions.index(action)]  # the listed one, with its label
-        return self._atomically(self._apply_legal, action, actions[0].player)
+            if actions[0].player != actions[-1].player:  # several players choose at once
+                action = _listed_for_player(self, actions, action)
+                if isinstance(action, Outcome):
+                    return action
+            elif action.player is not None and action.player != actions[0].player:
+                return legal.refusal(self, action) if self.is_simultaneous() else \
+                    Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
+            else:
+                action = actions[actions.index(action)]  # the listed one, with its label
+        return self._atomically(self._apply_legal, action, action.player)
 
     def _atomically(self, change, *args) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back."""
@@ -304,6 +331,12 @@ class State:
     def _apply_legal(self, action: Action, player: int) -> None:
         data = self.d
         self._count_step()
+        node = simultaneous.open_node(self)
+        if node is not None:  # one choice of several made at once: kept out of sight until all are in
+            self._history = (self._history, {"action": action.to_json(), "simultaneous": True})
+            simultaneous.commit(self, node, action)
+            flow.run(self)
+            return
         self._history = (self._history, action)
         pending = data["pending"]
         if pending is not None:
@@ -317,6 +350,8 @@ class State:
         local_names = {"player": player, "round": frame.get("round", 1)}
         for key, value in action.args:
             local_names[key] = value if type(value) in SCALARS else thaw(value)
+        if rule.secret:  # its effects' log lines are the mover's only
+            local_names[SECRET_TO] = player
         frame["acted"] = frame.get("acted", 0) + 1
         run_block(self, rule.block, local_names)
         flow.run(self)
@@ -383,10 +418,25 @@ def _as_action(state, action):
         matches = [candidate for candidate in state.legal_actions() if candidate.label == action]
         if not matches:
             return Outcome(False, "unknown_action", f"no legal action is labelled {action!r}"[:300])
+        if len({match.player for match in matches}) > 1:  # several players choose at once
+            return Outcome(False, "which_player", f"{action!r} is a move of players "
+                           f"{', '.join(str(match.player) for match in matches)}: apply an Action with its player"[:300])
         return matches[0]
     if not isinstance(action, Action):
         return Outcome(False, "bad_action", f"not an action: {action!r}"[:200])
     return action
+
+
+def _listed_for_player(state, actions, action):
+    """At a simultaneous node: the listed action with `action`'s move and player, or why not."""
+    node = simultaneous.open_node(state)
+    refused = simultaneous.refusal(state, node, action) if node is not None else None
+    if refused is not None:
+        return refused
+    for candidate in actions:
+        if candidate == action and (action.player is None or candidate.player == action.player):
+            return candidate
+    return legal.refusal(state, action)
 
 
 def _replay_entry(state, entry) -> Outcome:

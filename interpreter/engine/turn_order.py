@@ -8,17 +8,20 @@ its exit. The legal actions of the player to act come from legal.py.
 """
 from __future__ import annotations
 
+from . import simultaneous
 from .frames import effect_frame
 from .legal import actions_for
 
-__all__ = ["turn_step"]
+__all__ = ["turn_step", "start_turns", "skipped"]
 
 
 def turn_step(state, frame, phase) -> bool:
     """Advance the turns of `frame`; True when its player must act now (their legal actions
     are left in `state.waiting`)."""
+    if phase.simultaneous:
+        return simultaneous.turn_step(state, frame, phase)
     game_vars = state.d["vars"]
-    if frame["order"] is None and not _start_turns(state, frame, phase):
+    if frame["order"] is None and not start_turns(state, frame, phase):
         return False
     if frame["player"] is not None:
         waiting = _turn_goes_on(state, frame, phase)
@@ -49,7 +52,7 @@ def turn_step(state, frame, phase) -> bool:
     return turn_step(state, frame, phase)  # the turn starts now: find its actions at once
 
 
-def _start_turns(state, frame, phase) -> bool:
+def start_turns(state, frame, phase) -> bool:
     """Fix the seats and the first player; False when nobody takes part."""
     game_vars = state.d["vars"]
     names = {"player": frame["player"], "round": frame["round"]}
@@ -111,14 +114,14 @@ def _anybody_can_act(state, frame, phase) -> bool:
     """Could any seat taking part (and not skipped) act in the state as it is now?"""
     game_vars = state.d["vars"]
     for seat in frame["order"]:
-        if seat == frame["player"] or _skipped(game_vars, phase, frame, seat):
+        if seat == frame["player"] or skipped(game_vars, phase, frame, seat):
             continue
         if actions_for(state, phase, seat, frame):
             return True
     return False
 
 
-def _skipped(game_vars, phase, frame, seat) -> bool:
+def skipped(game_vars, phase, frame, seat) -> bool:
     return phase.skip is not None and bool(phase.skip.fn(game_vars, {"player": None, "round": frame["round"], "p": seat}))
 
 
@@ -130,7 +133,7 @@ def _next_player(state, frame, phase):
     seats = len(order)
     while frame["passed_over"] < seats:
         player = order[frame["index"]]
-        if not _skipped(game_vars, phase, frame, player):
+        if not skipped(game_vars, phase, frame, player):
             frame["passed_over"] = 0
             return player
         frame["passed_over"] += 1

@@ -28,7 +28,11 @@ def observe(state, player: int) -> dict:
             view[name] = [item if seat == player else _hidden(item) for seat, item in enumerate(value)]
     pending = state.d["pending"]
     pending_view = None
-    if pending is not None:
+    if pending is not None and "players" in pending:  # several players answer at once
+        from .simultaneous import decision_view
+
+        pending_view = decision_view(pending, player)
+    elif pending is not None:
         pending_view = {"player": pending["player"], "prompt": pending["prompt"],
                         "options": pending["options"] if pending["player"] == player
                         else {"hidden": len(pending["options"])}}
@@ -71,7 +75,11 @@ def determinize(state, player: int, seed: int):
         shuffler.shuffle(items)
         for (slot_index, position), item in zip(places[kind], items):
             slots[slot_index][position] = item
+    from .simultaneous import redraw_others
+
+    redraw_others(sample, player, shuffler)
     sample.reseed(f"/d{seed}")
+    sample.touched()
     return sample
 
 
