@@ -177,17 +177,27 @@ def _coverage_html(cov) -> list:
                              ("dominant_actions", "dominant action (chosen > 95 % when legal)", "action"),
                              ("phases_never_entered", "phase never entered", "phase"),
                              ("components_never_moved", "component never left its initial zone", "component"),
-                             ("components_never_chosen", "component never named by a chosen action", "component")):
+                             ("components_never_chosen", "component never named by a chosen action", "component"),
+                             ("procedures_never_called", "procedure never called", "procedure"),
+                             ("defines_never_evaluated", "define never evaluated", "define")):
         for item in cov.get(key) or []:
             rows.append((label, item[name], item.get("zone", ""), item["where"]))
+    for item in cov.get("branches_never_taken") or []:
+        rows.append((f"if-branch never taken ({item['branch']})", item["condition"], "", item["where"]))
     parts = ["<h2>Coverage</h2>"]
     parts.append(_table(["finding", "name", "zone", "defined at"], rows) if rows
-                 else "<p>Every action was legal and chosen, every phase entered, every component moved.</p>")
+                 else "<p>Every action was legal and chosen, every phase entered, every component moved, "
+                 "every procedure, define and if-branch reached.</p>")
     absent = cov.get("components_never_in_play") or {}
     if absent:
         parts.append('<p class="note">never in any var as a value (board elements, or cards of unused modules): '
                      + escape(", ".join(f"{t}: {len(ids)}" for t, ids in absent.items())) + "</p>")
-    parts.append('<p class="note">not measured: ' + escape(", ".join(cov["not_measured"])) + "</p>")
+    reached = cov.get("rule_points")
+    if reached:
+        parts.append(f'<p class="note">rule points reached (procedures, defines, if-branches): '
+                     f'{reached["reached"]} of {reached["total"]}</p>')
+    if cov.get("not_measured"):
+        parts.append('<p class="note">not measured: ' + escape(", ".join(cov["not_measured"])) + "</p>")
     return parts
 
 

@@ -178,9 +178,16 @@ def _coverage_lines(cov) -> list:
     for key, label, name in (("actions_never_legal", "action never legal", "action"),
                              ("actions_never_chosen", "action never chosen", "action"),
                              ("phases_never_entered", "phase never entered", "phase"),
-                             ("dominant_actions", "dominant action", "action")):
-        for item in cov[key]:
+                             ("dominant_actions", "dominant action", "action"),
+                             ("procedures_never_called", "procedure never called", "procedure"),
+                             ("defines_never_evaluated", "define never evaluated", "define")):
+        for item in cov.get(key) or []:
             lines.append(f"{label}: {item[name]} ({item['where']})")
+    for item in cov.get("branches_never_taken") or []:
+        lines.append(f"if-branch never taken: {item['branch']} of `if: {item['condition']}` ({item['where']})")
+    reached = cov.get("rule_points")
+    if reached:
+        lines.append(f"rule points reached (procedures, defines, if-branches): {reached['reached']} of {reached['total']}")
     dead = cov["components_never_moved"]
     if dead:
         lines.append(f"components never moved out of their initial zone: {len(dead)}")
@@ -197,5 +204,6 @@ def _coverage_lines(cov) -> list:
     if absent:
         lines.append("components never in any var as a value (board elements, or unused): "
                      + ", ".join(f"{typ} {len(ids)}" for typ, ids in absent.items()))
-    lines.append("not measured: " + ", ".join(cov["not_measured"]))
+    if cov.get("not_measured"):
+        lines.append("not measured: " + ", ".join(cov["not_measured"]))
     return lines
