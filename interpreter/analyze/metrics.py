@@ -61,6 +61,17 @@ def _decided_at(record):
     return 1 - run / len(leaders)
 
 
+def _fair_rate(balance_report: dict, players: int) -> float:
+    """The win rate every position would have if none had an advantage: the mean over the
+    positions (1/players when each game has one winner; higher with shared wins, lower with
+    draws)."""
+    rows = balance_report["by_position"]["rates"].values()
+    games = sum(row["games"] for row in rows)
+    if not games:
+        return 1 / players if players else 0.0
+    return sum(row["wins"] for row in rows) / games
+
+
 def shape_metrics(records, players: int, balance_report: dict) -> dict:
     done = [r for r in records if not r.get("error")]
     steps = [r["steps"] for r in done]
@@ -70,7 +81,7 @@ def shape_metrics(records, players: int, balance_report: dict) -> dict:
     decided = [d for d in (_decided_at(r) for r in done) if d is not None]
     low, q1, median, q3, high = quantiles(steps)
     position = balance_report["by_position"]["rates"].get("0", {"wins": 0, "games": 0})
-    fair = 1 / players if players else 0
+    fair = _fair_rate(balance_report, players)
     diff = position["wins"] / position["games"] - fair if position["games"] else 0.0
     first_low, first_high = wilson(position["wins"], position["games"])
     seat_rates = [row["rate"] for row in balance_report["by_seat"]["rates"].values()]
