@@ -53,7 +53,8 @@ def _names(value, target) -> bool:
 
 class _FilteredState:
     """The state as the restricted agent sees it: its legal actions leave out the forbidden
-    ones; everything else (determinize, copy, scores...) is the state's own."""
+    ones; the rest of the State's public API (determinize, copy, scores...) is the state's own.
+    Nothing private (a name starting with '_') is passed through."""
 
     def __init__(self, state, allowed):
         self._state = state
@@ -63,6 +64,8 @@ class _FilteredState:
         return list(self._allowed)
 
     def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
         return getattr(self._state, name)
 
 

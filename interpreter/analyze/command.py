@@ -149,7 +149,14 @@ def _add_restrict(session, report, rs, config, records) -> None:
 
     if not session.args.restrict:
         return
-    restricted = dataclasses.replace(config, restrict=session.args.restrict)
+    name = session.args.restrict
+    if name not in rs.actions and name not in rs.entities:  # the Ruleset's public names
+        from ..errors import suggest
+
+        hint = suggest(name, list(rs.actions) + list(rs.entities))
+        raise _Stop(f"--restrict {name}: {rs.name} has no action kind or component '{name}'"
+                    + (f" ({hint})" if hint else ""))
+    restricted = dataclasses.replace(config, restrict=name)
     other = session.records(rs, restricted, f"restrict {session.args.restrict}")
     report["restricted_play"] = restrict_report(session.args.restrict, records, other)
 

@@ -54,10 +54,10 @@ def _materialize(files: dict, digest: str, modules, overrides: dict, folder_name
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
                 handle.write(data)
-        rs = load(folder, modules=list(modules), check=False)
+        rs = apply_overrides(load(folder, modules=list(modules), check=False, settings={}), overrides)
         if rs.digest != digest:
             raise RuntimeError(f"the rules shipped to this worker have digest {rs.digest}, not {digest}")
-        _LOADED[key] = apply_overrides(rs, overrides)
+        _LOADED[key] = rs
     return _LOADED[key]
 
 
