@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from typing import Optional
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "make_agent", "AGENTS"]
@@ -84,9 +85,12 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7,
-                 worlds: int = 16):
+                 worlds: int = 16, seconds: Optional[float] = None):
         super().__init__(seed)
         self.iterations = iterations
+        # a time budget per move: no iteration starts once `seconds` have passed since the move
+        # began (at least one runs; `iterations` still caps them). Not reproducible across machines.
+        self.seconds = seconds
         self.rollout_limit = rollout_limit
         self.c = c  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
@@ -95,10 +99,13 @@ class MCTSAgent(Agent):
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         root = _Node()
         worlds = [state.determinize(player, self.rng.randrange(1 << 30))
                   for _ in range(max(1, min(self.worlds, self.iterations)))]
         for iteration in range(self.iterations):
+            if deadline is not None and iteration and time.perf_counter() >= deadline:
+                break
             sample = worlds[iteration % len(worlds)].copy()
             path = self._descend(root, sample)
             self._rollout(sample)
