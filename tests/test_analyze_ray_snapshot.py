@@ -52,3 +52,14 @@ def test_a_worker_copy_with_modules_loads_to_the_same_digest():
     assert "modules/short.yaml" in files and all(not name.startswith("/") for name in files)
     copy = _materialize(files, rs.digest, ["short"], {}, "davos")
     assert copy.digest == rs.digest and copy.folder != rs.folder
+
+
+def test_a_worker_copy_of_a_variant_checks_the_variant_digest():
+    from interpreter.analyze.variants import apply_overrides
+
+    rs = interpreter.load("davos")
+    variant = apply_overrides(rs, {"years": 2, "start_seat": 1})
+    copy = _materialize(snapshot_rules(rs), variant.digest, [], {"years": 2, "start_seat": 1}, "davos")
+    assert copy.digest == variant.digest != rs.digest and copy.settings["years"] == 2
+    with pytest.raises(RuntimeError, match="digest"):
+        _materialize(snapshot_rules(rs), variant.digest, [], {"years": 3}, "davos")
