@@ -107,7 +107,7 @@ def _analyze(args, out, err) -> int:
     except VariantError as exc:
         raise _Stop(str(exc)) from None
     config = RunConfig(args.ruleset, list(args.module), players, specs, args.seed, args.rotate, overrides,
-                       None, args.start_var)
+                       None, _start_var(rs, args.start_var))
     session = _Session(args, Store(args.db or DEFAULT_DB), jobs, err)
     try:
         records = session.records(rs, config, "analyze")
@@ -131,6 +131,21 @@ def _analyze(args, out, err) -> int:
         if args.html:
             print(f"report written to {args.html}", file=out)
     return 0 if report["completed"] else 1
+
+
+def _start_var(rs, given):
+    """--start-var, else the ruleset's `game.start_player`; it must be a top-level var that is
+    not per player. None: the start order is inferred from the first moves."""
+    from .coverage import definition_pos
+
+    name = given or (rs.tree.get("game") or {}).get("start_player")
+    if name is None:
+        return None
+    decl = rs.vars.get(name)
+    if decl is None or decl.per_player:
+        where = "--start-var" if given else f"game.start_player ({definition_pos(rs, 'game', 'start_player')})"
+        raise _Stop(f"{where}: '{name}' is not a top-level var of {rs.name} holding one seat")
+    return str(name)
 
 
 def _main_report(session, rs, config, records) -> dict:
