@@ -136,7 +136,11 @@ def _balance_html(report) -> list:
             continue
         rows = [(k, r["wins"], r["games"], _pct(r["rate"]), _ci(r["ci"])) for k, r in table["rates"].items()]
         parts.append(_table([label, "wins", "games", "win rate", "95 % interval"], rows))
-        parts.append(f'<p class="note">χ² = {table["chi2"]:.2f} ({table["dof"]} d.f.), p = {table["p_value"]:.3g}</p>')
+        together = table.get("won_together")
+        tested = (" — tested as " + ", ".join("+".join(map(str, g)) for g in together)
+                  + " (they won together in every game)") if together else ""
+        parts.append(f'<p class="note">χ² = {table["chi2"]:.2f} ({table["dof"]} d.f.), '
+                     f'p = {table["p_value"]:.3g}{escape(tested)}</p>')
     rows = [(label, report[key]["count"], _pct(report[key]["rate"]), _ci(report[key]["ci"]))
             for key, label in (("draws", "draws"), ("shared_wins", "shared wins"),
                                ("tie_breaker_decided", "tie-breaker decided"))]

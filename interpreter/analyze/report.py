@@ -115,7 +115,11 @@ def _pct(value) -> str:
 def _rate_line(label: str, table: dict) -> str:
     cells = [f"{key}: {_pct(row['rate'])} [{_pct(row['ci'][0])}, {_pct(row['ci'][1])}]"
              for key, row in table["rates"].items()]
-    return f"{label}: " + "  ".join(cells) + f"   χ² = {table['chi2']:.2f}, p = {table['p_value']:.3g}"
+    together = table.get("won_together")
+    tested = (" (tested as " + ", ".join("+".join(map(str, group)) for group in together)
+              + ": they won together in every game)") if together else ""
+    return (f"{label}: " + "  ".join(cells)
+            + f"   χ² = {table['chi2']:.2f} ({table['dof']} d.f.), p = {table['p_value']:.3g}{tested}")
 
 
 def render_text(report: dict) -> str:
