@@ -160,6 +160,8 @@ def _metrics_html(report) -> list:
     m = report["metrics"]
     rows = [("completion", _pct(m["completion"]["rate"])),
             ("mean length (steps)", f"{m['duration']['mean_steps']:.1f}"),
+            ("mean length (turns / rounds)", f"{m['duration'].get('mean_turns', 0):.1f} / {m['duration'].get('mean_rounds', 0):.1f}"
+             if "mean_rounds" in m["duration"] else "-"),
             ("mean branching factor", f"{m['branching']['mean']:.2f}"),
             ("decision moves", _pct(m["decision_moves"])),
             ("lead changes per game", f"{m['lead_changes']['mean_per_game']:.2f}"),

@@ -61,6 +61,19 @@ def _decided_at(record):
     return 1 - run / len(leaders)
 
 
+def _turns_and_rounds(done, players: int) -> dict:
+    """Turns (maximal runs of decisions by one player) and rounds (turns / players) per game;
+    empty for records made before turns were counted."""
+    turns = [r["turns"] for r in done if "turns" in r]
+    if not turns:
+        return {}
+    rounds = [t / players for t in turns] if players else []
+    low, q1, median, q3, high = quantiles(rounds)
+    return {"mean_turns": mean(turns), "mean_rounds": mean(rounds),
+            "rounds": {"min": low, "q1": q1, "median": median, "q3": q3, "max": high,
+                       "histogram": length_histogram([round(value) for value in rounds])}}
+
+
 def _fair_rate(balance_report: dict, players: int) -> float:
     """The win rate every position would have if none had an advantage: the mean over the
     positions (1/players when each game has one winner; higher with shared wins, lower with
@@ -89,7 +102,7 @@ def shape_metrics(records, players: int, balance_report: dict) -> dict:
         "completion": {"rate": len(done) / len(records) if records else 0.0,
                        "ci": list(wilson(len(done), len(records)))},
         "duration": {"mean_steps": mean(steps), "min": low, "q1": q1, "median": median, "q3": q3,
-                     "max": high, "histogram": length_histogram(steps)},
+                     "max": high, "histogram": length_histogram(steps), **_turns_and_rounds(done, players)},
         "branching": {"mean": mean(all_branching), "curve": branching_curve(done)},
         "decision_moves": sum(b > 1 for b in all_branching) / len(all_branching) if all_branching else 0.0,
         "lead_changes": {"mean_per_game": mean(lead), "rate": mean(lead_rate)},

@@ -141,8 +141,10 @@ def render_text(report: dict) -> str:
     lines.append("games needed for a 95% interval of a win rate near 1/players: "
                  + ", ".join(f"{k}: {v}" for k, v in report["games_needed"].items()))
     m = report["metrics"]
+    rounds = (f", {m['duration']['mean_turns']:.1f} turns, {m['duration']['mean_rounds']:.1f} rounds"
+              if "mean_rounds" in m["duration"] else "")
     lines.append(f"length: mean {m['duration']['mean_steps']:.1f} steps (min {m['duration']['min']}, "
-                 f"max {m['duration']['max']}); branching: mean {m['branching']['mean']:.2f}; "
+                 f"max {m['duration']['max']}){rounds}; branching: mean {m['branching']['mean']:.2f}; "
                  f"lead changes per game: {m['lead_changes']['mean_per_game']:.2f}; "
                  f"first-mover advantage: {m['first_mover_advantage']['difference'] * 100:+.1f} points")
     lines.extend(_coverage_lines(report.get("coverage")))

@@ -111,6 +111,8 @@ class _Tracker:
         self.log_seen = 0
         self.initial: dict = {}
         self.moved: set = set()
+        self.turns = 0
+        self.last_player = None
 
     def start(self, state) -> None:
         self.initial = locate_components(state.vars, self.ids, self.per_player)
@@ -128,6 +130,9 @@ class _Tracker:
         player = action.player
         if player is not None and player not in self.first_moves:
             self.first_moves.append(player)
+        if player != self.last_player or not self.branching:  # a turn: one player's run of decisions
+            self.turns += 1
+            self.last_player = player
         self.branching.append(len(legal))
         kinds = list(dict.fromkeys(a.name for a in legal))  # ordered: same record in any process
         for kind in kinds:
@@ -281,7 +286,7 @@ def _tracker_fields(tracker, start_value) -> dict:
     return {"start_order": tracker.start_order(start_value), "actions": tracker.chosen,
             "legal": tracker.legal, "contested": tracker.contested, "branching": tracker.branching,
             "leaders": tracker.leaders, "card_uses": tracker.card_uses,
-            "phases": sorted(tracker.phases), "moved": sorted(tracker.moved)}
+            "phases": sorted(tracker.phases), "moved": sorted(tracker.moved), "turns": tracker.turns}
 
 
 def _jsonable(value):
