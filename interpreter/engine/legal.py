@@ -92,9 +92,10 @@ def _one_parameter(state, action, game_vars, names, target) -> None:
                    for value in _domain(state, handle, game_vars, names)])
 
 
-def _enumerate(state, action, game_vars, names, level, target, domains) -> None:
-    """The moves of `action` with its parameters from `level` on; `domains[k]` keeps the values
-    of parameter k once computed, when they do not read the parameters before it."""
+def _enumerate(state, action, game_vars, names, level, target, domains, prefix=()) -> None:
+    """The moves of `action` with its parameters from `level` on (`prefix`: the (name, value)
+    pairs bound before it); `domains[k]` keeps the values of parameter k once computed, when
+    they do not read the parameters before it."""
     params = action.params
     name, handle = params[level]
     checks = action.req_levels[level + 1]
@@ -106,18 +107,23 @@ def _enumerate(state, action, game_vars, names, level, target, domains) -> None:
             domains[level] = domain
     else:
         state.rs.budget.take(domain)  # every value tried is charged, as when it is computed
+    fixed_label = not action.label_parts or action.label_static
     for value in domain:
         names[name] = value
-        if checks and not all(check(game_vars, names) for check in checks):
-            continue
-        if not last:
-            _enumerate(state, action, game_vars, names, level + 1, target, domains)
-            continue
-        if len(target) >= MAX_PARAM_COMBINATIONS:
-            raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
-        args = tuple([(param, names[param] if type(names[param]) in SCALARS else freeze(names[param]))
-                      for param, _ in params])
-        target.append(_listed(action, args, game_vars, names))
+        for check in checks:
+            if not check(game_vars, names):
+                break
+        else:
+            args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
+            if not last:
+                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
+            elif len(target) >= MAX_PARAM_COMBINATIONS:
+                raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal "
+                                       "combinations")
+            elif fixed_label:
+                target.append((action.id, args, None, action.label_parts or None))
+            else:
+                target.append(_listed(action, args, game_vars, names))
     names.pop(name, None)
 
 

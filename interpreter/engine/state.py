@@ -365,12 +365,15 @@ class State:
             return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
         return self._atomically(self._apply_move, index, undoable=True)
 
-    def undo(self) -> Outcome:
-        """Take back the last move made with `apply_id` (moves made with `apply` keep no undo
-        point): the state is again exactly what it was before it."""
-        if not self._undo:
-            return Outcome(False, "nothing_to_undo", "no move made with apply_id is left to take back")
-        snapshot, self._history, log, log_length = self._undo.pop()
+    def undo(self, moves: int = 1) -> Outcome:
+        """Take back the last `moves` moves made with `apply_id` (moves made with `apply` keep
+        no undo point): the state is again exactly what it was before them."""
+        if type(moves) is not int or not 1 <= moves <= len(self._undo):
+            return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
+                                                     f"taken back, not {moves!r}"[:200])
+        point = self._undo[-moves]
+        del self._undo[-moves:]
+        snapshot, self._history, log, log_length = point
         self.d = marshal.loads(snapshot)
         self._log_back(log, log_length)
         self.touched()
