@@ -341,12 +341,13 @@ class State:
     # ------------------------------------------------------------------ apply
     def apply(self, action) -> Outcome:
         """Apply one action atomically. Refused actions leave the state unchanged."""
-        refused = self._refused_now()
-        if refused is not None:
-            return refused
-        action = _as_action(self, action)
-        if isinstance(action, Outcome):
-            return action
+        data = self.d
+        if data["terminal"] or data["chance"] is not None:
+            return self._refused_now()
+        if type(action) is not Action:
+            action = _as_action(self, action)
+            if isinstance(action, Outcome):
+                return action
         index = self._index_of(action, self._moves())
         if index < 0:
             return legal.refusal(self, action)
@@ -430,9 +431,11 @@ class State:
 
     def _apply_move(self, index: int) -> None:
         data = self.d
-        name, args = self._moves_now[index][:2]
+        move = self._moves_now[index]
+        name, args = move[0], move[1]
         player = self._mover
-        entry = self.legal_action(index)  # the listed action, with its label
+        actions = self._legal
+        entry = actions[index] if actions is not None else self.legal_action(index)  # the listed one, with its label
         self._count_step()
         self._history = (self._history, entry)
         pending = data["pending"]

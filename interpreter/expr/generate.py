@@ -365,6 +365,8 @@ class _Gen:
             if attr != "id" and attr not in attrs:
                 self.err(node.children[1], f"a {t[1]} has no attribute '{attr}'",
                          suggest(attr, list(attrs) + ["id"]))
+            if self.fast and attr != "id":  # its record read directly (an error falls back to `_A`)
+                return f"_E[{obj}][{attr!r}]", None
             return f"_A({obj}, {attr!r})", ("entity", t[1]) if attr == "id" else None
         if _is_entity(t) and self.fast:
             # a component id: read its record directly (any error falls back to the checked `_A`)

@@ -4,7 +4,7 @@ functions by own time and by cumulative time. A tool for finding the next thing 
 speeds themselves are compared in games.py.
 
 Run: .venv/bin/python tools/bench/profiling.py davos --players 4 --games 20 [--top 30]
-     .venv/bin/python tools/bench/profiling.py tictactoe --games 2000
+     .venv/bin/python tools/bench/profiling.py tictactoe --games 2000 [--api]
      .venv/bin/python tools/bench/profiling.py davos --players 4 --mcts 6
 """
 import argparse
@@ -22,6 +22,16 @@ def random_games(ruleset, players, games):
     from interpreter.play import play_game
     for seed in range(games):
         play_game(ruleset, players, seed, ["random"])
+
+
+def api_playouts(ruleset, players, games):
+    """Random games through the plain API (legal_actions, apply), as games.py's api_playout."""
+    rng = random.Random(1)
+    for seed in range(games):
+        state = ruleset.new_game(players, seed=seed)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
 
 
 def mcts_decisions(ruleset, players, decisions):
@@ -44,6 +54,7 @@ def main(argv=None):
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--mcts", type=int, default=0, metavar="DECISIONS", help="profile MCTS decisions instead")
+    parser.add_argument("--api", action="store_true", help="play through legal_actions/apply, not play_game")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--no-profile", action="store_true", help="only the CPU seconds, no profiler")
     parser.add_argument("--root", default=REPO, help="the tree whose interpreter is measured (default: this one)")
@@ -52,8 +63,12 @@ def main(argv=None):
     import interpreter
     ruleset = interpreter.load(args.ruleset)
     players = args.players or ruleset.players[0]
-    work = ((lambda: mcts_decisions(ruleset, players, args.mcts)) if args.mcts
-            else (lambda: random_games(ruleset, players, args.games)))
+    if args.mcts:
+        work = lambda: mcts_decisions(ruleset, players, args.mcts)  # noqa: E731
+    elif args.api:
+        work = lambda: api_playouts(ruleset, players, args.games)  # noqa: E731
+    else:
+        work = lambda: random_games(ruleset, players, args.games)  # noqa: E731
     if args.no_profile:
         start = time.process_time()
         work()
