@@ -132,3 +132,34 @@ def test_the_log_keeps_its_last_lines_as_before(tmp_path):
         if len(expected) > LOG_LIMIT:
             del expected[:LOG_LIMIT // 2]
     assert state.log == expected
+
+
+POT_GAME = """\
+game: {name: pot, players: [2], start: play}
+vars:
+  pot: {value: 0}
+actions:
+  raise:
+    label: "raise the pot from {pot} to {pot + n}"
+    params: {n: "[1, 2, 3]"}
+    effects: ["pot += n"]
+phases:
+  play: {kind: turns, actions: [raise], next: end}
+"""
+
+
+def test_a_label_that_reads_the_state_is_the_one_of_the_state_it_was_listed_in(tmp_path):
+    folder = tmp_path / "pot"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(POT_GAME, encoding="utf-8")
+    ruleset = interpreter.load(str(folder))
+    state = ruleset.new_game(2)
+    listed = state.legal_actions()  # no label read yet
+    assert state.apply(listed[1])
+    assert [action.label for action in listed] == [f"raise the pot from 0 to {n}" for n in (1, 2, 3)]
+    first, third = state.legal_action(0), state.legal_action(2)  # built alone, labels not read
+    assert state.apply_id(1)
+    assert (first.label, third.label) == ("raise the pot from 2 to 3", "raise the pot from 2 to 5")
+    assert [entry["action"]["label"] for entry in state.history()] == ["raise the pot from 0 to 2",
+                                                                       "raise the pot from 2 to 4"]
+    assert state.undo() and state.legal_actions()[0].label == "raise the pot from 2 to 3"

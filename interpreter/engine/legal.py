@@ -3,10 +3,11 @@
 The actions of the player to act are enumerated parameter by parameter, each requirement
 checked as soon as the parameters it reads are bound (so whole branches are pruned); a
 parameter's values that do not depend on the parameters before it are computed once per
-action; a `fallback` action is offered only when nothing else is. Labels that read the game's
-state are rendered here, from the state at listing time.
+action; a `fallback` action is offered only when nothing else is. A label that reads the game's
+state keeps the state it was listed in and is rendered when first read (State renders the
+ones it handed out before it changes: `Action.settle`).
 
-A legal action is listed as a *move*: the tuple `(name, args, label, template)` that
+A legal action is listed as a *move*: the tuple `(name, args, label, template, context)` that
 `Action.listed` takes (with the player); the `Action` objects are built only when somebody asks
 for them (`State.legal_actions`), and `State.legal_action_ids` / `apply_id` use the moves alone.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from ..errors import RuleRuntimeError
 from .frames import top_phase
-from .values import SCALARS, Outcome, fmt, freeze, render_label, thaw
+from .values import SCALARS, Outcome, fmt, freeze, thaw
 
 __all__ = ["legal_moves", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
 
@@ -33,7 +34,7 @@ def legal_moves(state) -> list:
     pending = data["pending"]
     if pending is not None:
         labels = pending.get("labels")
-        return [("choose", (("value", freeze(option)),), labels[index] if labels else None, None)
+        return [("choose", (("value", freeze(option)),), labels[index] if labels else None, None, None)
                 for index, option in enumerate(pending["options"])]
     frame = top_phase(data["stack"])
     if frame is None or frame.get("player") is None:
@@ -66,10 +67,12 @@ def _listed(action, args, game_vars, names) -> tuple:
     """The move of `action` with `args`: its label rendered now if it reads the state."""
     parts = action.label_parts
     if not parts:
-        return (action.id, args, None, None)
+        return (action.id, args, None, None, None)
     if action.label_static:  # reads only the parameters and the player: rendered when read
-        return (action.id, args, None, parts)
-    return (action.id, args, render_label(parts, game_vars, names, action.id, args), None)
+        return (action.id, args, None, parts, None)
+    # reads the state: rendered when read, from the state as it is now (State settles the
+    # labels of the actions it handed out before it changes)
+    return (action.id, args, None, parts, (game_vars, dict(names)))
 
 
 def _domain(state, handle, game_vars, names):
@@ -88,7 +91,7 @@ def _one_parameter(state, action, game_vars, names, target) -> None:
     name, handle = action.params[0]
     parts = action.label_parts or None
     action_id = action.id
-    target.extend([(action_id, ((name, value if type(value) in SCALARS else freeze(value)),), None, parts)
+    target.extend([(action_id, ((name, value if type(value) in SCALARS else freeze(value)),), None, parts, None)
                    for value in _domain(state, handle, game_vars, names)])
 
 
@@ -121,7 +124,7 @@ def _enumerate(state, action, game_vars, names, level, target, domains, prefix=(
                 raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal "
                                        "combinations")
             elif fixed_label:
-                target.append((action.id, args, None, action.label_parts or None))
+                target.append((action.id, args, None, action.label_parts or None, None))
             else:
                 target.append(_listed(action, args, game_vars, names))
     names.pop(name, None)

@@ -38,7 +38,7 @@ class State:
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
     __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_log",
-                 "_log_shared", "_undo", "_picked", "_mover")
+                 "_log_shared", "_undo", "_handed", "_mover")
 
     def __init__(self, ruleset, data: dict, log: Optional[list] = None):
         self.rs = ruleset  # the compiled Ruleset (read-only)
@@ -50,7 +50,7 @@ class State:
         self._mover = None  # the player the legal moves are for
         self._legal_step = -1
         self._undo: list = []  # (data, history, log, log length) before each move made with apply_id
-        self._picked = None  # (id, moves, Action) of the last action built alone (legal_action)
+        self._handed: dict = {}  # id -> Action of the actions built alone (legal_action) this step
         self.waiting = None  # the legal moves found by the flow when it stopped
         self._history = None  # a chain (earlier, entry), shared by copies
         self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
@@ -80,6 +80,7 @@ class State:
         that phase, which is entered (its `on_enter` runs) and played until a decision."""
         if phase_id not in self.rs.phases:
             raise KeyError(phase_id)
+        self._settle_labels()
         self.d.update(stack=[], pending=None, chance=None, terminal=False)
         flow.push_phase(self, phase_id, sub=False)
         flow.run(self)
@@ -302,8 +303,8 @@ class State:
         if actions is None:
             mover = self._mover
             listed = Action.listed
-            actions = self._legal = [listed(name, args, mover, label, template)
-                                     for name, args, label, template in moves]
+            actions = self._legal = [listed(name, args, mover, label, template, context)
+                                     for name, args, label, template, context in moves]
         if player is not None and actions and actions[0].player != player:
             return []
         return actions
@@ -316,15 +317,14 @@ class State:
 
     def legal_action(self, index: int) -> Action:
         """The legal action with id `index` (`legal_actions()[index]`, built alone)."""
+        moves = self._moves()
         actions = self._legal
         if actions is not None:
             return actions[index]
-        picked = self._picked
-        if picked is not None and picked[0] == index and picked[1] is self._moves_now:
-            return picked[2]
-        name, args, label, template = self._moves()[index]
-        action = Action.listed(name, args, self._mover, label, template)
-        self._picked = (index, self._moves_now, action)  # apply() then finds it at once
+        action = self._handed.get(index)
+        if action is None:  # kept: apply() finds it at once, and its label is settled in time
+            name, args, label, template, context = moves[index]
+            action = self._handed[index] = Action.listed(name, args, self._mover, label, template, context)
         return action
 
     def action_key(self, index: int) -> tuple:
@@ -336,6 +336,7 @@ class State:
         self._moves_now = moves
         self._mover = self.current_player
         self._legal = None
+        self._handed = {}
         self._legal_step = self.d["step"]
 
     # ------------------------------------------------------------------ apply
@@ -380,6 +381,14 @@ class State:
         self.touched()
         return OK
 
+    def _settle_labels(self) -> None:
+        """The state is about to change: the actions handed out render their labels now if
+        they read the state (a label is the one of the state the action was listed in)."""
+        for action in self._legal or ():
+            action.settle()
+        for action in self._handed.values():
+            action.settle()
+
     def _refused_now(self) -> Optional[Outcome]:
         if self.d["terminal"]:
             return Outcome(False, "game_over", "the game is over")
@@ -394,9 +403,9 @@ class State:
             for index, candidate in enumerate(actions):
                 if candidate is action:
                     return index
-        picked = self._picked
-        if picked is not None and picked[2] is action and picked[1] is moves:
-            return picked[0]
+        for index, candidate in self._handed.items():
+            if candidate is action:
+                return index
         name, args = action.name, action.args
         for index, move in enumerate(moves):
             if move[1] == args and move[0] == name:
@@ -410,6 +419,7 @@ class State:
         if len(snapshot) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
             return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
+        self._settle_labels()
         history = self._history
         log = self._log
         log_length = len(log)
@@ -436,6 +446,7 @@ class State:
         player = self._mover
         actions = self._legal
         entry = actions[index] if actions is not None else self.legal_action(index)  # the listed one, with its label
+        entry.settle()
         self._count_step()
         self._history = (self._history, entry)
         pending = data["pending"]
