@@ -1,7 +1,7 @@
 """Tree -> Python source: name resolution (what a name means in a Scope), the light static
 types that catch obvious mistakes before play (their helpers are in types.py), and the
-generated code of every construct (`_Gen`). The source it produces only names `_V`, `_L`, `_K`, `u_*`, `d_*`, `_f_*` and the
-runtime helpers; compiling and binding it is the compiler's.
+generated code of every construct (`_Gen`). The source it produces only names `_V`, `_L`,
+`_K`, `u_*`, `d_*`, `_f_*` and the runtime helpers; compiling and binding it is the compiler's.
 """
 from __future__ import annotations
 
