@@ -51,6 +51,15 @@ class _FilteredState:
     def legal_actions(self, player=None):
         return list(self._allowed)
 
+    def legal_action_ids(self):  # the batch calls agents use, over the allowed actions
+        return list(range(len(self._allowed)))
+
+    def legal_action(self, index):
+        return self._allowed[index]
+
+    def action_key(self, index):
+        return self._allowed[index].key
+
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
