@@ -1,0 +1,101 @@
+"""Rich output for the terminal table: a console on any text stream (a terminal, a pipe, a
+StringIO in tests), the view's tables, plain lines that are never read as markup, and a diff of
+two views (what a step changed).
+
+Width: the terminal's own width on a TTY; 120 columns elsewhere, so that a transcript fits
+the 120×40 terminal the play command is designed for.
+"""
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["make_console", "say", "table_of", "draw_view", "view_diff", "header_line", "PIPE_WIDTH"]
+
+PIPE_WIDTH = 120
+MAX_CELL = 60  # a cell longer than this is cut (a long list of cards is still one line)
+
+
+def make_console(out, width=None) -> Console:
+    tty = bool(getattr(out, "isatty", lambda: False)())
+    return Console(file=out, width=width or (None if tty else PIPE_WIDTH), force_terminal=tty,
+                   color_system="auto" if tty else None, highlight=False, emoji=False,
+                   soft_wrap=False, legacy_windows=False)
+
+
+def say(console, text, style=None) -> None:
+    """One plain line (square brackets in a label are text, not markup)."""
+    console.print(Text(str(text), style=style or ""))
+
+
+def table_of(table: dict) -> Table:
+    grid = Table(title=str(table.get("title") or ""), title_justify="left", box=box.SIMPLE_HEAD,
+                 pad_edge=False, expand=False, title_style="bold")
+    columns = list(table.get("columns") or [])
+    if not any(str(column) for column in columns):
+        grid.show_header = False
+    for column in columns:
+        grid.add_column(str(column), overflow="fold")
+    for row in table.get("rows") or []:
+        cells = [_cut(cell) for cell in row][:len(columns) or None]
+        cells += [""] * (len(columns) - len(cells))
+        grid.add_row(*cells)
+    return grid
+
+
+def _cut(cell) -> str:
+    text = str(cell)
+    return text if len(text) <= MAX_CELL else text[:MAX_CELL - 1] + "…"
+
+
+def header_line(view: dict) -> str:
+    you = view.get("you") or {}
+    name = str(you.get("name") or "")
+    player = view.get("player")
+    who = "everyone's view" if player is None else f"you are player {player}"
+    if player is not None and name and name != f"player {player}":
+        who = f"you are {name.upper()} (player {player})"
+    return f"── {who} · phase {view.get('phase')} · step {view.get('step')} ──"
+
+
+def draw_view(console, view: dict, sections=("board", "own", "others")) -> None:
+    """The view's tables, section by section, tables side by side where they fit."""
+    from rich.columns import Columns
+
+    say(console, header_line(view), "bold")
+    for section in sections:
+        tables = [table_of(table) for table in view.get(section) or [] if table.get("rows")]
+        if tables:
+            console.print(Columns(tables, padding=(0, 3)))
+
+
+def _cells(view: dict) -> dict:
+    """{(section/table title, row name, column): text} of every cell of a view."""
+    cells = {}
+    for section in ("board", "own", "others"):
+        for table in view.get(section) or []:
+            columns = list(table.get("columns") or [])
+            for row in table.get("rows") or []:
+                if not row:
+                    continue
+                for index, cell in enumerate(row[1:], 1):
+                    column = columns[index] if index < len(columns) else str(index)
+                    cells[(str(table.get("title")), str(row[0]), str(column))] = str(cell)
+    return cells
+
+
+def view_diff(before: dict, after: dict) -> list:
+    """Lines saying what changed from one view to the next: 'title · row · column: old → new'."""
+    old, new = _cells(before), _cells(after)
+    lines = []
+    for key in list(old) + [key for key in new if key not in old]:
+        if old.get(key) == new.get(key):
+            continue
+        title, row, column = key
+        where = " · ".join(part for part in (title, row, column) if part)
+        lines.append(f"{where}: {_cut(old.get(key, '—'))} → {_cut(new.get(key, '—'))}")
+    if before.get("phase") != after.get("phase"):
+        lines.insert(0, f"phase: {before.get('phase')} → {after.get('phase')}")
+    return lines
