@@ -1,0 +1,150 @@
+"""Values as cells a person reads: `Viewer` evaluates the view's compiled expressions against
+ONE player's observation and turns each value into a cell.
+
+A cell is plain data: {"text": str} plus, when they apply, "colour" (a CSS colour name or #hex),
+"ref" (the id of the component shown, for `show CARD`), "hidden": true (a value the viewer may
+not see) and "parts" (a list of cells, for a list or a map: the terminal and the browser colour
+each part). Owns: component names and colours, player names and colours, hidden values.
+"""
+from __future__ import annotations
+
+from .spec import default_colour
+
+EMPTY = "—"
+MAX_PARTS = 60
+
+
+class Viewer:
+    """Evaluation for one viewer: `vars` is what that player may see (`observe(player)["vars"]`)."""
+
+    def __init__(self, rs, spec, observed_vars: dict):
+        self.rs = rs
+        self.spec = spec
+        self.vars = observed_vars
+        self.seats = list(observed_vars.get("players") or [])
+        self.names = [self._player_text(seat) for seat in self.seats]
+        self.colours = [self._player_colour(seat) for seat in self.seats]
+
+    # -- evaluating --------------------------------------------------------------------------
+    def evaluate(self, handle, local_names: dict):
+        """(ok, value). A failing expression (often one reaching a hidden value) is (False, None)."""
+        if handle is None:
+            return False, None
+        try:
+            self.rs.budget.reset()
+            return True, handle.fn(self.vars, local_names)
+        except Exception:  # the view is data from the rule files: a bad one shows '?', never crashes a table
+            return False, None
+
+    def cell_of(self, handle, local_names: dict, by_player: bool = False) -> dict:
+        ok, value = self.evaluate(handle, local_names)
+        if not ok:
+            return self.unreadable(handle)
+        return self.cell(value, by_player)
+
+    def unreadable(self, handle) -> dict:
+        names = set(getattr(handle, "names", None) or ())
+        secret = any(self.rs.vars[name].visibility != "public" for name in names if name in self.rs.vars)
+        return {"text": "hidden", "hidden": True} if secret else {"text": "?"}
+
+    def text(self, template, local_names: dict) -> str:
+        """A compiled template's text ('?' for a part that fails)."""
+        if template is None:
+            return ""
+        if isinstance(template, str):
+            return template
+        out = []
+        for part in template:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                ok, value = self.evaluate(part, local_names)
+                out.append(self.cell(value)["text"] if ok else "?")
+        return "".join(out)
+
+    # -- cells -------------------------------------------------------------------------------
+    def cell(self, value, by_player: bool = False) -> dict:
+        if isinstance(value, dict):
+            if set(value) == {"hidden"}:
+                count = value["hidden"]
+                return {"text": "hidden" if count is True else f"hidden ({count})", "hidden": True}
+            return self._parts([self._keyed(key, item, by_player) for key, item in value.items()], "; ")
+        if isinstance(value, (list, tuple)):
+            if by_player:
+                return self._parts([self._keyed(seat, item, True) for seat, item in enumerate(value)], "; ")
+            return self._parts([self.cell(item) for item in value], ", ")
+        if value is None:
+            return {"text": EMPTY}
+        if isinstance(value, bool):
+            return {"text": "yes" if value else "no"}
+        if isinstance(value, str) and value in self.rs.entities:
+            return self.component_cell(value)
+        if value == "":
+            return {"text": "·"}
+        return {"text": str(value)}
+
+    def _parts(self, parts: list, separator: str) -> dict:
+        if not parts:
+            return {"text": EMPTY}
+        parts = parts[:MAX_PARTS]
+        cell = {"text": separator.join(part["text"] for part in parts), "parts": parts}
+        if any(part.get("hidden") for part in parts):
+            cell["hidden"] = True
+        return cell
+
+    def _keyed(self, key, item, by_player: bool) -> dict:
+        seat = self.seat_of(key) if by_player else None
+        inner = self.cell(item)
+        if seat is not None:
+            part = {"text": f"{self.names[seat]} {inner['text']}", "colour": self.colours[seat], "seat": seat}
+        else:
+            label = self.cell(key)["text"] if isinstance(key, str) else str(key)
+            part = {"text": f"{label}: {inner['text']}"}
+        if inner.get("hidden"):
+            part["hidden"] = True
+        return part
+
+    def seat_of(self, key):
+        if isinstance(key, str) and key.isdigit():
+            key = int(key)
+        if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(self.seats):
+            return key
+        return None
+
+    def component_cell(self, component_id: str) -> dict:
+        entity = self.rs.entities[component_id]
+        show = self.spec.components.get(entity.get("type")) if isinstance(entity, dict) else None
+        name_field = show.name_field if show else "name"
+        cell = {"text": str(entity.get(name_field) or entity.get("name") or component_id), "ref": component_id}
+        if show is not None and show.colour is not None:
+            ok, colour = self.evaluate(show.colour, {"it": entity})
+            if ok and isinstance(colour, str) and colour:
+                cell["colour"] = colour
+        return cell
+
+    def component(self, component_id: str) -> dict:
+        """A component as `show CARD` shows it: name, type, colour and the fields that matter."""
+        entity = self.rs.entities.get(component_id)
+        if not isinstance(entity, dict):
+            return None
+        show = self.spec.components.get(entity.get("type"))
+        names = show.fields if show and show.fields else [key for key in entity if key not in (
+            "id", "type", "name", "source", "reconstructed", "interpretation")]
+        out = dict(self.component_cell(component_id), type=entity.get("type"))
+        out["fields"] = [{"title": name, "cell": self.cell(entity.get(name))} for name in names]
+        return out
+
+    # -- players -----------------------------------------------------------------------------
+    def _player_text(self, seat: int) -> str:
+        if self.spec.player_name is None:
+            return f"Player {seat + 1}"
+        return self.text(self.spec.player_name, {"p": seat}) or f"Player {seat + 1}"
+
+    def _player_colour(self, seat: int) -> str:
+        ok, colour = self.evaluate(self.spec.player_colour, {"p": seat})
+        return colour if ok and isinstance(colour, str) and colour else default_colour(seat)
+
+    def player(self, seat) -> dict:
+        if seat is None or not 0 <= seat < len(self.seats):
+            return {"seat": seat, "name": "everyone" if seat is None else f"seat {seat}", "colour": None}
+        return {"seat": seat, "name": self.names[seat], "colour": self.colours[seat]}

@@ -1,0 +1,109 @@
+"""What a player is asked: their legal actions grouped by kind and asked parameter by parameter
+(`action_groups`), the decision waiting and what it is about (`decision`), and how a move reads
+to a player (`move_text`).
+
+Owns: the order in which parameters are asked (the view's `ask:`, else the declared order), the
+questions, the decision's `about` text (rendered with the waiting rule's names, shown to the
+player deciding, to everyone only when the view says `public: true`).
+"""
+from __future__ import annotations
+
+from ..engine.infosets import public_entry
+
+CHOOSE = "choose"
+
+
+def legal_for(state, player) -> list:
+    """`player`'s legal actions in the order the engine lists them (the order of "index")."""
+    if player is None or state.is_terminal or player not in state.current_players:
+        return []
+    return [action for action in state.legal_actions() if action.player == player]
+
+
+def action_groups(state, viewer, player) -> list:
+    """[{"kind", "title", "steps": [{"param", "question"}], "choices": [{"index", "label",
+    "path": [text per step], "args"}]}], one group per action kind, in the engine's order."""
+    groups: dict = {}
+    for index, action in enumerate(legal_for(state, player)):
+        group = groups.get(action.name)
+        if group is None:
+            group = groups[action.name] = _group(state, viewer, action)
+        args = action.kwargs
+        path = [viewer.cell(args.get(step["param"]))["text"] for step in group["steps"]]
+        if action.name == CHOOSE:
+            path = [action.label]
+        group["choices"].append({"index": index, "label": action.label, "path": path, "args": _plain(args)})
+    return list(groups.values())
+
+
+def _group(state, viewer, action) -> dict:
+    if action.name == CHOOSE:
+        pending = state.pending or {}
+        return {"kind": CHOOSE, "title": str(pending.get("prompt", "decide")),
+                "steps": [{"param": "option", "question": str(pending.get("prompt", "decide"))}], "choices": []}
+    ask = viewer.spec.actions.get(action.name)
+    rule = state.rs.actions.get(action.name)
+    params = [name for name, _ in rule.params] if rule is not None else [key for key, _ in action.args]
+    order = list(ask.order) if ask is not None else params
+    questions = ask.questions if ask is not None else {}
+    steps = [{"param": name, "question": questions.get(name, f"{name}?")} for name in order if name in params]
+    return {"kind": action.name, "title": (ask.title if ask is not None and ask.title else action.name),
+            "steps": steps, "choices": []}
+
+
+def _plain(value):
+    """JSON-ready: tuples as lists, keys as text."""
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def decision(state, viewer, pending_view, player):
+    """The decision waiting, or None: {"player", "name", "colour", "yours", "prompt", "about"}."""
+    if not pending_view:
+        return None
+    seat = pending_view["player"]
+    prompt = str(pending_view.get("prompt") or "")
+    yours = seat == player
+    about = prompt
+    show = viewer.spec.decisions.get(prompt)
+    if show is not None and (yours or show.public):
+        about = viewer.text(show.about, _waiting_names(state, yours)) or prompt
+    return dict(viewer.player(seat), yours=yours, prompt=prompt, about=about)
+
+
+def _waiting_names(state, yours: bool) -> dict:
+    """The names of the rule waiting for the decision (its parameters, lets and loop variables),
+    and the options for the player deciding."""
+    raw = state.pending or {}
+    stack = state.d.get("stack") or []
+    names: dict = {}
+    frame_index = raw.get("frame")
+    if isinstance(frame_index, int) and 0 <= frame_index < len(stack):
+        names.update(stack[frame_index].get("locals") or {})
+    names["options"] = list(raw.get("options") or []) if yours else []
+    names["option"] = None
+    return names
+
+
+def move_text(state, viewer, entry: dict, player) -> str:
+    """A move as `player` reads it: their own by its label; another's decision as 'made a
+    decision'; another's secret move by its kind only; another's public move by its kind and its
+    arguments shown by name (never by its label, a template that may read the state)."""
+    shown = public_entry(state.rs, entry, player) if player is not None else entry
+    action = shown["action"]
+    kind = action.get("action")
+    if player is None or action.get("player") == player:
+        return str(action.get("label") or kind)
+    if kind == CHOOSE:
+        return "made a decision"
+    ask = viewer.spec.actions.get(kind)
+    title = ask.title if ask is not None and ask.title else kind
+    if shown.get("secret"):
+        return f"{title} (secret)"
+    args = action.get("args") or {}
+    order = list(ask.order) if ask is not None else list(args)
+    words = [viewer.cell(args[name])["text"] for name in order if name in args]
+    return f"{title}: {', '.join(words)}" if words else title
