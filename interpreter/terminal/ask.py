@@ -51,46 +51,52 @@ def _template_text(rs, name: str) -> str:
 
 
 def next_menu(rs, remaining: list, prompt=None, asking=None) -> Menu:
-    """The next question to ask about `remaining` (two or more actions, or the only one)."""
+    """The next question to ask about `remaining` (two or more actions, or the only one).
+    `asking`: {kind: {"order": [param], "questions": {param: text}, "title": text}} from the view."""
+    asking = asking or {}
     kinds: dict = {}
     for action in remaining:
         kinds.setdefault(action.name, []).append(action)
     if len(kinds) > 1:
         options = []
         for index, (name, actions) in enumerate(kinds.items()):
-            text = actions[0].label if len(actions) == 1 else f"{name}: {_template_text(rs, name)}  ({len(actions)} choices)"
-            options.append((index, text, actions))
+            title = (asking.get(name) or {}).get("title") or name
+            if title == name:
+                title = f"{name}: {_template_text(rs, name)}"
+            options.append((index, actions[0].label if len(actions) == 1 else f"{title}  ({len(actions)} choices)", actions))
         return Menu(prompt or "what do you do?", options)
-    return _parameter_menu(rs, remaining, prompt, asking or {})
+    return _parameter_menu(rs, remaining, prompt, asking.get(remaining[0].name) or {})
 
 
 def _parameter_menu(rs, remaining: list, prompt, asking: dict) -> Menu:
     first = remaining[0]
-    position = _open_parameter(remaining)
-    if position is None:  # the same move listed twice, or a single action: ask by label
+    order = [name for name in asking.get("order") or [] if name in dict(first.args)]
+    order += [name for name, _ in first.args if name not in order]
+    param = _open_parameter(remaining, order)
+    if param is None:  # the same move listed twice, or a single action: ask by label
         return Menu(prompt or "what do you do?", [(index, action.label, [action]) for index, action in enumerate(remaining)])
-    param = first.args[position][0]
     groups: dict = {}
     for action in remaining:
-        groups.setdefault(action.args[position][1], []).append(action)
+        groups.setdefault(dict(action.args).get(param), []).append(action)
     values = list(groups)
-    amount = (all(type(value) is int for value in values) and len(set(values)) == len(values)
-              and (first.name == "choose" or position > 0))
+    amount = all(type(value) is int for value in values) and (first.name == "choose" or order.index(param) > 0)
     options = []
     for index, (value, actions) in enumerate(groups.items()):
         text = actions[0].label if len(actions) == 1 else f"{format_value(rs, value)}  ({len(actions)} choices)"
         options.append((value if amount else index, text, actions))
     question = prompt if first.name == "choose" and prompt else \
-        (asking.get(first.name) or {}).get(param) or f"{first.name}: which {param}?"
+        (asking.get("questions") or {}).get(param) or f"{first.name}: which {param}?"
+    if question.endswith(f"{param}?") and first.name not in question:
+        question = f"{asking.get('title') or first.name}: {question}"
     return Menu(question, options, by_value=amount)
 
 
-def _open_parameter(remaining: list):
-    """The first parameter position whose value differs among the actions, or None."""
-    first = remaining[0]
-    for position in range(len(first.args)):
-        if any(len(action.args) <= position or action.args[position] != first.args[position] for action in remaining):
-            return position
+def _open_parameter(remaining: list, order: list):
+    """The first parameter (in the asking order) whose value differs among the actions, or None."""
+    values = [dict(action.args) for action in remaining]
+    for name in order:
+        if any(args.get(name) != values[0].get(name) for args in values):
+            return name
     return None
 
 

@@ -37,7 +37,7 @@ def run_command(session, word: str, player):
         for line in HELP.splitlines():
             say(console, line)
     elif name == "show" and rest:
-        show_component(session, rest)
+        show_component(session, rest, player)
     elif name == "score":
         show_scores(session, player)
     elif name == "log":
@@ -76,22 +76,39 @@ def find_component(rs, text: str):
     return None, f"no component is called '{text}'"
 
 
-def show_component(session, text: str) -> None:
+def show_component(session, text: str, player) -> None:
+    """A component with the fields that matter (the view's `components:` entry), else all of
+    its printed fields."""
     from .view import format_value
 
     key, found = find_component(session.rs, text)
     if key is None:
         say(session.console, f"  {found}")
         return
-    grid = Table(title=f"{found.get('name', key)} ({found.get('type', 'component')} {key})", title_justify="left",
-                 box=box.SIMPLE_HEAD, show_header=False, pad_edge=False, title_style="bold")
+    say(session.console, f"{found.get('name', key)} — {found.get('type', 'component')} {key}", "bold")
+    grid = Table(box=box.SIMPLE_HEAD, show_header=False, pad_edge=False)
     grid.add_column("field", style="bold")
     grid.add_column("value", overflow="fold")
-    for field, value in found.items():
-        if field in ("id", "name", "type", "source", "reconstructed", "interpretation") or field.startswith("_"):
-            continue
-        grid.add_row(field, format_value(session.rs, value))
+    shown = _view_fields(session.state, player, key)
+    if shown is None:
+        shown = [(field, format_value(session.rs, value)) for field, value in found.items()
+                 if field not in ("id", "name", "type", "source", "reconstructed", "interpretation")
+                 and not field.startswith("_")]
+    for field, value in shown:
+        grid.add_row(str(field), str(value))
     session.console.print(grid)
+
+
+def _view_fields(state, player, key):
+    """[(title, text)] of the view model's `component_view`, or None without one."""
+    try:
+        from ..view import component_view
+    except ImportError:
+        return None
+    shown = component_view(state, player, key)
+    if not shown or not shown.get("fields"):
+        return None
+    return [(field.get("title", ""), (field.get("cell") or {}).get("text", "")) for field in shown["fields"]]
 
 
 def show_scores(session, player) -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["make_console", "say", "table_of", "draw_view", "view_diff", "header_line", "PIPE_WIDTH"]
+__all__ = ["make_console", "say", "table_of", "draw_view", "draw_changes", "view_diff", "header_line", "PIPE_WIDTH"]
 
 PIPE_WIDTH = 120
 MAX_CELL = 60  # a cell longer than this is cut (a long list of cards is still one line)
@@ -39,14 +40,30 @@ def table_of(table: dict) -> Table:
     for column in columns:
         grid.add_column(str(column), overflow="fold")
     for row in table.get("rows") or []:
-        cells = [_cut(cell) for cell in row][:len(columns) or None]
-        cells += [""] * (len(columns) - len(cells))
+        cells = [_styled(cell) for cell in row][:len(columns) or None]
+        cells += [Text("")] * (len(columns) - len(cells))
         grid.add_row(*cells)
     return grid
 
 
+def cell_text(cell) -> str:
+    """The text of a cell (a string, or {"text", "colour"})."""
+    return str(cell.get("text", "")) if isinstance(cell, dict) else str(cell)
+
+
+def _styled(cell) -> Text:
+    text = Text(_cut(cell_text(cell)))
+    colour = cell.get("colour") if isinstance(cell, dict) else None
+    if colour:
+        try:
+            text.stylize(Style(color=str(colour)))
+        except Exception:  # a colour Rich does not know (a CSS name): the text stays plain
+            pass
+    return text
+
+
 def _cut(cell) -> str:
-    text = str(cell)
+    text = cell_text(cell)
     return text if len(text) <= MAX_CELL else text[:MAX_CELL - 1] + "…"
 
 
@@ -71,6 +88,23 @@ def draw_view(console, view: dict, sections=("board", "own", "others")) -> None:
             console.print(Columns(tables, padding=(0, 3)))
 
 
+def draw_changes(console, before: dict, view: dict, limit: int) -> None:
+    """The header, what changed since `before` (at most `limit` lines), and the own area."""
+    say(console, header_line(view), "bold")
+    changes = view_diff(before, view)
+    if changes:
+        say(console, "since your last move:")
+        for line in changes[:limit]:
+            say(console, f"  {line}")
+        if len(changes) > limit:
+            say(console, f"  … and {len(changes) - limit} more (type board to see the whole table)")
+    tables = [table_of(table) for table in view.get("own") or [] if table.get("rows")]
+    if tables:
+        from rich.columns import Columns
+
+        console.print(Columns(tables, padding=(0, 3)))
+
+
 def _cells(view: dict) -> dict:
     """{(section/table title, row name, column): text} of every cell of a view."""
     cells = {}
@@ -82,8 +116,13 @@ def _cells(view: dict) -> dict:
                     continue
                 for index, cell in enumerate(row[1:], 1):
                     column = columns[index] if index < len(columns) else str(index)
-                    cells[(str(table.get("title")), str(row[0]), str(column))] = str(cell)
+                    cells[(str(table.get("title")), cell_text(row[0]), str(column))] = cell_text(cell)
     return cells
+
+
+def _blank(text):
+    """A missing cell and an empty one read the same."""
+    return "" if text in (None, "", "—", "·") else text
 
 
 def view_diff(before: dict, after: dict) -> list:
@@ -91,7 +130,7 @@ def view_diff(before: dict, after: dict) -> list:
     old, new = _cells(before), _cells(after)
     lines = []
     for key in list(old) + [key for key in new if key not in old]:
-        if old.get(key) == new.get(key):
+        if _blank(old.get(key)) == _blank(new.get(key)):
             continue
         title, row, column = key
         where = " · ".join(part for part in (title, row, column) if part)

@@ -14,7 +14,8 @@ from .ask import QUIT, UNDO, ask_action
 from .commands import run_command
 from .ending import decided_by, score_table
 from .render import draw_view, make_console, say
-from .view import hides_information, player_name, player_view
+from .render import draw_changes
+from .view import hides_information, player_name, player_view, public_move_text
 
 __all__ = ["PlaySession", "MAX_REFUSALS"]
 
@@ -22,6 +23,8 @@ MAX_REFUSALS = 20  # an agent that proposes this many refused moves in a row is 
 
 
 class PlaySession:
+    MAX_CHANGES = 12  # lines of "what changed" shown before a decision (the screen is 40 lines)
+
     def __init__(self, rs, players, seed, agents, specs, out, err, stdin, console=None, state=None):
         self.rs, self.players, self.seed = rs, players, seed
         self.agents, self.specs = agents, specs
@@ -36,6 +39,8 @@ class PlaySession:
         self.replay_meta: dict = {}
         self.save_path = None
         self._open_save = None
+        self.last_seen: dict = {}  # seat -> the view it was last shown
+        self.log_public = _log_is_public(rs)
 
     # ------------------------------------------------------------------ saving
     def save_to(self, opener, path) -> None:
@@ -133,7 +138,12 @@ class PlaySession:
 
     def _human_turn(self, player, legal):
         view = self.view_for(player)
-        draw_view(self.console, view)
+        before = self.last_seen.get(player)
+        if before is None:
+            draw_view(self.console, view)
+        else:  # the board once, then what changed since this seat last moved (`board` draws it all)
+            draw_changes(self.console, before, view, self.MAX_CHANGES)
+        self.last_seen[player] = view
         decision = view.get("decision")
         prompt = decision.get("prompt") if decision and decision.get("player") == player else None
         action = ask_action(self, legal, player, prompt, view.get("asking"))
@@ -162,8 +172,9 @@ class PlaySession:
         self.earlier.append(snapshot)
         self.moves.append(action.to_json())
         self.note(self._announcement(player, action, own, pending))
-        for line in _new_lines(before_log, self.state.log):
-            self.note(f"  · {line}")
+        if self.log_public or not self.humans:
+            for line in _new_lines(before_log, self.state.log):
+                self.note(f"  · {line}")
         return True
 
     def _announcement(self, player, action, own: bool, pending) -> str:
@@ -178,7 +189,15 @@ class PlaySession:
         if pending is not None and others_watch:
             # the answer to a decision may name what only its player could see
             return f"{self.seat_text(player)} answers: {pending['prompt']}"
-        return f"{self.seat_text(player)}: {action.label}"
+        return f"{self.seat_text(player)}: {self._public_text(player, action, rule)}"
+
+    def _public_text(self, player, action, rule) -> str:
+        """Another player's public move as the humans may read it: its label when the label reads
+        only the move's own arguments, else its kind and arguments as the view shows them."""
+        watcher = next((seat for seat in self.humans if seat != player), None)
+        if watcher is None or rule is None or not getattr(rule, "label_parts", None) or rule.label_static:
+            return action.label
+        return public_move_text(self.state, action, watcher)
 
     # ------------------------------------------------------------------ commands and undo
     def command(self, word: str, player):
@@ -216,6 +235,16 @@ class PlaySession:
         say(self.console, "decided: " + decided_by(state, names))
         say(self.console, f"replay saved to {self.save_path}")
         return 0
+
+
+def _log_is_public(rs) -> bool:
+    """The engine's log lines reach a person only when the view says the log is public (a
+    `log:` line may name a hidden card); without the view package, as before."""
+    try:
+        from ..view import view_spec
+    except ImportError:
+        return True
+    return bool(getattr(view_spec(rs), "log_public", False))
 
 
 def _new_lines(before: list, after: list) -> list:

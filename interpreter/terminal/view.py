@@ -11,7 +11,7 @@ Shape: {"player", "you": {"name", "colour"}, "names": {seat: name}, "phase", "st
 """
 from __future__ import annotations
 
-__all__ = ["player_view", "player_name", "hides_information", "format_value"]
+__all__ = ["player_view", "player_name", "hides_information", "format_value", "public_move_text"]
 
 from ..web.view import format_value, seat_view
 
@@ -76,3 +76,17 @@ def _generic_view(state, player) -> dict:
                                       "colour": None},
             "names": {}, "phase": seat["phase"], "step": seat["step"], "terminal": seat["terminal"],
             "board": board, "own": own, "others": others, "decision": decision, "scores": None, "log": None}
+
+
+def public_move_text(state, action, watcher) -> str:
+    """A move of another player as `watcher` may read it (the view's `move_text`: its kind and
+    arguments by name, never a label template that may read the state)."""
+    try:
+        from ..view import view_spec
+        from ..view.cells import Viewer
+        from ..view.steps import move_text
+    except ImportError:
+        return action.name
+    viewer = Viewer(state.rs, view_spec(state.rs), state.observe(watcher)["vars"])
+    return move_text(state, viewer, {"action": action.to_json()}, watcher)
+
