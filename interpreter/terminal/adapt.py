@@ -39,6 +39,8 @@ def _others(areas: list) -> list:
     titles = []
     for area in areas:
         titles += [str(field.get("title", "")) for field in area.get("fields") or [] if field.get("title") not in titles]
+    if not titles:
+        return []
     rows = []
     for area in areas:
         cells = {str(field.get("title", "")): _cell(field.get("cell")) for field in area.get("fields") or []}

@@ -32,8 +32,9 @@ def say(console, text, style=None) -> None:
 
 
 def table_of(table: dict) -> Table:
-    grid = Table(title=str(table.get("title") or ""), title_justify="left", box=box.SIMPLE_HEAD,
-                 pad_edge=False, expand=False, title_style="bold")
+    title = str(table.get("title") or "")
+    grid = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, expand=False,
+                 title_style="bold", min_width=min(len(title), 60))
     columns = list(table.get("columns") or [])
     if not any(str(column) for column in columns):
         grid.show_header = False
@@ -106,17 +107,20 @@ def draw_changes(console, before: dict, view: dict, limit: int) -> None:
 
 
 def _cells(view: dict) -> dict:
-    """{(section/table title, row name, column): text} of every cell of a view."""
+    """{(table title, row name, column): text} of every cell of a view. A row is named by its
+    first cell when those are unique names, else by its number (a list drawn one item a row)."""
     cells = {}
     for section in ("board", "own", "others"):
         for table in view.get(section) or []:
             columns = list(table.get("columns") or [])
-            for row in table.get("rows") or []:
-                if not row:
-                    continue
-                for index, cell in enumerate(row[1:], 1):
+            rows = [row for row in table.get("rows") or [] if row]
+            names = [cell_text(row[0]) for row in rows]
+            named = len(columns) > 1 and len(set(names)) == len(names)
+            for number, row in enumerate(rows, 1):
+                row_name, values = (names[number - 1], row[1:]) if named else (f"#{number}", row)
+                for index, cell in enumerate(values, 1 if named else 0):
                     column = columns[index] if index < len(columns) else str(index)
-                    cells[(str(table.get("title")), cell_text(row[0]), str(column))] = cell_text(cell)
+                    cells[(str(table.get("title")), row_name, str(column))] = cell_text(cell)
     return cells
 
 

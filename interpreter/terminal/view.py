@@ -34,7 +34,11 @@ def _language_view(state, player):
         return None
     from .adapt import normalise
 
-    return normalise(table_view(state, player), state, player)
+    try:
+        model = table_view(state, player)
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError):
+        return None  # a view model that fails on this state: the generic view still shows the table
+    return normalise(model, state, player)
 
 
 def player_name(view: dict, player) -> str:
