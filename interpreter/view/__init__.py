@@ -20,7 +20,7 @@ The dict (stable; new keys may be added, none renamed):
      "other_areas": [AREA],                           # the other players' areas as the viewer sees them
      "decision": None or PLAYER + {"yours": bool, "prompt": str, "about": str},
      "actions": [GROUP],                              # the viewer's legal actions (empty when not their turn)
-     "scores": {"columns": [str], "rows": [[PLAYER, CELL, ..., {"text": total}]],
+     "scores": {"columns": [str], "rows": [[CELL (the player, with "seat"), CELL per row, CELL total]],
                 "winners": [seat], "decided_by": str}    # the last two once the game is over
      "log": [PLAYER + {"text": str}],                 # the last moves as the viewer may read them
      "log_lines": [str]}                              # the engine's last log lines (only with `log: public`)

@@ -75,6 +75,8 @@ class Viewer:
             return self._parts([self.cell(item) for item in value], ", ")
         if value is None:
             return {"text": EMPTY}
+        if by_player and isinstance(value, int) and self.seat_of(value) is not None:
+            return {"text": self.names[value], "colour": self.colours[value], "seat": value}
         if isinstance(value, bool):
             return {"text": "yes" if value else "no"}
         if isinstance(value, str) and value in self.rs.entities:

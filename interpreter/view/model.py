@@ -68,6 +68,9 @@ def board_tables(viewer) -> list:
 
 
 def _declared_table(viewer, table) -> dict:
+    if table.fields:
+        rows = [[{"text": entry.title}, viewer.cell_of(entry.value, {}, entry.by_player)] for entry in table.fields]
+        return {"id": table.id, "title": table.title, "columns": ["", ""], "rows": rows}
     if table.rows is None:
         ok, value = viewer.evaluate(table.value, {})
         if not ok:
@@ -171,7 +174,8 @@ def score_table(state, viewer) -> dict:
     rows = []
     final = state.scores() if state.is_terminal else None
     for seat in viewer.seats:
-        cells, total = [viewer.player(seat)], 0
+        player_cell = viewer.player(seat)
+        cells, total = [{"text": player_cell["name"], "colour": player_cell["colour"], "seat": seat}], 0
         for row_id, _label, handle in rs.score_rows:
             if final is not None:
                 ok, value = True, final[seat]["rows"].get(row_id)

@@ -38,6 +38,7 @@ class Table:
     value: Any = None
     by_player: bool = False
     row_as: str = "row"
+    fields: list = field(default_factory=list)  # [AreaField] of a table of named values
 
 
 @dataclass
@@ -198,8 +199,11 @@ class _Builder:
         if "value" in item:
             table.value = self.expression(item["value"], [])
             return table
+        if "fields" in item:
+            table.fields = [self.area_field(entry, []) for entry in item["fields"] or []]
+            return table
         if "rows" not in item:
-            self.error("view: a board table needs `rows` (with `columns`) or a `value`", key_pos(self.section, "board"))
+            self.error("view: a board table needs `rows` (with `columns`), `fields` or a `value`", pos_of(item))
             return table
         row_as = str(item.get("as", "row"))
         table.rows = self.expression(item["rows"], [])
@@ -220,11 +224,11 @@ class _Builder:
         return Column(str(item.get("title", "")), self.expression(item["value"], [row_as]), None, "col",
                       item.get("format") == "by_player")
 
-    def area_field(self, item) -> AreaField:
+    def area_field(self, item, local_names=("p",)) -> AreaField:
         if not isinstance(item, dict) or "value" not in item:
-            self.error("view: an area field is a mapping with a `title` and a `value` (reading p)", pos_of(item))
+            self.error("view: a field is a mapping with a `title` and a `value`", pos_of(item))
             return AreaField(str(item), None)
-        return AreaField(str(item.get("title", item["value"])), self.expression(item["value"], ["p"]),
+        return AreaField(str(item.get("title", item["value"])), self.expression(item["value"], list(local_names)),
                          item.get("format") == "by_player")
 
     # -- components, actions, decisions --------------------------------------------------

@@ -93,6 +93,9 @@ def move_text(state, viewer, entry: dict, player) -> str:
     decision'; another's secret move by its kind only; another's public move by its kind and its
     arguments shown by name (never by its label, a template that may read the state)."""
     shown = public_entry(state.rs, entry, player) if player is not None else entry
+    if shown.get("secret"):  # {"player", "action": its id, "secret": true}
+        ask = viewer.spec.actions.get(shown.get("action"))
+        return f"{ask.title if ask is not None and ask.title else shown.get('action')} (secret)"
     action = shown["action"]
     kind = action.get("action")
     if player is None or action.get("player") == player:
@@ -101,8 +104,6 @@ def move_text(state, viewer, entry: dict, player) -> str:
         return "made a decision"
     ask = viewer.spec.actions.get(kind)
     title = ask.title if ask is not None and ask.title else kind
-    if shown.get("secret"):
-        return f"{title} (secret)"
     args = action.get("args") or {}
     order = list(ask.order) if ask is not None else list(args)
     words = [viewer.cell(args[name])["text"] for name in order if name in args]
