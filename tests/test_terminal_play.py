@@ -70,8 +70,9 @@ def test_undo_in_a_hot_seat_game_without_hidden_information(tmp_path):
 
 def test_undo_is_refused_with_hidden_information(tmp_path):
     code, out, _ = cli("play", "kuhn-poker", "--agents", "human,human", "--save", str(tmp_path / "k.json"),
-                       stdin="0\nundo\nq\n")
+                       stdin="0\n\nundo\nq\n")
     assert code == 0
+    assert "pass the terminal to player 1, then press Enter" in out  # hot seat: the next person's view after Enter
     assert "undo refused: this game has hidden information (deck, hand" in out
 
 
@@ -152,7 +153,7 @@ def test_sealed_bid_the_other_bid_never_shows_before_the_reveal():
 
 def test_hot_seat_secret_move_is_not_shown_to_the_next_person(tmp_path):
     rules = os.path.join(HERE, "rulesets", "sealed_bid")
-    code, out, _ = cli("play", rules, "--agents", "human,human", "--save", str(tmp_path / "s.json"), stdin="2\n0\n")
+    code, out, _ = cli("play", rules, "--agents", "human,human", "--save", str(tmp_path / "s.json"), stdin="2\n\n0\n")
     assert code == 0
     assert "player 0 (human) made a secret move: bid" in out.split("game over")[0]
     told = [line for line in out.split("game over")[0].splitlines() if "player 0 (human)" in line]

@@ -40,6 +40,7 @@ class PlaySession:
         self.save_path = None
         self._open_save = None
         self.last_seen: dict = {}  # seat -> the view it was last shown
+        self.last_human = None  # the seat the terminal was last showing
         self.log_public = _log_is_public(rs)
 
     # ------------------------------------------------------------------ saving
@@ -137,6 +138,8 @@ class PlaySession:
         return (legal[0].player if legal else None), legal
 
     def _human_turn(self, player, legal):
+        if not self._hand_over(player):
+            return QUIT
         view = self.view_for(player)
         before = self.last_seen.get(player)
         if before is None:
@@ -154,6 +157,19 @@ class PlaySession:
             return None
         self._play(player, action, own=True)
         return None
+
+    def _hand_over(self, player) -> bool:
+        """Hot seat with hidden information: before another person's view is drawn, the terminal
+        is handed over (Enter) and, on a TTY, the screen cleared. False if the input ended."""
+        previous, self.last_human = self.last_human, player
+        if previous is None or previous == player or len(self.humans) < 2 or not hides_information(self.rs):
+            return True
+        say(self.console, f"── pass the terminal to player {player}, then press Enter ──", "bold")
+        if self.read_line(player) is None:
+            return False
+        if self.console.is_terminal:
+            self.console.clear()
+        return True
 
     def _agent_turn(self, player) -> bool:
         agent = self.agents[player if player is not None else 0]
