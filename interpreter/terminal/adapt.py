@@ -49,13 +49,15 @@ def _others(areas: list) -> list:
 
 
 def _asking(groups: list) -> dict:
-    """{kind: {"order": [param], "questions": {param: question}, "title": str}}"""
+    """{kind: {"order": [param], "questions": {param: question}, "title": str, "paths": {label: [text
+    of each step's value]}}}"""
     asking = {}
     for group in groups or []:
         steps = group.get("steps") or []
         asking[group.get("kind")] = {"order": [step.get("param") for step in steps],
                                      "questions": {step.get("param"): step.get("question") for step in steps},
-                                     "title": group.get("title")}
+                                     "title": group.get("title"),
+                                     "paths": {choice.get("label"): choice.get("path") for choice in group.get("choices") or []}}
     return asking
 
 

@@ -82,13 +82,23 @@ def _parameter_menu(rs, remaining: list, prompt, asking: dict) -> Menu:
     amount = all(type(value) is int for value in values) and (first.name == "choose" or order.index(param) > 0)
     options = []
     for index, (value, actions) in enumerate(groups.items()):
-        text = actions[0].label if len(actions) == 1 else f"{format_value(rs, value)}  ({len(actions)} choices)"
+        text = actions[0].label if len(actions) == 1 else \
+            f"{_step_text(rs, asking, actions[0], param, value)}  ({len(actions)} choices)"
         options.append((value if amount else index, text, actions))
     question = prompt if first.name == "choose" and prompt else \
         (asking.get("questions") or {}).get(param) or f"{first.name}: which {param}?"
     if question.endswith(f"{param}?") and first.name not in question:
         question = f"{asking.get('title') or first.name}: {question}"
     return Menu(question, options, by_value=amount)
+
+
+def _step_text(rs, asking: dict, action, param, value) -> str:
+    """A parameter's value as the view shows it in this step (its `path`), else by name."""
+    order = asking.get("order") or []
+    path = (asking.get("paths") or {}).get(action.label)
+    if path and param in order and order.index(param) < len(path):
+        return str(path[order.index(param)])
+    return format_value(rs, value)
 
 
 def _open_parameter(remaining: list, order: list):
