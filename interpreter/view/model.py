@@ -17,9 +17,10 @@ RECENT_MOVES = 12
 RECENT_LINES = 8
 
 
-def table_view(state, player) -> dict:
+def table_view(state, player, *, actions: bool = True) -> dict:
     """The table as `player` (a seat number) sees it. `player` None is everyone's view, for a
-    finished game only (every `owner` slot from its owner; `hidden` vars stay hidden)."""
+    finished game only (every `owner` slot from its owner; `hidden` vars stay hidden).
+    `actions=False` leaves the legal actions out (an empty list): a replay frame needs none."""
     rs = state.rs
     spec = view_spec(rs)
     observation = _everyone(state) if player is None else state.observe(player)
@@ -39,7 +40,7 @@ def table_view(state, player) -> dict:
         "own_area": areas[player] if player is not None and 0 <= player < len(areas) else None,
         "other_areas": [area for area in areas if area["seat"] != player],
         "decision": decision(state, viewer, observation.get("pending"), player),
-        "actions": action_groups(state, viewer, player),
+        "actions": action_groups(state, viewer, player) if actions else [],
         "scores": score_table(state, viewer),
         "log": recent_moves(state, viewer, player),
         "log_lines": list(state.log[-RECENT_LINES:]) if spec.log_public else [],

@@ -4,7 +4,11 @@ creates, loads (from the store, replaying every stored action) and keeps them.
 
 Security rules live here: a token is checked against the stored hash of its own seat only; an
 action must be one of that seat's legal actions at the step the client saw; each socket is sent
-only `seat_view(state, seat)`, the seat's own legal action labels and the seat's log.
+only `seat_view(state, seat)` (the view model, from `observe(seat)`), the seat's own legal action
+labels and the seat's log (another seat's moves in their public form, see `log_for`).
+
+Views are built off the event loop: `snapshot()` copies the state under the table's lock, and
+`messages_for(snapshot, seats)` builds every seat's message from that copy in a worker thread.
 """
 from __future__ import annotations
 
@@ -16,6 +20,10 @@ import secrets
 import interpreter
 from interpreter.agents import make_agent
 from interpreter.state import Action
+
+from interpreter.view.cells import Viewer
+from interpreter.view.spec import view_spec
+from interpreter.view.steps import legal_for, move_text
 
 from .view import seat_view
 
@@ -60,32 +68,37 @@ class Table:
             raise Refused("this token is not the token of that seat")
         return seat
 
-    def legal_for(self, seat: int) -> list:
-        if self.state.is_terminal or seat not in self.state.current_players:
-            return []
-        return [action for action in self.state.legal_actions() if action.player == seat]
+    def legal_for(self, seat: int, state=None) -> list:
+        return legal_for(self.state if state is None else state, seat)
 
-    def log_for(self, seat) -> list:
-        """The moves as `seat` may see them: its own actions by their labels; another seat's by
-        the action's name only (its arguments could name a hidden card); decisions as 'decided'.
-        `seat` None (a finished game seen by all) gets every label."""
+    def log_for(self, seat, state=None, history=None) -> list:
+        """The moves as `seat` may see them (interpreter.view.steps.move_text): its own by their
+        labels; another seat's decision as 'made a decision', its secret move by its kind only,
+        its public move by its kind and arguments (never by the label, a template that may read
+        hidden values). `seat` None (a finished game seen by all) gets every label."""
+        state = self.state if state is None else state
+        history = self.history if history is None else history
+        viewer = Viewer(self.rs, view_spec(self.rs), state.observe(seat if seat is not None else 0)["vars"])
         entries = []
-        for action_json, phase in self.history:
+        for action_json, phase in history:
             player = action_json.get("player")
-            if seat is None or player == seat:
-                text = action_json["label"]
-            elif action_json["action"] == "choose":
-                text = "made a decision"
-            else:
-                text = action_json["action"]
-            entries.append({"seat": player, "text": text, "phase": phase})
+            text = move_text(state, viewer, {"action": action_json}, seat)
+            entries.append(dict(viewer.player(player), text=text, phase=phase))
         return entries
 
-    def message_for(self, seat: int) -> dict:
-        state = self.state
+    def snapshot(self):
+        """(a copy of the state, the history so far): what a worker thread builds views from."""
+        return self.state.copy(), list(self.history)
+
+    def messages_for(self, snapshot, seats) -> dict:
+        """{seat: message} for `seats`, built from `snapshot` (safe to run in a worker thread)."""
+        return {seat: self.message_for(seat, snapshot) for seat in set(seats)}
+
+    def message_for(self, seat: int, snapshot=None) -> dict:
+        state, history = snapshot if snapshot is not None else (self.state, self.history)
         message = {"type": "view", "game": self.id, "ruleset": self.rs.name, "view": seat_view(state, seat),
-                   "actions": [{"index": index, "label": action.label} for index, action in enumerate(self.legal_for(seat))],
-                   "log": self.log_for(seat), "seats": self.seats, "you": seat}
+                   "actions": [{"index": index, "label": action.label} for index, action in enumerate(self.legal_for(seat, state))],
+                   "log": self.log_for(seat, state, history), "seats": self.seats, "you": seat}
         if state.is_terminal:
             message["scores"] = {str(p): score for p, score in state.scores().items()}
             message["winners"] = state.winners()
