@@ -17,10 +17,12 @@ MAX_PARTS = 60
 class Viewer:
     """Evaluation for one viewer: `vars` is what that player may see (`observe(player)["vars"]`)."""
 
-    def __init__(self, rs, spec, observed_vars: dict):
+    def __init__(self, rs, spec, observed_vars: dict, player=None):
         self.rs = rs
         self.spec = spec
         self.vars = observed_vars
+        self.seat = player  # the viewer's seat (None: everyone, a finished game)
+        self._labelling = False
         self.seats = list(observed_vars.get("players") or [])
         self.names = [self._player_text(seat) for seat in self.seats]
         self.colours = [self._player_colour(seat) for seat in self.seats]
@@ -38,14 +40,34 @@ class Viewer:
 
     def cell_of(self, handle, local_names: dict, by_player: bool = False) -> dict:
         ok, value = self.evaluate(handle, local_names)
-        if not ok:
+        if not ok or (self.reads_secret(handle, local_names) and not _placeholder(value)):
             return self.unreadable(handle)
         return self.cell(value, by_player)
 
+    def reads_secret(self, handle, local_names: dict) -> bool:
+        """True when the expression reads a var the viewer does not see whole: a `hidden` or
+        `count` var, or an `owner` var in a row or area that is not the viewer's own (`p`). Its
+        value, computed from placeholders, would be wrong (len of a hidden hand is not its size)."""
+        for name in self.read_names(handle):
+            decl = self.rs.vars.get(name)
+            if decl is None or decl.visibility == "public":
+                continue
+            if decl.visibility == "owner" and (self.seat is None or local_names.get("p", self.seat) == self.seat):
+                continue
+            return True
+        return False
+
     def unreadable(self, handle) -> dict:
-        names = set(getattr(handle, "names", None) or ())
+        names = self.read_names(handle)
         secret = any(self.rs.vars[name].visibility != "public" for name in names if name in self.rs.vars)
         return {"text": "hidden", "hidden": True} if secret else {"text": "?"}
+
+    def read_names(self, handle) -> set:
+        """The names an expression reads, with the vars of the defines it calls."""
+        names = set(getattr(handle, "names", None) or ())
+        for name in list(names):
+            names |= self.spec.define_vars.get(name, frozenset())
+        return names
 
     def text(self, template, local_names: dict) -> str:
         """A compiled template's text ('?' for a part that fails)."""
@@ -70,9 +92,7 @@ class Viewer:
                 return {"text": "hidden" if count is True else f"hidden ({count})", "hidden": True}
             return self._parts([self._keyed(key, item, by_player) for key, item in value.items()], "; ")
         if isinstance(value, (list, tuple)):
-            if by_player:
-                return self._parts([self._keyed(seat, item, True) for seat, item in enumerate(value)], "; ")
-            return self._parts([self.cell(item) for item in value], ", ")
+            return self._parts([self.cell(item, by_player) for item in value], ", ")
         if value is None:
             return {"text": EMPTY}
         if by_player and isinstance(value, int) and self.seat_of(value) is not None:
@@ -117,9 +137,16 @@ class Viewer:
         entity = self.rs.entities[component_id]
         show = self.spec.components.get(entity.get("type")) if isinstance(entity, dict) else None
         name_field = show.name_field if show else "name"
-        cell = {"text": str(entity.get(name_field) or entity.get("name") or component_id), "ref": component_id}
+        text = str(entity.get(name_field) or entity.get("name") or component_id)
+        if show is not None and show.label is not None and not self._labelling:
+            self._labelling = True  # a label showing a component (or `it` itself) shows its name
+            try:
+                text = self.text(show.label, {"it": component_id}) or text
+            finally:
+                self._labelling = False
+        cell = {"text": text, "ref": component_id}
         if show is not None and show.colour is not None:
-            ok, colour = self.evaluate(show.colour, {"it": entity})
+            ok, colour = self.evaluate(show.colour, {"it": component_id})
             if ok and isinstance(colour, str) and colour:
                 cell["colour"] = colour
         return cell
@@ -150,3 +177,10 @@ class Viewer:
         if seat is None or not 0 <= seat < len(self.seats):
             return {"seat": seat, "name": "everyone" if seat is None else f"seat {seat}", "colour": None}
         return {"seat": seat, "name": self.names[seat], "colour": self.colours[seat]}
+
+
+def _placeholder(value) -> bool:
+    """A value that is only what `observe` shows of a secret ({"hidden": n}, or a map of them)."""
+    if isinstance(value, dict):
+        return set(value) == {"hidden"} or (bool(value) and all(_placeholder(item) for item in value.values()))
+    return False

@@ -24,7 +24,7 @@ def table_view(state, player, *, actions: bool = True) -> dict:
     rs = state.rs
     spec = view_spec(rs)
     observation = _everyone(state) if player is None else state.observe(player)
-    viewer = Viewer(rs, spec, observation["vars"])
+    viewer = Viewer(rs, spec, observation["vars"], player)
     seats = viewer.seats
     current = list(observation["current"] or [])
     players = [dict(viewer.player(seat), current=seat in current, you=seat == player) for seat in seats]
@@ -182,9 +182,15 @@ def score_table(state, viewer) -> dict:
                 ok, value = True, final[seat]["rows"].get(row_id)
             else:
                 ok, value = viewer.evaluate(handle, {"p": seat, "player": seat})
+                ok = ok and not viewer.reads_secret(handle, {"p": seat})
             cells.append(viewer.cell(value) if ok else viewer.unreadable(handle))
-            total += value if ok and isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-        cells.append({"text": str(final[seat]["total"] if final is not None else total)})
+            if ok and isinstance(value, (int, float)) and not isinstance(value, bool) and total is not None:
+                total += value
+            elif not ok:
+                total = None  # a row the viewer cannot read: the total is not known either
+        if final is not None:
+            total = final[seat]["total"]
+        cells.append({"text": str(total)} if total is not None else {"text": "hidden", "hidden": True})
         rows.append(cells)
     out = {"columns": columns, "rows": rows}
     if state.is_terminal:

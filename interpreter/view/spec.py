@@ -53,6 +53,7 @@ class ComponentShow:
     name_field: str = "name"
     fields: tuple = ()
     colour: Any = None  # an expression reading `it` (the component), or None
+    label: Any = None  # a template reading `it`, shown instead of the name field, or None
 
 
 @dataclass
@@ -82,6 +83,7 @@ class ViewSpec:
     decisions: dict  # prompt -> DecisionShow
     declared: bool  # the ruleset has a view section
     unit: Any = None
+    define_vars: dict = field(default_factory=dict)  # define -> the vars it reads, through other defines too
 
 
 def compile_view(rs) -> ViewSpec:
@@ -91,7 +93,35 @@ def compile_view(rs) -> ViewSpec:
     spec = builder.build()
     if builder.diags:
         raise RulebookError(builder.diags, "load")
+    spec.define_vars = define_vars(rs)
     return spec
+
+
+def define_vars(rs) -> dict:
+    """{define: vars it may read}, following the defines it calls. Read from the expressions'
+    words, so it may list a var that only appears in a text: it errs on the side of 'hidden'."""
+    import re
+
+    defines = (rs.tree or {}).get("define") or {}
+    words = {}
+    for name, body in defines.items():
+        source = body.get("expr", "") if isinstance(body, dict) else body
+        words[str(name)] = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(source)))
+    out = {}
+    for name in words:
+        seen, stack, found = set(), [name], set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for word in words.get(current, ()):
+                if word in rs.vars:
+                    found.add(word)
+                elif word in words:
+                    stack.append(word)
+        out[name] = frozenset(found)
+    return out
 
 
 def view_spec(rs) -> ViewSpec:
@@ -247,7 +277,8 @@ class _Builder:
                 self.known(str(name), sorted(fields), f"field of {kind}", value_pos(shown, index))
             name_field = str(item.get("name", "name"))
             out[str(kind)] = ComponentShow(name_field, tuple(str(name) for name in shown),
-                                           self.expression(item.get("colour"), ["it"]) if item.get("colour") else None)
+                                           self.expression(item.get("colour"), ["it"]) if item.get("colour") else None,
+                                           self.template(item.get("label"), ["it"]) if item.get("label") else None)
         return out
 
     def actions(self, section) -> dict:

@@ -30,10 +30,23 @@ def action_groups(state, viewer, player) -> list:
             group = groups[action.name] = _group(state, viewer, action)
         args = action.kwargs
         path = [viewer.cell(args.get(step["param"]))["text"] for step in group["steps"]]
+        text = action.label
         if action.name == CHOOSE:
-            path = [action.label]
-        group["choices"].append({"index": index, "label": action.label, "path": path, "args": _plain(args)})
+            text = _option_text(state, viewer, args, action.label)
+            path = [text]
+        group["choices"].append({"index": index, "label": action.label, "text": text, "path": path,
+                                 "args": _plain(args)})
     return list(groups.values())
+
+
+def _option_text(state, viewer, args: dict, label: str) -> str:
+    """A decision's option as a person reads it: when the rule gives no label of its own (the
+    label is the bare value, or the engine's 'choose VALUE'), the value as the view shows it (a
+    component by its name); else the rule's label."""
+    option = args.get("value")
+    if label in (str(option), f"choose {option}"):
+        return viewer.cell(option)["text"]
+    return label
 
 
 def _group(state, viewer, action) -> dict:

@@ -78,7 +78,7 @@ class Table:
         hidden values). `seat` None (a finished game seen by all) gets every label."""
         state = self.state if state is None else state
         history = self.history if history is None else history
-        viewer = Viewer(self.rs, view_spec(self.rs), state.observe(seat if seat is not None else 0)["vars"])
+        viewer = Viewer(self.rs, view_spec(self.rs), state.observe(seat if seat is not None else 0)["vars"], seat)
         entries = []
         for action_json, phase in history:
             player = action_json.get("player")

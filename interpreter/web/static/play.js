@@ -56,7 +56,7 @@ function renderGroup(group) {
     box.append(question);
   }
   if (last) {
-    for (const choice of matching) box.append(button(choice.label, () => send(choice), "final"));
+    for (const choice of matching) box.append(button(choice.text ?? choice.label, () => send(choice), "final"));
   } else {
     for (const value of [...new Set(matching.map((choice) => choice.path[depth]))]) {
       box.append(button(value, () => { chosen[group.kind] = [...prefix, value]; renderActions(); }, "step"));
