@@ -61,6 +61,7 @@ class Ask:
     title: Optional[str]
     order: tuple  # the parameters in the order they are asked
     questions: dict  # parameter -> question
+    values: dict = field(default_factory=dict)  # parameter -> template showing its value (reads the parameters)
 
 
 @dataclass
@@ -84,6 +85,17 @@ class ViewSpec:
     declared: bool  # the ruleset has a view section
     unit: Any = None
     define_vars: dict = field(default_factory=dict)  # define -> the vars it reads, through other defines too
+    prompts: dict = field(default_factory=dict)  # (prompt, names) -> compiled template, made on first use
+    public_labels: dict = field(default_factory=dict)  # action -> its label reads only public values
+    rs: Any = None
+
+    def prompt_template(self, prompt: str, names) -> Any:
+        """A rule's prompt with `{...}` parts as a template over the waiting rule's names,
+        compiled on first use; None when it does not compile."""
+        key = (prompt, tuple(sorted(names)))
+        if key not in self.prompts:
+            self.prompts[key] = _runtime_template(self.rs, prompt, key[1])
+        return self.prompts[key]
 
 
 def compile_view(rs) -> ViewSpec:
@@ -94,7 +106,22 @@ def compile_view(rs) -> ViewSpec:
     if builder.diags:
         raise RulebookError(builder.diags, "load")
     spec.define_vars = define_vars(rs)
+    spec.rs = rs
     return spec
+
+
+def _runtime_template(rs, prompt: str, names):
+    if len(prompt) > 500 or len(names) > 100:
+        return None
+    builder = _Builder(rs, {})
+    template = builder.template(prompt, list(names))
+    if builder.diags or template is None:
+        return None
+    namespace = builder.unit.build(rs.unit.ns["_K"])
+    for name, function in rs.unit.ns.items():
+        if name.startswith("d_") and name not in namespace:
+            namespace[name] = function
+    return template
 
 
 def define_vars(rs) -> dict:
@@ -297,7 +324,12 @@ class _Builder:
             questions = {str(key): str(text) for key, text in (item.get("questions") or {}).items()}
             for key in questions:
                 self.known(key, params, f"parameter of {action_id}", key_pos(item.get("questions"), key))
-            out[str(action_id)] = Ask(str(item["title"]) if item.get("title") else None, tuple(order), questions)
+            shown = item.get("values") or {}
+            values = {}
+            for key, text in shown.items():
+                if self.known(str(key), params, f"parameter of {action_id}", key_pos(shown, key)):
+                    values[str(key)] = self.template(text, params + ["player"])
+            out[str(action_id)] = Ask(str(item["title"]) if item.get("title") else None, tuple(order), questions, values)
         return out
 
     def decisions(self, items) -> dict:
