@@ -92,6 +92,10 @@ class Viewer:
                 return {"text": "hidden" if count is True else f"hidden ({count})", "hidden": True}
             return self._parts([self._keyed(key, item, by_player) for key, item in value.items()], "; ")
         if isinstance(value, (list, tuple)):
+            if value and all(isinstance(item, (list, tuple)) for item in value):  # rows: "a 1, b 2"
+                # by player, a row's first item is the seat: [[seat, count], ...] reads "Red 2, Blue 1"
+                return self._parts([self._parts([self.cell(inner, by_player and (place == 0 or not isinstance(inner, int)))
+                                                 for place, inner in enumerate(item)], " ") for item in value], ", ")
             return self._parts([self.cell(item, by_player) for item in value], ", ")
         if value is None:
             return {"text": EMPTY}
@@ -116,12 +120,14 @@ class Viewer:
 
     def _keyed(self, key, item, by_player: bool) -> dict:
         seat = self.seat_of(key) if by_player else None
-        inner = self.cell(item)
+        inner = self.cell(item, by_player and isinstance(item, (dict, list, tuple)))  # a count stays a count
         if seat is not None:
             part = {"text": f"{self.names[seat]} {inner['text']}", "colour": self.colours[seat], "seat": seat}
         else:
             label = self.cell(key)["text"] if isinstance(key, str) else str(key)
             part = {"text": f"{label}: {inner['text']}"}
+            if any(piece.get("colour") for piece in inner.get("parts", ())):
+                part["parts"] = [{"text": f"{label}:"}] + inner["parts"]
         if inner.get("hidden"):
             part["hidden"] = True
         return part
@@ -183,4 +189,6 @@ def _placeholder(value) -> bool:
     """A value that is only what `observe` shows of a secret ({"hidden": n}, or a map of them)."""
     if isinstance(value, dict):
         return set(value) == {"hidden"} or (bool(value) and all(_placeholder(item) for item in value.values()))
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_placeholder(item) for item in value)
     return False

@@ -11,17 +11,28 @@ export function fragment() {
 
 export function gameId() { return location.pathname.split("/").pop(); }
 
-// A cell: {text, colour?, parts?: [cell], hidden?}. Parts are shown one by one, each in its colour.
+// A cell: {text, colour?, parts?: [cell], hidden?}. Parts are shown one by one, each in its
+// colour (a part may have parts of its own: a map of maps, a list of rows).
 export function fillCell(element, cell) {
   element.textContent = "";
   if (cell.hidden) element.classList.add("hidden");
-  const parts = cell.parts && cell.parts.some((part) => part.colour) ? cell.parts : [cell];
-  parts.forEach((part, index) => {
-    if (index) element.append(cell.text.includes("; ") ? "; " : ", ");
+  appendCell(element, cell);
+}
+
+function coloured(cell) { return Boolean(cell.colour) || (cell.parts || []).some(coloured); }
+
+function appendCell(element, cell) {
+  if (!cell.parts || !cell.parts.some(coloured)) {
     const span = document.createElement("span");
-    span.textContent = part.text;
-    if (part.colour) { span.style.color = part.colour; span.className = "coloured"; }
+    span.textContent = cell.text;
+    if (cell.colour) { span.style.color = cell.colour; span.className = "coloured"; }
     element.append(span);
+    return;
+  }
+  const separator = cell.text.includes("; ") ? "; " : cell.text.includes(", ") ? ", " : " ";
+  cell.parts.forEach((part, index) => {
+    if (index) element.append(separator);
+    appendCell(element, part);
   });
 }
 
