@@ -30,6 +30,7 @@ def table_view(state, player, *, actions: bool = True) -> dict:
     players = [dict(viewer.player(seat), current=seat in current, you=seat == player) for seat in seats]
     areas = [_area(viewer, seat) for seat in seats]
     phase = rs.phases.get(observation["phase"])
+    waiting = decision(state, viewer, observation.get("pending"), player)
     view = {
         "ruleset": rs.name, "title": rs.title, "step": observation["step"],
         "phase": {"id": observation["phase"], "label": phase.label if phase is not None else observation["phase"]},
@@ -39,8 +40,8 @@ def table_view(state, player, *, actions: bool = True) -> dict:
         "board": board_tables(viewer),
         "own_area": areas[player] if player is not None and 0 <= player < len(areas) else None,
         "other_areas": [area for area in areas if area["seat"] != player],
-        "decision": decision(state, viewer, observation.get("pending"), player),
-        "actions": action_groups(state, viewer, player) if actions else [],
+        "decision": waiting,
+        "actions": action_groups(state, viewer, player, waiting and waiting["about"]) if actions else [],
         "scores": score_table(state, viewer),
         "log": recent_moves(state, viewer, player),
         "log_lines": list(state.log[-RECENT_LINES:]) if spec.log_public else [],

@@ -69,6 +69,7 @@ class DecisionShow:
     prompt: str
     about: Any  # a compiled template reading the waiting rule's names
     public: bool = False
+    by_player: bool = False  # the options are seats: shown as the players' names
 
 
 @dataclass
@@ -344,7 +345,7 @@ class _Builder:
                 continue
             names = [str(name) for name in item.get("names") or []]
             out[prompt] = DecisionShow(prompt, self.template(item["about"], names + ["option", "options"]),
-                                       bool(item.get("public", False)))
+                                       bool(item.get("public", False)), item.get("format") == "by_player")
         return out
 
 

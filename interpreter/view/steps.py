@@ -20,14 +20,14 @@ def legal_for(state, player) -> list:
     return [action for action in state.legal_actions() if action.player == player]
 
 
-def action_groups(state, viewer, player) -> list:
+def action_groups(state, viewer, player, about=None) -> list:
     """[{"kind", "title", "steps": [{"param", "question"}], "choices": [{"index", "label",
     "path": [text per step], "args"}]}], one group per action kind, in the engine's order."""
     groups: dict = {}
     for index, action in enumerate(legal_for(state, player)):
         group = groups.get(action.name)
         if group is None:
-            group = groups[action.name] = _group(state, viewer, action)
+            group = groups[action.name] = _group(state, viewer, action, about)
         args = action.kwargs
         path = [_value_text(viewer, group, step["param"], args, player) for step in group["steps"]]
         text = action.label
@@ -55,15 +55,15 @@ def _option_text(state, viewer, args: dict, label: str) -> str:
     component by its name); else the rule's label."""
     option = args.get("value")
     if label in (str(option), f"choose {option}"):
-        return viewer.cell(option)["text"]
+        show = viewer.spec.decisions.get(str((state.pending or {}).get("prompt", "")))
+        return viewer.cell(option, bool(show and show.by_player))["text"]
     return label
 
 
-def _group(state, viewer, action) -> dict:
+def _group(state, viewer, action, about=None) -> dict:
     if action.name == CHOOSE:
-        pending = state.pending or {}
-        return {"kind": CHOOSE, "title": str(pending.get("prompt", "decide")),
-                "steps": [{"param": "option", "question": str(pending.get("prompt", "decide"))}], "choices": []}
+        question = about or str((state.pending or {}).get("prompt", "decide"))
+        return {"kind": CHOOSE, "title": question, "steps": [{"param": "option", "question": question}], "choices": []}
     ask = viewer.spec.actions.get(action.name)
     rule = state.rs.actions.get(action.name)
     params = [name for name, _ in rule.params] if rule is not None else [key for key, _ in action.args]
