@@ -51,6 +51,7 @@ class Table:
         self.state = ruleset.new_game(record["players"], seed=record["seed"])
         self.history = []  # [(action json, phase after)]
         self.sockets = {}  # websocket -> seat
+        self._logs = {}  # seat -> the log entries built so far (see log_for)
         self.lock = asyncio.Lock()
         self.agents = {seat: make_agent(spec, record["seed"] * 1009 + seat)
                        for seat, spec in enumerate(self.seats) if spec != HUMAN}
@@ -78,12 +79,16 @@ class Table:
         hidden values). `seat` None (a finished game seen by all) gets every label."""
         state = self.state if state is None else state
         history = self.history if history is None else history
+        done = self._logs.get(seat, [])  # a move reads the same to a seat forever: kept, not rebuilt
+        if len(done) >= len(history):
+            return done[:len(history)]
         viewer = Viewer(self.rs, view_spec(self.rs), state.observe(seat if seat is not None else 0)["vars"], seat)
-        entries = []
-        for action_json, phase in history:
+        entries = list(done)
+        for action_json, phase in history[len(done):]:
             player = action_json.get("player")
             text = move_text(state, viewer, {"action": action_json}, seat)
             entries.append(dict(viewer.player(player), text=text, phase=phase))
+        self._logs[seat] = entries  # one assignment: a worker thread building another message sees either list
         return entries
 
     def snapshot(self):

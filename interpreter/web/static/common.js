@@ -57,8 +57,10 @@ export function renderTables(box, tables, previous) {
     heading.textContent = table.title;
     const element = document.createElement("table");
     element.dataset.title = table.id === "players" ? "players" : table.title;
-    const head = element.createTHead().insertRow();
-    for (const column of table.columns) { const th = document.createElement("th"); th.textContent = column; head.append(th); }
+    if (table.columns.some((column) => column)) { // a table of named values has no header
+      const head = element.createTHead().insertRow();
+      for (const column of table.columns) { const th = document.createElement("th"); th.textContent = column; head.append(th); }
+    }
     const body = element.createTBody();
     table.rows.forEach((row, r) => {
       const tr = body.insertRow();

@@ -45,9 +45,11 @@ function renderGroup(group) {
   const prefix = chosen[group.kind] || [];
   const matching = group.choices.filter((choice) => prefix.every((value, i) => choice.path[i] === value));
   const depth = prefix.length;
-  const heading = document.createElement("h3");
-  heading.textContent = prefix.length ? `${group.title}: ${prefix.join(", ")}` : group.title;
-  box.append(heading);
+  if (group.steps.length || group.choices.length > 1) { // a lone action without parameters is its own button
+    const heading = document.createElement("h3");
+    heading.textContent = prefix.length ? `${group.title}: ${prefix.join(", ")}` : group.title;
+    box.append(heading);
+  }
   const last = group.steps.length <= 1 || matching.length === 1 || depth >= group.steps.length - 1;
   if (group.steps[depth] && (depth || group.steps.length > 1)) {
     const question = document.createElement("p");
