@@ -275,3 +275,16 @@ def test_language_doc_view_example_shows_its_constructs(tmp_path):
     assert view["you"] == {"seat": 0, "name": "North", "colour": "#c0392b"}
     assert [table["title"] for table in view["board"]] == ["Market", "Totals", "Stock"]
     assert other["log"][-1]["text"] == "buy 2 Fish"  # the label reads only public values
+
+
+@pytest.mark.parametrize("target,players", [("kuhn-poker", 2), ("deep-state", 3), ("davos", 3),
+                                            (os.path.join(HERE, "rulesets", "hidden_die"), 2)])
+def test_views_sharing_tables_equal_views_built_alone(target, players):
+    """`shared` (one dict for every seat's view of one state) reuses only what all seats see alike."""
+    rs = interpreter.load(target)
+    for steps in (0, 9, 35):
+        state = _play(rs, players, 2, steps)
+        shared = {}
+        for seat in range(players):
+            assert table_view(state, seat, shared=shared) == table_view(state, seat)
+        assert shared, "something is shared"

@@ -48,14 +48,25 @@ class Viewer:
         """True when the expression reads a var the viewer does not see whole: a `hidden` or
         `count` var, or an `owner` var in a row or area that is not the viewer's own (`p`). Its
         value, computed from placeholders, would be wrong (len of a hidden hand is not its size)."""
-        for name in self.read_names(handle):
-            decl = self.rs.vars.get(name)
-            if decl is None or decl.visibility == "public":
-                continue
-            if decl.visibility == "owner" and (self.seat is None or local_names.get("p", self.seat) == self.seat):
-                continue
+        hidden, owner = self.secret_kinds(handle)
+        if hidden:
             return True
-        return False
+        return owner and not (self.seat is None or local_names.get("p", self.seat) == self.seat)
+
+    def secret_kinds(self, handle) -> tuple:
+        """(reads a hidden or count var, reads an owner var), worked out once per expression."""
+        known = self.spec.secret_reads.get(id(handle))
+        if known is None or known[0] is not handle:
+            visibility = [self.rs.vars[name].visibility for name in self.read_names(handle) if name in self.rs.vars]
+            known = (handle, any(kind in ("hidden", "count") for kind in visibility), "owner" in visibility)
+            self.spec.secret_reads[id(handle)] = known
+        return known[1], known[2]
+
+    def public_only(self, handles) -> bool:
+        """True when `handles`, the players' names and colours and the components' labels and
+        colours read no var that any player sees differently: their cells are the same for all."""
+        common = self.spec.common_handles()
+        return not any(any(self.secret_kinds(handle)) for handle in list(handles) + common)
 
     def unreadable(self, handle) -> dict:
         names = self.read_names(handle)

@@ -17,10 +17,12 @@ RECENT_MOVES = 12
 RECENT_LINES = 8
 
 
-def table_view(state, player, *, actions: bool = True) -> dict:
+def table_view(state, player, *, actions: bool = True, shared: dict = None) -> dict:
     """The table as `player` (a seat number) sees it. `player` None is everyone's view, for a
     finished game only (every `owner` slot from its owner; `hidden` vars stay hidden).
-    `actions=False` leaves the legal actions out (an empty list): a replay frame needs none."""
+    `actions=False` leaves the legal actions out (an empty list): a replay frame needs none.
+    `shared`: a dict the caller passes to every view of the SAME state (one per seat): board
+    tables that read only public values are then built once and shared."""
     rs = state.rs
     spec = view_spec(rs)
     observation = _everyone(state) if player is None else state.observe(player)
@@ -28,7 +30,7 @@ def table_view(state, player, *, actions: bool = True) -> dict:
     seats = viewer.seats
     current = list(observation["current"] or [])
     players = [dict(viewer.player(seat), current=seat in current, you=seat == player) for seat in seats]
-    areas = [_area(viewer, seat) for seat in seats]
+    areas = [_area(viewer, seat, shared) for seat in seats]
     phase = rs.phases.get(observation["phase"])
     waiting = decision(state, viewer, observation.get("pending"), player)
     view = {
@@ -37,12 +39,12 @@ def table_view(state, player, *, actions: bool = True) -> dict:
         "terminal": bool(observation["terminal"]),
         "you": viewer.player(player),
         "players": players,
-        "board": board_tables(viewer),
+        "board": board_tables(viewer, shared),
         "own_area": areas[player] if player is not None and 0 <= player < len(areas) else None,
         "other_areas": [area for area in areas if area["seat"] != player],
         "decision": waiting,
         "actions": action_groups(state, viewer, player, waiting and waiting["about"]) if actions else [],
-        "scores": score_table(state, viewer),
+        "scores": shared_scores(state, viewer, shared),
         "log": recent_moves(state, viewer, player),
         "log_lines": list(state.log[-RECENT_LINES:]) if spec.log_public else [],
     }
@@ -62,11 +64,33 @@ def _everyone(state) -> dict:
 
 
 # -- the board ---------------------------------------------------------------------------------
-def board_tables(viewer) -> list:
+def board_tables(viewer, shared=None) -> list:
+    """The board: the declared tables, else the default ones. With `shared`, a table that reads
+    only public values is built for the first viewer and reused for the others."""
     spec = viewer.spec
-    if spec.board:
-        return [_declared_table(viewer, table) for table in spec.board]
-    return default_board(viewer)
+    if not spec.board:
+        if shared is not None and viewer.public_only(()):
+            return shared.setdefault("default board", default_board(viewer))
+        return default_board(viewer)
+    tables = []
+    for index, table in enumerate(spec.board):
+        if shared is not None and viewer.public_only(_table_handles(table)):
+            key = ("board", index)
+            if key not in shared:
+                shared[key] = _declared_table(viewer, table)
+            tables.append(shared[key])
+        else:
+            tables.append(_declared_table(viewer, table))
+    return tables
+
+
+def _table_handles(table) -> list:
+    handles = [table.rows, table.value] + [entry.value for entry in table.fields]
+    for parts in [table.label] + [column.title for column in table.columns]:
+        handles += [part for part in parts or () if not isinstance(part, str)]
+    for column in table.columns:
+        handles += [column.value, column.each]
+    return [handle for handle in handles if handle is not None]
 
 
 def _declared_table(viewer, table) -> dict:
@@ -150,12 +174,21 @@ def default_board(viewer) -> list:
 
 
 # -- players' areas ----------------------------------------------------------------------------
-def _area(viewer, seat: int) -> dict:
+def _area(viewer, seat: int, shared=None) -> dict:
+    """A player's area as the viewer sees it; with `shared`, a field reading only public
+    values is built once for all viewers."""
     spec, rs = viewer.spec, viewer.rs
     fields = []
     if spec.area:
-        for entry in spec.area:
-            fields.append({"title": entry.title, "cell": viewer.cell_of(entry.value, {"p": seat}, entry.by_player)})
+        for index, entry in enumerate(spec.area):
+            key = ("area", seat, index)
+            if shared is not None and key in shared:
+                fields.append(shared[key])
+                continue
+            field = {"title": entry.title, "cell": viewer.cell_of(entry.value, {"p": seat}, entry.by_player)}
+            if shared is not None and viewer.public_only([entry.value]):
+                shared[key] = field
+            fields.append(field)
     else:
         for name, value in viewer.vars.items():
             decl = rs.vars.get(name)
@@ -167,6 +200,15 @@ def _area(viewer, seat: int) -> dict:
 
 
 # -- scores and moves --------------------------------------------------------------------------
+def shared_scores(state, viewer, shared) -> dict:
+    """The score table, built once for all viewers of a state when no row reads a secret."""
+    if shared is None or not viewer.public_only([handle for _, _, handle in state.rs.score_rows if handle is not None]):
+        return score_table(state, viewer)
+    if "scores" not in shared:
+        shared["scores"] = score_table(state, viewer)
+    return shared["scores"]
+
+
 def score_table(state, viewer) -> dict:
     """The score rows now: evaluated on what the viewer sees while the game runs (a row reading
     a hidden value shows 'hidden'), the engine's scores once it is over, with the winners and
@@ -181,9 +223,10 @@ def score_table(state, viewer) -> dict:
         for row_id, _label, handle in rs.score_rows:
             if final is not None:
                 ok, value = True, final[seat]["rows"].get(row_id)
+            elif viewer.reads_secret(handle, {"p": seat}):
+                ok, value = False, None  # computed from placeholders it would be wrong: not computed
             else:
                 ok, value = viewer.evaluate(handle, {"p": seat, "player": seat})
-                ok = ok and not viewer.reads_secret(handle, {"p": seat})
             cells.append(viewer.cell(value) if ok else viewer.unreadable(handle))
             if ok and isinstance(value, (int, float)) and not isinstance(value, bool) and total is not None:
                 total += value

@@ -88,7 +88,16 @@ class ViewSpec:
     define_vars: dict = field(default_factory=dict)  # define -> the vars it reads, through other defines too
     prompts: dict = field(default_factory=dict)  # (prompt, names) -> compiled template, made on first use
     public_labels: dict = field(default_factory=dict)  # action -> its label reads only public values
+    secret_reads: dict = field(default_factory=dict)  # id(handle) -> (handle, reads hidden/count, reads owner)
     rs: Any = None
+
+    def common_handles(self) -> list:
+        """The expressions every cell may use: players' names and colours, components' labels
+        and colours."""
+        handles = [self.player_colour] + [part for part in self.player_name or () if not isinstance(part, str)]
+        for show in self.components.values():
+            handles += [show.colour] + [part for part in show.label or () if not isinstance(part, str)]
+        return [handle for handle in handles if handle is not None]
 
     def prompt_template(self, prompt: str, names) -> Any:
         """A rule's prompt with `{...}` parts as a template over the waiting rule's names,

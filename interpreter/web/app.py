@@ -53,10 +53,11 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
         store.close()
 
     async def messages(table, seats) -> dict:
-        """{seat: message text}, built in a worker thread from a copy of the state (views of a
-        big game take tens of milliseconds: the event loop keeps serving the other tables)."""
-        snapshot = table.snapshot()
-        built = await asyncio.get_running_loop().run_in_executor(None, table.messages_for, snapshot, seats)
+        """{seat: message text}. Built on the event loop: in a worker thread (from a copy of the
+        state) the p50 latency of 50 concurrent Deep State games doubled (the threads and the loop
+        contend for the GIL; tools/bench/web_load.py), so the views are made cheap instead
+        (tables every seat sees alike are built once per step, log lines once per seat)."""
+        built = table.messages_for(None, seats)
         return {seat: json.dumps(message) for seat, message in built.items()}
 
     async def broadcast(table) -> None:

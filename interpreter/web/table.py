@@ -7,8 +7,9 @@ action must be one of that seat's legal actions at the step the client saw; each
 only `seat_view(state, seat)` (the view model, from `observe(seat)`), the seat's own legal action
 labels and the seat's log (another seat's moves in their public form, see `log_for`).
 
-Views are built off the event loop: `snapshot()` copies the state under the table's lock, and
-`messages_for(snapshot, seats)` builds every seat's message from that copy in a worker thread.
+`messages_for(snapshot, seats)` builds every seat's message of one step together, so that what
+every seat sees alike is built once; `snapshot()` is a copy of the state and the history, from
+which messages can be built while the table plays on.
 """
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ class Table:
         for action_json, phase in history[len(done):]:
             player = action_json.get("player")
             text = move_text(state, viewer, {"action": action_json}, seat)
-            entries.append(dict(viewer.player(player), text=text, phase=phase))
+            entries.append({"seat": player, "text": text, "phase": phase})  # names: view["players"]
         self._logs[seat] = entries  # one assignment: a worker thread building another message sees either list
         return entries
 
@@ -96,12 +97,13 @@ class Table:
         return self.state.copy(), list(self.history)
 
     def messages_for(self, snapshot, seats) -> dict:
-        """{seat: message} for `seats`, built from `snapshot` (safe to run in a worker thread)."""
-        return {seat: self.message_for(seat, snapshot) for seat in set(seats)}
+        """{seat: message} for `seats`, built from `snapshot` (None: the live state)."""
+        shared = {}  # board tables every seat sees alike are built once
+        return {seat: self.message_for(seat, snapshot, shared) for seat in set(seats)}
 
-    def message_for(self, seat: int, snapshot=None) -> dict:
+    def message_for(self, seat: int, snapshot=None, shared=None) -> dict:
         state, history = snapshot if snapshot is not None else (self.state, self.history)
-        message = {"type": "view", "game": self.id, "ruleset": self.rs.name, "view": seat_view(state, seat),
+        message = {"type": "view", "game": self.id, "ruleset": self.rs.name, "view": seat_view(state, seat, shared=shared),
                    "actions": [{"index": index, "label": action.label} for index, action in enumerate(self.legal_for(seat, state))],
                    "log": self.log_for(seat, state, history), "seats": self.seats, "you": seat}
         if state.is_terminal:

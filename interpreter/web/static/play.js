@@ -9,14 +9,15 @@ let current = null;
 let socket = null;
 let chosen = {}; // action kind -> the values picked so far in its steps
 
-function renderLog(log) {
+function renderLog(log, players) {
   const box = $("log");
   box.textContent = "";
   for (const entry of log) {
     const line = document.createElement("div");
     const who = document.createElement("span");
-    who.textContent = `${entry.name}: `;
-    if (entry.colour) { who.style.color = entry.colour; who.className = "coloured"; }
+    const player = players.find((p) => p.seat === entry.seat);
+    who.textContent = `${player ? player.name : `seat ${entry.seat}`}: `;
+    if (player && player.colour) { who.style.color = player.colour; who.className = "coloured"; }
     line.append(who, entry.text);
     if (entry.seat === seat) line.className = "mine";
     box.append(line);
@@ -98,7 +99,7 @@ function render(message) {
   renderActions();
   renderScores($("scores"), view.scores);
   renderTables($("board"), viewTables(view));
-  renderLog(message.log);
+  renderLog(message.log, view.players);
   showGraph($("graph"), id, view.phase.id);
   const link = $("replay-link");
   link.hidden = !view.terminal;

@@ -10,7 +10,8 @@ function show(index) {
   const frame = frames[index];
   $("slider").value = index;
   $("position").textContent = `step ${frame.step} of ${frames.length - 1}`;
-  $("move").textContent = frame.move ? `move: ${frame.move.name}: ${frame.move.text}` : "start of the game";
+  const mover = frame.move && frame.view.players.find((p) => p.seat === frame.move.seat);
+  $("move").textContent = frame.move ? `move: ${mover ? mover.name : `seat ${frame.move.seat}`}: ${frame.move.text}` : "start of the game";
   renderTables($("board"), viewTables(frame.view), index > 0 ? viewTables(frames[index - 1].view) : null);
   showGraph($("graph"), id, frame.view.phase.id);
 }
