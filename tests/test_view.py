@@ -249,6 +249,8 @@ def test_everyone_view_of_a_finished_game():
     assert view["you"]["name"] == "everyone" and view["own_area"] is None
     assert [area["fields"][0]["cell"]["text"] for area in view["other_areas"]] == [hand[0] for hand in state.vars["hand"]]
     assert view["scores"]["winners"] == state.winners() and view["scores"]["decided_by"]
+    with pytest.raises(ValueError):
+        table_view(rs.new_game(2, seed=4), None)  # every hand: never while the game runs
 
 
 def test_language_doc_view_example_shows_its_constructs(tmp_path):

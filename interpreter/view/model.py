@@ -25,6 +25,8 @@ def table_view(state, player, *, actions: bool = True, shared: dict = None) -> d
     tables that read only public values are then built once and shared."""
     rs = state.rs
     spec = view_spec(rs)
+    if player is None and not state.is_terminal:
+        raise ValueError("everyone's view (player None) is only for a finished game: it shows every hand")
     observation = _everyone(state) if player is None else state.observe(player)
     viewer = Viewer(rs, spec, observation["vars"], player)
     seats = viewer.seats
