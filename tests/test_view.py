@@ -251,6 +251,7 @@ def test_everyone_view_of_a_finished_game():
     assert view["scores"]["winners"] == state.winners() and view["scores"]["decided_by"]
     with pytest.raises(ValueError):
         table_view(rs.new_game(2, seed=4), None)  # every hand: never while the game runs
+    assert table_view(rs.new_game(2, seed=4), None, finished_game=True)["you"]["name"] == "everyone"  # a replay
 
 
 def test_language_doc_view_example_shows_its_constructs(tmp_path):

@@ -17,15 +17,17 @@ RECENT_MOVES = 12
 RECENT_LINES = 8
 
 
-def table_view(state, player, *, actions: bool = True, shared: dict = None) -> dict:
+def table_view(state, player, *, actions: bool = True, shared: dict = None, finished_game: bool = False) -> dict:
     """The table as `player` (a seat number) sees it. `player` None is everyone's view, for a
     finished game only (every `owner` slot from its owner; `hidden` vars stay hidden).
     `actions=False` leaves the legal actions out (an empty list): a replay frame needs none.
     `shared`: a dict the caller passes to every view of the SAME state (one per seat): board
-    tables that read only public values are then built once and shared."""
+    tables that read only public values are then built once and shared.
+    `finished_game=True`: the caller vouches that the game of this (earlier) state is over, so
+    everyone's view may show it (a replay of a finished game, step by step)."""
     rs = state.rs
     spec = view_spec(rs)
-    if player is None and not state.is_terminal:
+    if player is None and not (state.is_terminal or finished_game):
         raise ValueError("everyone's view (player None) is only for a finished game: it shows every hand")
     observation = _everyone(state) if player is None else state.observe(player)
     viewer = Viewer(rs, spec, observation["vars"], player)

@@ -256,8 +256,10 @@ def _replay_frames(table, perspective) -> list:
     from interpreter.state import Action
 
     log = table.log_for(perspective)
-    frames = [{"step": 0, "move": None, "view": seat_view(state, perspective, actions=False)}]
+    over = table.state.is_terminal  # the replay is served for finished games only
+    frames = [{"step": 0, "move": None, "view": seat_view(state, perspective, actions=False, finished_game=over)}]
     for index, (action_json, _phase) in enumerate(table.history[:MAX_REPLAY_STEPS]):
         state.apply(Action.from_json(action_json))
-        frames.append({"step": index + 1, "move": log[index], "view": seat_view(state, perspective, actions=False)})
+        frames.append({"step": index + 1, "move": log[index],
+                       "view": seat_view(state, perspective, actions=False, finished_game=over)})
     return frames

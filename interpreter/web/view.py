@@ -13,10 +13,10 @@ from interpreter.view.cells import Viewer
 from interpreter.view.spec import view_spec
 
 
-def seat_view(state, seat, *, actions: bool = True, shared: dict = None) -> dict:
-    """The view of `state` for `seat` (an int), or for everyone when `seat` is None (only ever
-    used for a finished game). `shared`: see `table_view`."""
-    return table_view(state, seat, actions=actions, shared=shared)
+def seat_view(state, seat, *, actions: bool = True, shared: dict = None, finished_game: bool = False) -> dict:
+    """The view of `state` for `seat` (an int), or for everyone when `seat` is None (only for a
+    finished game: `finished_game=True` for its earlier states). `shared`: see `table_view`."""
+    return table_view(state, seat, actions=actions, shared=shared, finished_game=finished_game)
 
 
 def format_value(rs, value) -> str:
