@@ -249,3 +249,45 @@ def test_everyone_view_of_a_finished_game():
     assert view["you"]["name"] == "everyone" and view["own_area"] is None
     assert [area["fields"][0]["cell"]["text"] for area in view["other_areas"]] == [hand[0] for hand in state.vars["hand"]]
     assert view["scores"]["winners"] == state.winners() and view["scores"]["decided_by"]
+    with pytest.raises(ValueError):
+        table_view(rs.new_game(2, seed=4), None)  # every hand: never while the game runs
+    assert table_view(rs.new_game(2, seed=4), None, finished_game=True)["you"]["name"] == "everyone"  # a replay
+
+
+def test_language_doc_view_example_shows_its_constructs(tmp_path):
+    """The docs/language.md view example: board tables of each kind, names, colours, steps, decision."""
+    text = open(os.path.join(HERE, "..", "docs", "language.md"), encoding="utf-8").read()
+    body = text.split("# example: a view section (every construct)\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "game.yaml").write_text(body, encoding="utf-8")
+    rs = interpreter.load(str(tmp_path))
+    state = rs.new_game(3, seed=1)
+    buy = next(action for action in legal_for(state, 0) if action.name == "buy" and action.kwargs["n"] == 2)
+    group = next(group for group in table_view(state, 0)["actions"] if group["kind"] == "buy")
+    assert [step["question"] for step in group["steps"]] == ["Which good?", "How many?"]
+    assert any(choice["path"] == ["Fish ($2)", "2 for 4 coins"] for choice in group["choices"])
+    state.apply(buy)
+    view, other = table_view(state, 0), table_view(state, 1)
+    assert view["decision"]["about"] == "A reward of 1 for buying Fish: who gets it?"
+    assert other["decision"]["about"] == view["decision"]["about"]  # public: true
+    assert [choice["text"] for choice in view["actions"][0]["choices"]] == ["East", "South"]
+    market = view["board"][0]
+    assert market["columns"] == ["", "in stock", "bought by", "seat 1", "seat 2", "seat 3"]
+    fish = market["rows"][0]
+    assert fish[0]["text"] == "Fish ($2)" and fish[0]["colour"] == "#1f618d"
+    assert fish[2]["parts"][0] == {"text": "North 2", "colour": "#c0392b", "seat": 0}
+    assert view["you"] == {"seat": 0, "name": "North", "colour": "#c0392b"}
+    assert [table["title"] for table in view["board"]] == ["Market", "Totals", "Stock"]
+    assert other["log"][-1]["text"] == "buy 2 Fish"  # the label reads only public values
+
+
+@pytest.mark.parametrize("target,players", [("kuhn-poker", 2), ("deep-state", 3), ("davos", 3),
+                                            (os.path.join(HERE, "rulesets", "hidden_die"), 2)])
+def test_views_sharing_tables_equal_views_built_alone(target, players):
+    """`shared` (one dict for every seat's view of one state) reuses only what all seats see alike."""
+    rs = interpreter.load(target)
+    for steps in (0, 9, 35):
+        state = _play(rs, players, 2, steps)
+        shared = {}
+        for seat in range(players):
+            assert table_view(state, seat, shared=shared) == table_view(state, seat)
+        assert shared, "something is shared"

@@ -32,7 +32,8 @@ The dict (stable; new keys may be added, none renamed):
              "parts": [CELL] (the items of a list or map; a player's part has "seat" and "colour")
     GROUP  = {"kind": action id or "choose", "title": str,
               "steps": [{"param": str, "question": str}],       # asked in this order
-              "choices": [{"index": int, "label": str, "path": [str, one per step], "args": {}}]}
+              "choices": [{"index": int, "label": str (the engine's), "text": str (as shown),
+                           "path": [str, one per step], "args": {}}]}
 
 `index` is the position of the action in `state.legal_actions(player)` filtered to the viewer
 (`interpreter.view.steps.legal_for`). `component_view(state, player, id)` is one component as
@@ -52,7 +53,7 @@ def component_view(state, player, component_id: str):
     from .cells import Viewer
 
     observation = state.observe(player if player is not None else 0)
-    viewer = Viewer(state.rs, view_spec(state.rs), observation["vars"])
+    viewer = Viewer(state.rs, view_spec(state.rs), observation["vars"], player)
     if component_id not in state.rs.entities:
         wanted = str(component_id).strip().lower()
         matches = [key for key, entity in state.rs.entities.items()

@@ -17,30 +17,38 @@ RECENT_MOVES = 12
 RECENT_LINES = 8
 
 
-def table_view(state, player) -> dict:
+def table_view(state, player, *, actions: bool = True, shared: dict = None, finished_game: bool = False) -> dict:
     """The table as `player` (a seat number) sees it. `player` None is everyone's view, for a
-    finished game only (every `owner` slot from its owner; `hidden` vars stay hidden)."""
+    finished game only (every `owner` slot from its owner; `hidden` vars stay hidden).
+    `actions=False` leaves the legal actions out (an empty list): a replay frame needs none.
+    `shared`: a dict the caller passes to every view of the SAME state (one per seat): board
+    tables that read only public values are then built once and shared.
+    `finished_game=True`: the caller vouches that the game of this (earlier) state is over, so
+    everyone's view may show it (a replay of a finished game, step by step)."""
     rs = state.rs
     spec = view_spec(rs)
+    if player is None and not (state.is_terminal or finished_game):
+        raise ValueError("everyone's view (player None) is only for a finished game: it shows every hand")
     observation = _everyone(state) if player is None else state.observe(player)
-    viewer = Viewer(rs, spec, observation["vars"])
+    viewer = Viewer(rs, spec, observation["vars"], player)
     seats = viewer.seats
     current = list(observation["current"] or [])
     players = [dict(viewer.player(seat), current=seat in current, you=seat == player) for seat in seats]
-    areas = [_area(viewer, seat) for seat in seats]
+    areas = [_area(viewer, seat, shared) for seat in seats]
     phase = rs.phases.get(observation["phase"])
+    waiting = decision(state, viewer, observation.get("pending"), player)
     view = {
         "ruleset": rs.name, "title": rs.title, "step": observation["step"],
         "phase": {"id": observation["phase"], "label": phase.label if phase is not None else observation["phase"]},
         "terminal": bool(observation["terminal"]),
         "you": viewer.player(player),
         "players": players,
-        "board": board_tables(viewer),
+        "board": board_tables(viewer, shared),
         "own_area": areas[player] if player is not None and 0 <= player < len(areas) else None,
         "other_areas": [area for area in areas if area["seat"] != player],
-        "decision": decision(state, viewer, observation.get("pending"), player),
-        "actions": action_groups(state, viewer, player),
-        "scores": score_table(state, viewer),
+        "decision": waiting,
+        "actions": action_groups(state, viewer, player, waiting and waiting["about"]) if actions else [],
+        "scores": shared_scores(state, viewer, shared),
         "log": recent_moves(state, viewer, player),
         "log_lines": list(state.log[-RECENT_LINES:]) if spec.log_public else [],
     }
@@ -60,11 +68,33 @@ def _everyone(state) -> dict:
 
 
 # -- the board ---------------------------------------------------------------------------------
-def board_tables(viewer) -> list:
+def board_tables(viewer, shared=None) -> list:
+    """The board: the declared tables, else the default ones. With `shared`, a table that reads
+    only public values is built for the first viewer and reused for the others."""
     spec = viewer.spec
-    if spec.board:
-        return [_declared_table(viewer, table) for table in spec.board]
-    return default_board(viewer)
+    if not spec.board:
+        if shared is not None and viewer.public_only(()):
+            return shared.setdefault("default board", default_board(viewer))
+        return default_board(viewer)
+    tables = []
+    for index, table in enumerate(spec.board):
+        if shared is not None and viewer.public_only(_table_handles(table)):
+            key = ("board", index)
+            if key not in shared:
+                shared[key] = _declared_table(viewer, table)
+            tables.append(shared[key])
+        else:
+            tables.append(_declared_table(viewer, table))
+    return tables
+
+
+def _table_handles(table) -> list:
+    handles = [table.rows, table.value] + [entry.value for entry in table.fields]
+    for parts in [table.label] + [column.title for column in table.columns]:
+        handles += [part for part in parts or () if not isinstance(part, str)]
+    for column in table.columns:
+        handles += [column.value, column.each]
+    return [handle for handle in handles if handle is not None]
 
 
 def _declared_table(viewer, table) -> dict:
@@ -148,12 +178,21 @@ def default_board(viewer) -> list:
 
 
 # -- players' areas ----------------------------------------------------------------------------
-def _area(viewer, seat: int) -> dict:
+def _area(viewer, seat: int, shared=None) -> dict:
+    """A player's area as the viewer sees it; with `shared`, a field reading only public
+    values is built once for all viewers."""
     spec, rs = viewer.spec, viewer.rs
     fields = []
     if spec.area:
-        for entry in spec.area:
-            fields.append({"title": entry.title, "cell": viewer.cell_of(entry.value, {"p": seat}, entry.by_player)})
+        for index, entry in enumerate(spec.area):
+            key = ("area", seat, index)
+            if shared is not None and key in shared:
+                fields.append(shared[key])
+                continue
+            field = {"title": entry.title, "cell": viewer.cell_of(entry.value, {"p": seat}, entry.by_player)}
+            if shared is not None and viewer.public_only([entry.value]):
+                shared[key] = field
+            fields.append(field)
     else:
         for name, value in viewer.vars.items():
             decl = rs.vars.get(name)
@@ -165,6 +204,15 @@ def _area(viewer, seat: int) -> dict:
 
 
 # -- scores and moves --------------------------------------------------------------------------
+def shared_scores(state, viewer, shared) -> dict:
+    """The score table, built once for all viewers of a state when no row reads a secret."""
+    if shared is None or not viewer.public_only([handle for _, _, handle in state.rs.score_rows if handle is not None]):
+        return score_table(state, viewer)
+    if "scores" not in shared:
+        shared["scores"] = score_table(state, viewer)
+    return shared["scores"]
+
+
 def score_table(state, viewer) -> dict:
     """The score rows now: evaluated on what the viewer sees while the game runs (a row reading
     a hidden value shows 'hidden'), the engine's scores once it is over, with the winners and
@@ -179,11 +227,18 @@ def score_table(state, viewer) -> dict:
         for row_id, _label, handle in rs.score_rows:
             if final is not None:
                 ok, value = True, final[seat]["rows"].get(row_id)
+            elif viewer.reads_secret(handle, {"p": seat}):
+                ok, value = False, None  # computed from placeholders it would be wrong: not computed
             else:
                 ok, value = viewer.evaluate(handle, {"p": seat, "player": seat})
             cells.append(viewer.cell(value) if ok else viewer.unreadable(handle))
-            total += value if ok and isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-        cells.append({"text": str(final[seat]["total"] if final is not None else total)})
+            if ok and isinstance(value, (int, float)) and not isinstance(value, bool) and total is not None:
+                total += value
+            elif not ok:
+                total = None  # a row the viewer cannot read: the total is not known either
+        if final is not None:
+            total = final[seat]["total"]
+        cells.append({"text": str(total)} if total is not None else {"text": "hidden", "hidden": True})
         rows.append(cells)
     out = {"columns": columns, "rows": rows}
     if state.is_terminal:

@@ -53,6 +53,7 @@ class ComponentShow:
     name_field: str = "name"
     fields: tuple = ()
     colour: Any = None  # an expression reading `it` (the component), or None
+    label: Any = None  # a template reading `it`, shown instead of the name field, or None
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Ask:
     title: Optional[str]
     order: tuple  # the parameters in the order they are asked
     questions: dict  # parameter -> question
+    values: dict = field(default_factory=dict)  # parameter -> template showing its value (reads the parameters)
 
 
 @dataclass
@@ -67,6 +69,7 @@ class DecisionShow:
     prompt: str
     about: Any  # a compiled template reading the waiting rule's names
     public: bool = False
+    by_player: bool = False  # the options are seats: shown as the players' names
 
 
 @dataclass
@@ -82,6 +85,27 @@ class ViewSpec:
     decisions: dict  # prompt -> DecisionShow
     declared: bool  # the ruleset has a view section
     unit: Any = None
+    define_vars: dict = field(default_factory=dict)  # define -> the vars it reads, through other defines too
+    prompts: dict = field(default_factory=dict)  # (prompt, names) -> compiled template, made on first use
+    public_labels: dict = field(default_factory=dict)  # action -> its label reads only public values
+    secret_reads: dict = field(default_factory=dict)  # id(handle) -> (handle, reads hidden/count, reads owner)
+    rs: Any = None
+
+    def common_handles(self) -> list:
+        """The expressions every cell may use: players' names and colours, components' labels
+        and colours."""
+        handles = [self.player_colour] + [part for part in self.player_name or () if not isinstance(part, str)]
+        for show in self.components.values():
+            handles += [show.colour] + [part for part in show.label or () if not isinstance(part, str)]
+        return [handle for handle in handles if handle is not None]
+
+    def prompt_template(self, prompt: str, names) -> Any:
+        """A rule's prompt with `{...}` parts as a template over the waiting rule's names,
+        compiled on first use; None when it does not compile."""
+        key = (prompt, tuple(sorted(names)))
+        if key not in self.prompts:
+            self.prompts[key] = _runtime_template(self.rs, prompt, key[1])
+        return self.prompts[key]
 
 
 def compile_view(rs) -> ViewSpec:
@@ -91,7 +115,50 @@ def compile_view(rs) -> ViewSpec:
     spec = builder.build()
     if builder.diags:
         raise RulebookError(builder.diags, "load")
+    spec.define_vars = define_vars(rs)
+    spec.rs = rs
     return spec
+
+
+def _runtime_template(rs, prompt: str, names):
+    if len(prompt) > 500 or len(names) > 100:
+        return None
+    builder = _Builder(rs, {})
+    template = builder.template(prompt, list(names))
+    if builder.diags or template is None:
+        return None
+    namespace = builder.unit.build(rs.unit.ns["_K"])
+    for name, function in rs.unit.ns.items():
+        if name.startswith("d_") and name not in namespace:
+            namespace[name] = function
+    return template
+
+
+def define_vars(rs) -> dict:
+    """{define: vars it may read}, following the defines it calls. Read from the expressions'
+    words, so it may list a var that only appears in a text: it errs on the side of 'hidden'."""
+    import re
+
+    defines = (rs.tree or {}).get("define") or {}
+    words = {}
+    for name, body in defines.items():
+        source = body.get("expr", "") if isinstance(body, dict) else body
+        words[str(name)] = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(source)))
+    out = {}
+    for name in words:
+        seen, stack, found = set(), [name], set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for word in words.get(current, ()):
+                if word in rs.vars:
+                    found.add(word)
+                elif word in words:
+                    stack.append(word)
+        out[name] = frozenset(found)
+    return out
 
 
 def view_spec(rs) -> ViewSpec:
@@ -247,7 +314,8 @@ class _Builder:
                 self.known(str(name), sorted(fields), f"field of {kind}", value_pos(shown, index))
             name_field = str(item.get("name", "name"))
             out[str(kind)] = ComponentShow(name_field, tuple(str(name) for name in shown),
-                                           self.expression(item.get("colour"), ["it"]) if item.get("colour") else None)
+                                           self.expression(item.get("colour"), ["it"]) if item.get("colour") else None,
+                                           self.template(item.get("label"), ["it"]) if item.get("label") else None)
         return out
 
     def actions(self, section) -> dict:
@@ -266,7 +334,12 @@ class _Builder:
             questions = {str(key): str(text) for key, text in (item.get("questions") or {}).items()}
             for key in questions:
                 self.known(key, params, f"parameter of {action_id}", key_pos(item.get("questions"), key))
-            out[str(action_id)] = Ask(str(item["title"]) if item.get("title") else None, tuple(order), questions)
+            shown = item.get("values") or {}
+            values = {}
+            for key, text in shown.items():
+                if self.known(str(key), params, f"parameter of {action_id}", key_pos(shown, key)):
+                    values[str(key)] = self.template(text, params + ["player"])
+            out[str(action_id)] = Ask(str(item["title"]) if item.get("title") else None, tuple(order), questions, values)
         return out
 
     def decisions(self, items) -> dict:
@@ -281,7 +354,7 @@ class _Builder:
                 continue
             names = [str(name) for name in item.get("names") or []]
             out[prompt] = DecisionShow(prompt, self.template(item["about"], names + ["option", "options"]),
-                                       bool(item.get("public", False)))
+                                       bool(item.get("public", False)), item.get("format") == "by_player")
         return out
 
 
