@@ -204,3 +204,14 @@ def test_replay_as_one_player_keeps_the_other_bid_hidden(tmp_path):
     assert code == 0
     first = out.split("move 1 of")[1]
     assert "made a secret move: bid" in first and "hidden" in first
+
+
+def test_everyones_table_of_an_unfinished_game_is_refused(tmp_path):
+    save = tmp_path / "k.json"
+    code, _, _ = cli("play", "kuhn-poker", "--agents", "human,random", "--save", str(save), stdin="q\n")
+    assert code == 0
+    save.write_text(json.dumps(dict(json.loads(save.read_text()), actions=[])))
+    code, out, err = cli("replay", str(save), "--step", stdin="\n")
+    assert code == 2 and "add --player P" in err and "hand" not in out
+    code, out, err = cli("replay", str(save), "--step", "--player", "0", stdin="\n")
+    assert code == 0, err

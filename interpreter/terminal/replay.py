@@ -10,6 +10,8 @@ from .view import player_view
 
 __all__ = ["step_through", "show_at"]
 
+NOT_FINISHED = ("rulebook: error: the game in this replay is not finished: its table is shown only as one "
+                "player saw it (add --player P)")
 HELP = "n or Enter: next · p: previous · goto N: move N (0 is the set-up) · q: quit"
 
 
@@ -40,7 +42,7 @@ class _Stepper:
 
 
 def _show(console, stepper, position, shown_view):
-    view = player_view(stepper.states[position], stepper.viewer)
+    view = player_view(stepper.states[position], stepper.viewer, finished_game=True)
     say(console, f"── move {position} of {len(stepper.entries)} ──" if position else
         f"── set-up (move 0 of {len(stepper.entries)}) ──", "bold")
     if stepper.lines[position]:
@@ -68,13 +70,23 @@ def _target(word: str, position: int):
     return None
 
 
+def _finished(stepper) -> bool:
+    """Everyone's view (no --player) shows every hand: only for a game that was played to its end."""
+    stepper.reach(len(stepper.entries))
+    return stepper.states[-1].is_terminal
+
+
 def step_through(rules, state, entries, args, out, err, stdin) -> int:
     from ..cli.replay import print_end
 
     console = make_console(out)
     stepper = _Stepper(rules, state, entries, args.player)
+    if args.player is None and not _finished(stepper):
+        print(f"rulebook: error: {stepper.error}" if stepper.error else NOT_FINISHED, file=err)
+        return 1 if stepper.error else 2
     say(console, HELP)
     position, shown = 0, _show(console, stepper, 0, None)
+    furthest = 0
     while True:
         console.file.write("replay> ")
         console.file.flush()
@@ -92,13 +104,13 @@ def step_through(rules, state, entries, args, out, err, stdin) -> int:
             say(console, "  this is the end of the game (p: previous, goto N, q: quit)")
             continue
         position, shown = reached, _show(console, stepper, reached, shown)
-    return _finish(stepper, console, out, err, print_end, interactive_end=bool(line))
+        furthest = max(furthest, position)
+    return _finish(stepper, furthest, out, err, print_end, interactive_end=bool(line))
 
 
-def _finish(stepper, console, out, err, print_end, interactive_end: bool) -> int:
+def _finish(stepper, shown_upto: int, out, err, print_end, interactive_end: bool) -> int:
     """The end of a replay: when the input ran out, the moves not yet stepped are listed as
     without --step; then the final scores and the state hash, as without --step."""
-    shown_upto = len(stepper.states) - 1
     if not interactive_end:
         stepper.reach(len(stepper.entries))
         for line in stepper.lines[shown_upto + 1:]:
@@ -115,9 +127,12 @@ def show_at(states, args, out, err) -> int:
     if not 0 <= args.at < len(states):
         print(f"rulebook: error: --at {args.at}: the replay has moves 0 to {len(states) - 1}", file=err)
         return 2
+    if args.player is None and not states[-1].is_terminal:
+        print(NOT_FINISHED, file=err)
+        return 2
     console = make_console(out)
-    before = player_view(states[args.at - 1], args.player) if args.at else None
-    view = player_view(states[args.at], args.player)
+    before = player_view(states[args.at - 1], args.player, finished_game=True) if args.at else None
+    view = player_view(states[args.at], args.player, finished_game=True)
     say(console, f"── after move {args.at} ──", "bold")
     draw_view(console, view)
     for line in view_diff(before, view) if before is not None else []:

@@ -16,14 +16,18 @@ __all__ = ["player_view", "player_name", "hides_information", "format_value", "p
 from ..web.view import format_value, seat_view
 
 
-def player_view(state, player) -> dict:
-    model = _language_view(state, player)
+def player_view(state, player, finished_game: bool = False) -> dict:
+    """`player`'s view; None is everyone's, only for a finished game (`finished_game`: the
+    caller vouches that the game of this earlier state is over — a replay's step)."""
+    if player is None and not (state.is_terminal or finished_game):
+        raise ValueError("everyone's view is only for a finished game: it shows every hand")
+    model = _language_view(state, player, finished_game)
     if model is not None:
         return model
     return _generic_view(state, player)
 
 
-def _language_view(state, player):
+def _language_view(state, player, finished_game=False):
     """The view model of the `view:` section, normalised; None where the code has none."""
     try:
         from .. import view as language_view  # the view section's model (issue 11 item 1)
@@ -35,8 +39,10 @@ def _language_view(state, player):
     from .adapt import normalise
 
     try:
+        model = table_view(state, player, finished_game=finished_game) if player is None else table_view(state, player)
+    except TypeError:  # an older table_view without finished_game
         model = table_view(state, player)
-    except (AttributeError, TypeError, KeyError, IndexError, ValueError):
+    except (AttributeError, KeyError, IndexError, ValueError):
         return None  # a view model that fails on this state: the generic view still shows the table
     return normalise(model, state, player)
 
