@@ -144,7 +144,9 @@ def test_play_does_not_print_a_sealed_bid(tmp_path):
                         "--save", save)
     assert code == 0
     assert "player 0 (random) has chosen" in out and "player 1 (random) has chosen" in out
-    assert "bid 1" not in out and "bid 2" not in out and "bid 3" not in out
+    # nothing of a bid shows before both are in (the reveal's log lines after it are public)
+    before_reveal = out.split("player 1 (random) has chosen")[0]
+    assert "bid 1" not in before_reveal and "bid 2" not in before_reveal and "bid 3" not in before_reveal
     code, shown, _ = _cli("replay", save, "--player", "1")
     assert code == 0 and "player 0: has chosen (at once with others)" in shown
     assert "player 1: bid" in shown  # their own bid, whole

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..errors import RuleRuntimeError
 from .chance import ChanceNeeded, draw
 from .frames import effect_frame, for_frame
-from .values import fmt, render
+from .values import SCALARS, fmt, render
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
@@ -357,18 +357,23 @@ def _choose_together(state, effect, frame, game_vars, names):
 
 
 def _log(state, effect, frame, game_vars, names):
-    log = state.d["log"]
-    text = render(effect.parts, game_vars, names)
+    # the values are read now; the line is joined when the log is read (state.log)
+    pieces = []
+    for part in effect.parts:
+        if type(part) is not str:
+            part = part.fn(game_vars, names)
+            if type(part) not in SCALARS:
+                part = fmt(part)
+        pieces.append(part)
     readers = effect.readers.fn(game_vars, names) if effect.readers is not None else names.get(SECRET_TO)
     if readers is None:
-        log.append(text)
-    else:  # a line for some players only: {"to": [seats], "text": ...} (see State.log_for)
-        seats = readers if isinstance(readers, list) else [readers]
-        if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
-            raise RuleRuntimeError(f"log 'to' names players (seats), not {fmt(readers)}")
-        log.append({"to": sorted(set(seats)), "text": text})
-    if len(log) > LOG_LIMIT:
-        del log[:LOG_LIMIT // 2]
+        state.note(tuple(pieces))
+        return True
+    # a line for some players only: {"to": [seats], "text": ...} (see State.log_for)
+    seats = readers if isinstance(readers, list) else [readers]
+    if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
+        raise RuleRuntimeError(f"log 'to' names players (seats), not {fmt(readers)}")
+    state.note({"to": sorted(set(seats)), "text": tuple(pieces)})
     return True
 
 

@@ -45,17 +45,18 @@ def waiting_seats(node) -> list:
 
 
 def node_actions(state, node) -> list:
-    """The legal actions of every seat still to choose, seat by seat."""
+    """The legal moves of every seat still to choose, seat by seat: legal.py's move tuples
+    (name, args, label, template, context) with the seat as a sixth field."""
     if "players" in node:
-        return [Action.listed("choose", (("value", freeze(option)),), choice["player"],
-                              choice["labels"][index] if choice["labels"] else None)
+        return [("choose", (("value", freeze(option)),), choice["labels"][index] if choice["labels"] else None,
+                 None, None, choice["player"])
                 for choice in node["choices"] if choice["player"] in node["players"]
                 for index, option in enumerate(choice["options"])]
     frame = top_phase(state.d["stack"])
     phase = state.rs.phases[frame["phase"]]
     found = []
     for seat in node["waiting"]:
-        found.extend(actions_for(state, phase, seat, frame))
+        found.extend(move + (seat,) for move in actions_for(state, phase, seat, frame))
     return found
 
 
@@ -131,9 +132,9 @@ def turn_step(state, frame, phase) -> bool:
         found = actions_for(state, phase, seat, frame)
         if found:
             waiting.append(seat)
-            actions.extend(found)
+            actions.extend(move + (seat,) for move in found)
     if not waiting:
-        state.d["log"].append("nobody can act: the phase ends")
+        state.note("nobody can act: the phase ends")
         frame["stage"] = "exit"
         return False
     frame["sim"] = {"waiting": waiting, "chosen": [], "opened": state.d["step"]}
@@ -229,5 +230,6 @@ def redraw_others(sample, player: int, chooser) -> None:
     for entry in sorted(node["chosen"]):
         if entry[0] == player:
             continue
-        drawn = chooser.choice(sorted(actions_for(sample, phase, entry[0], frame), key=lambda action: action.label))
+        moves = [Action.listed(move[0], move[1], entry[0], *move[2:5]) for move in actions_for(sample, phase, entry[0], frame)]
+        drawn = chooser.choice(sorted(moves, key=lambda action: action.label))
         entry[1:] = [drawn.name, {key: thaw(value) for key, value in drawn.args}]
