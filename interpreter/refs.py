@@ -35,7 +35,8 @@ __all__ = ["check_references"]
 # keys whose text is prose, data or a template, never an expression
 _NOT_EXPRESSIONS = {"source", "reconstructed", "interpretation", "description", "message", "label",
                     "reason", "name", "prompt", "title", "log", "file", "files", "to", "do", "enter",
-                    "kind", "visibility", "when", "code", "start", "final_tie", "as", "player_var"}
+                    "kind", "visibility", "when", "code", "start", "final_tie", "as", "as_list",
+                    "player_var"}
 _SKIPPED_SECTIONS = {"components", "constants", "settings", "fields", "modules", "combinations", "include",
                      "patch"}
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")

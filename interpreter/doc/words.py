@@ -502,7 +502,9 @@ def _effect_move(words: Words, effect) -> list:
     destination = words.expr(move.get("to"))
     text = f"move {what} to {'the bottom of ' if move.get('to_end') == 'bottom' else ''}{destination}"
     if move.get("as"):
-        text += f", call what moved {humanize(move['as'])}"
+        text += f", call the item moved {humanize(move['as'])}"
+    if move.get("as_list"):
+        text += f", call the list of what moved {humanize(move['as_list'])}"
     return [Item(text)]
 
 
