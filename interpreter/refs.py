@@ -11,7 +11,7 @@ of a list of allowed values, checked wherever they are written.
 Checks (errors at file:line:col, with "did you mean"):
   - a declared `ref` names a component type; a declared field exists on some component;
   - every component's value of a typed field is allowed;
-  - an unquoted `none` in data is a warning (YAML's null is `null` or `~`): never silently text;
+  - an unquoted `none` in data is an error (YAML's null is `null` or `~`, the text is `'none'`);
   - a var's literal initial value is allowed;
   - in every expression, a text compared with a typed field or var (`x.bloc == 'amerca'`,
     `'amerca' != x.bloc`, `x.bloc in ['america', 'eurpoe']`) is allowed, or at least held by
@@ -170,15 +170,15 @@ def _values_at(node, steps):
 
 
 def _check_none_text(tree, diags) -> None:
-    """An unquoted `none` in data (component fields, constants, var and setting values) is the
-    text "none": YAML's null is `null` or `~`. A warning (a ruleset may mean the text; quoting it
-    says so), so it is never silently text."""
+    """An unquoted `none` in data (component fields, constants, var and setting values) is an
+    error: YAML reads it as the text "none", while in an expression `none` is no value, so the
+    designer must say which is meant (`null`/`~` for no value, `'none'` for the text)."""
     def walk(node, key=None, holder=None):
         if isinstance(node, Text):
             if str(node).lower() == "none" and not node.quoted:
-                diags.append(Diagnostic("yaml-none", "'none' here is the text \"none\", not an empty value",
-                                        pos_of(node), "write null (or ~) for no value, or quote it ('none') "
-                                                      "if you mean the text", severity="warning"))
+                diags.append(Diagnostic("yaml-none", f"an unquoted '{node}' in data is ambiguous: YAML reads it "
+                                                     "as the text \"none\", not as no value", pos_of(node),
+                                        "write null (or ~) for no value, or quote it ('none') if you mean the text"))
         elif isinstance(node, dict):
             for k, v in node.items():
                 walk(v, k, node)
