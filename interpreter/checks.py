@@ -148,9 +148,11 @@ def run_checks(rs, composed) -> list:
                 diags.append(Diagnostic("assertion", f"with {n} players, assertion failed: {message}", pos))
     if diags:
         raise RulebookError(diags, "checks")
+    from .costs import unpayable_cost_warnings
     from .deadrules import dead_rule_warnings
 
     warnings.extend(dead_rule_warnings(rs))
+    warnings.extend(unpayable_cost_warnings(rs))
     # unused definitions
     define_names = _define_names_used(rs)
     used = set()
