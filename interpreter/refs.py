@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from .errors import Diagnostic, suggest
-from .loader import Map, Seq, Text, expr_pos, key_pos, pos_of, value_pos
+from .loader import Text, expr_pos, key_pos, pos_of, value_pos
 from .memo import BoundedMemo
 
 __all__ = ["check_references", "known_attributes"]
