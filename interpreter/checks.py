@@ -68,9 +68,9 @@ def _action_enters(rs, ph):
 
 
 def _attribute_diagnostics(rs, tree) -> list:
-    """`c.sectr` and its kind, found by the compiler's static types (expr/types.py): one error
+    """`c.sectr` and its kind, found by the compiler's static types (expr/attributes.py): one error
     per place, at the attribute's file:line:col, with "did you mean"."""
-    from .expr.types import attribute_problems
+    from .expr.attributes import attribute_problems
     from .refs import known_attributes
 
     out = []

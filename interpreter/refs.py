@@ -18,7 +18,7 @@ Checks (errors at file:line:col, with "did you mean"):
     some component under that name (expressions are matched by the field's name, not its type).
 
 Owns these checks only; it reads expression texts from the composed tree. Attribute names
-(`c.sectr`) are checked by the compiler's static types (expr/types.py), against the attributes
+(`c.sectr`) are checked by the compiler's static types (expr/attributes.py), against the attributes
 `known_attributes` lists where a value's type is not known.
 """
 from __future__ import annotations

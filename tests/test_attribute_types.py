@@ -1,4 +1,4 @@
-"""Attribute names are checked by the compiler's static types (interpreter/expr/types.py), not
+"""Attribute names are checked by the compiler's static types (interpreter/expr/attributes.py), not
 by a pass over expression texts (issue 13, item 1): a named expression is checked for each
 argument type it is called with, and an attribute of a value of unknown type must be one some
 component, constant or var value has."""
