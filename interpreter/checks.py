@@ -10,7 +10,7 @@ import re
 
 from .engine import effects as fx
 from .errors import Diagnostic, RuleRuntimeError, RulebookError
-from .loader import key_pos, pos_of, value_pos
+from .loader import Text, expr_pos, key_pos, pos_of, value_pos
 
 __all__ = ["phase_graph", "run_checks"]
 
@@ -67,6 +67,19 @@ def _action_enters(rs, ph):
     return out
 
 
+def _attribute_diagnostics(rs, tree) -> list:
+    """`c.sectr` and its kind, found by the compiler's static types (expr/attributes.py): one error
+    per place, at the attribute's file:line:col, with "did you mean"."""
+    from .expr.attributes import attribute_problems
+    from .refs import known_attributes
+
+    out = []
+    for source, error in attribute_problems(rs.unit, known_attributes(tree)):
+        if isinstance(source, Text):
+            out.append(Diagnostic("attribute", error.message, expr_pos(source, error.line, error.column), error.hint))
+    return out
+
+
 def run_checks(rs, composed) -> list:
     import networkx as nx
 
@@ -78,6 +91,7 @@ def run_checks(rs, composed) -> list:
 
     for found in check_references(tree):
         (warnings if found.severity == "warning" else diags).append(found)
+    diags.extend(_attribute_diagnostics(rs, tree))
     g = phase_graph(rs)
     entered = {v for _, v, d in g.edges(data=True) if d.get("kind") == "enter"}
     if rs.start in rs.phases:
@@ -148,9 +162,11 @@ def run_checks(rs, composed) -> list:
                 diags.append(Diagnostic("assertion", f"with {n} players, assertion failed: {message}", pos))
     if diags:
         raise RulebookError(diags, "checks")
+    from .costs import unpayable_cost_warnings
     from .deadrules import dead_rule_warnings
 
     warnings.extend(dead_rule_warnings(rs))
+    warnings.extend(unpayable_cost_warnings(rs))
     # unused definitions
     define_names = _define_names_used(rs)
     used = set()

@@ -312,10 +312,30 @@ class PlayCompiler:
         self.operand(source, _LISTS, "'move from' needs", value_pos(move, "from"))
         self.operand(target, _LISTS, "'move to' needs", value_pos(move, "to"))
         self.operand(count, _NUMBERS, "'move count' needs", value_pos(move, "count") if "count" in move else pos)
-        if move.get("as"):
-            bound[move["as"]] = None
+        name, as_list = self.move_binding(move, source, item)
+        if name:
+            bound[name] = (source.type if source else None) if as_list else _element_type(source)
         return fx.Move(source, target, count, item, str(move.get("from_end", "top")), str(move.get("to_end", "top")),
-                       str(move["as"]) if move.get("as") else None, pos)
+                       name, pos, as_list)
+
+    def move_binding(self, move, source, item):
+        """`(name, as_list)` of a move's binding: `as: NAME` binds the one item moved (a move
+        without `count` of a single item), `as_list: NAME` the list of what moved (always a
+        list); `as` where several items may move is an error that says to write `as_list`."""
+        if move.get("as") and move.get("as_list"):
+            self.err("effect", "a move has 'as' or 'as_list', not both", key_pos(move, "as_list"),
+                     "'as' binds the one item moved; 'as_list' binds the list of what moved")
+        if move.get("as_list"):
+            return str(move["as_list"]), True
+        if not move.get("as"):
+            return None, False
+        several = "count" in move or (item is not None and isinstance(item.type, tuple) and item.type[0] == "list")
+        if several:
+            why = "'count'" if "count" in move else "an 'item' that is a list"
+            self.err("effect", f"'as' binds one item, but this move has {why}: what moves is a list",
+                     key_pos(move, "as"), f"write 'as_list: {move['as']}' to bind the list of what moved "
+                                          "(a list also when one item or none moved)")
+        return str(move["as"]), False
 
     def effect_shuffle(self, spec, scope, pos, bound, keys):
         handle = self.expr(spec["shuffle"], scope, spec, "shuffle")

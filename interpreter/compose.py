@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from .errors import Diagnostic, Pos, RulebookError, suggest
 from .loader import Map, Seq, clone, expand_includes, key_pos, load_file, pos_of, safe_path, value_pos
+from .combinations import (MAX_DERIVED_COMBINATIONS, combination_error, combination_players,  # noqa: F401
+                           _ordered_before, derive_combinations, module_order)  # (re-exported: the public place was compose)
 
 __all__ = ["find_ruleset", "bundled_rulesets", "Composed", "compose", "read_ruleset", "ROOT_FILE",
            "derive_combinations", "combination_players", "combination_error"]
@@ -191,64 +193,6 @@ def _merge_defs(target: Map, defs: Map, path: tuple, display: str, origin: dict,
         origin[path + (key,)] = display
 
 
-def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
-    """Chosen modules plus what they require, ordered so that a module comes after those it
-    requires or names in `after`."""
-    out: list = []
-    visiting: set = set()
-
-    def visit(name, via=None, at=None):
-        if name in out:
-            return
-        if name not in decls:
-            msg = f"unknown module '{name}'" + (f" (required by '{via}')" if via else "")
-            diags.append(Diagnostic("module", msg, at or where,
-                                    suggest(name, list(decls)) or f"modules: {', '.join(decls) or 'none'}"))
-            return
-        if name in visiting:
-            diags.append(Diagnostic("module", f"modules require each other in a cycle through '{name}'",
-                                    pos_of(decls[name])))
-            return
-        visiting.add(name)
-        d = decls[name] or {}
-        reqs = d.get("requires", []) or []
-        for i, r in enumerate(reqs):
-            visit(r, name, value_pos(reqs, i) if isinstance(reqs, Seq) else value_pos(d, "requires"))
-        for a in d.get("after", []) or []:
-            if a in chosen or any(a in ((decls.get(c) or {}).get("requires") or []) for c in chosen):
-                visit(a, name)
-        visiting.discard(name)
-        out.append(name)
-
-    for m in chosen:
-        visit(m)
-    for m in out:
-        exc = (decls.get(m) or {}).get("excludes", []) or []
-        for i, x in enumerate(exc):
-            if x in out:
-                diags.append(Diagnostic("module", f"module '{m}' excludes '{x}'",
-                                        value_pos(exc, i) if isinstance(exc, Seq) else key_pos(decls, m),
-                                        f"'{m}' and '{x}' cannot be played together: choose one"))
-    return out
-
-
-def _ordered_before(decls, a, b) -> bool:
-    """Is `a` declared to come before `b` (b requires or is after a, transitively)?"""
-    seen = set()
-    stack = [b]
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        d = decls.get(x) or {}
-        deps = list(d.get("requires", []) or []) + list(d.get("after", []) or [])
-        if a in deps:
-            return True
-        stack.extend(deps)
-    return False
-
-
 def compose(folder: str, modules=()) -> Composed:
     """The ruleset in `folder` with `modules` overlaid, as a `Composed` (the tree, the
     modules in the order applied, every file read), or RulebookError."""
@@ -417,87 +361,3 @@ def _overlay_defs(target, defs, path, module, decls, setters, origin, display, d
             target.kpos[key] = key_pos(defs, key)
             target.vpos[key] = value_pos(defs, key)
         origin[full] = display
-
-
-MAX_DERIVED_COMBINATIONS = 256
-
-
-def derive_combinations(listed, decls, players) -> list:
-    """Every module combination the game allows, as [{modules: sorted, players: [...]}]: the
-    listed ones, plus each listed one joined by modules no listed combination names (a module
-    declared once joins every combination whose modules it neither excludes nor is excluded by,
-    bringing what it requires). Without a `combinations:` list, every set of modules closed
-    under `requires` and free of `excludes`, played by the game's player counts."""
-    decls = decls or {}
-    listed = [{"modules": sorted(c.get("modules") or []), "players": list(c.get("players") or players)}
-              for c in listed or [] if isinstance(c, dict)]
-    named = {m for c in listed for m in c["modules"]}
-    free = [m for m in decls if m not in named]
-    bases = listed or [{"modules": [], "players": list(players)}]
-    out: list = []
-    seen: set = set()
-    for base in bases:
-        for chosen in _subsets(free):
-            modules = _closed(set(base["modules"]) | set(chosen), decls)
-            if modules is None or (chosen and not _requires_met_by(chosen, base["modules"], free, decls)):
-                continue
-            key = tuple(sorted(modules))
-            if key in seen:
-                continue
-            seen.add(key)
-            out.append({"modules": list(key), "players": list(base["players"])})
-            if len(out) >= MAX_DERIVED_COMBINATIONS:
-                return out
-    return out
-
-
-def _subsets(items):
-    items = list(items)
-    for mask in range(min(1 << len(items), MAX_DERIVED_COMBINATIONS)):
-        yield [m for i, m in enumerate(items) if mask >> i & 1]
-
-
-def _closed(modules: set, decls):
-    """The modules plus everything they require; None when two of them exclude each other or
-    one is not declared."""
-    todo = list(modules)
-    out = set()
-    while todo:
-        m = todo.pop()
-        if m in out:
-            continue
-        if m not in decls:
-            return None
-        out.add(m)
-        todo.extend((decls.get(m) or {}).get("requires") or [])
-    for m in out:
-        if set((decls.get(m) or {}).get("excludes") or []) & out:
-            return None
-    return out
-
-
-def _requires_met_by(chosen, base_modules, free, decls) -> bool:
-    """A free module joins a listed combination only when what it requires is in that
-    combination or is itself free (otherwise it would create a combination nobody listed)."""
-    for m in chosen:
-        for r in (decls.get(m) or {}).get("requires") or []:
-            if r not in base_modules and r not in free:
-                return False
-    return True
-
-
-def combination_players(combinations, modules):
-    """The player counts of the combination made of `modules`, or None when the game does not
-    allow it. The one test `validate`, `simulate`, `play` and `diff` share."""
-    chosen = sorted(modules)
-    for c in combinations:
-        if sorted(c.get("modules") or []) == chosen:
-            return list(c["players"])
-    return None
-
-
-def combination_error(combinations, modules, where: Pos) -> RulebookError:
-    names = ["+".join(sorted(c.get("modules") or [])) or "base" for c in combinations]
-    return RulebookError([Diagnostic(
-        "module", f"the module combination {'+'.join(sorted(modules)) or 'base'} is not one the game allows",
-        where, f"allowed: {', '.join(names)}")], "modules")

@@ -26,7 +26,7 @@ _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 
 
 def dead_rule_warnings(rs) -> list:
-    constants = _scalar_constants(rs)
+    constants = scalar_constants(rs)
     bounds = _var_bounds(rs, constants)
     out: list = []
     seen: set = set()
@@ -67,7 +67,8 @@ def _conditions(rs):
                 yield "condition", effect.condition
 
 
-def _scalar_constants(rs) -> dict:
+def scalar_constants(rs) -> dict:
+    """Every number among the constants and settings, by name."""
     tree = rs.tree or {}
     out = {k: v for k, v in (tree.get("constants") or {}).items()
            if isinstance(v, numbers.Number) and not isinstance(v, bool)}

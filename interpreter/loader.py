@@ -1,29 +1,26 @@
 """Loading rule files: safe YAML only, a source position on every node, limits on size,
 depth and alias expansion, and includes across the files of a ruleset.
 
-Owns: turning bytes on disk into a tree of `Map`/`Seq`/`Text` nodes that remember where they
-came from. Does not own composition of modules (compose.py) or meaning (schema.py, the compiler).
+Owns: turning bytes on disk into a tree of `Map`/`Seq`/`Text` nodes (nodes.py) that remember
+where they came from, and the `include:` list. The node types are in nodes.py, the safe reading
+of files and the size limits in rulefiles.py (both re-exported here). Does not own composition of
+modules (compose.py) or meaning (schema.py, the compiler).
 """
 from __future__ import annotations
 
 import glob
 import os
 import re
-import stat
 from typing import Any, Optional
 
 import yaml
 
 from . import yaml_hints
 from .errors import Diagnostic, Pos, RulebookError, suggest
+from .nodes import Map, Seq, Text, clone, expr_pos, key_pos, plain, pos_of, value_pos  # noqa: F401 (re-exported)
+from .rulefiles import LIMITS, _kind, read_limited, safe_path  # noqa: F401 (re-exported)
 
 __all__ = ["Map", "Seq", "Text", "load_file", "pos_of", "key_pos", "value_pos", "LIMITS", "plain"]
-
-LIMITS = {
-    "file_bytes": 2_000_000,
-    "depth": 64,
-    "nodes": 500_000,  # nodes after alias expansion, per file
-}
 
 _ALLOWED_SCALAR_TAGS = {
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
@@ -31,118 +28,6 @@ _ALLOWED_SCALAR_TAGS = {
 }
 
 _ALLOWED_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
-
-
-class Map(dict):
-    """A YAML mapping that remembers its position and those of its keys and values."""
-
-    __slots__ = ("pos", "kpos", "vpos", "digest", "text_keys")
-
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        self.pos: Pos = Pos("<generated>", 0, 0)
-        self.kpos: dict = {}
-        self.vpos: dict = {}
-        self.digest = None  # of the file's bytes, on a file's top mapping
-        self.text_keys = False  # on a file's top mapping: every key in the file is text
-
-
-class Seq(list):
-    __slots__ = ("pos", "ipos")
-
-    def __init__(self, *a):
-        super().__init__(*a)
-        self.pos: Pos = Pos("<generated>", 0, 0)
-        self.ipos: list = []
-
-
-class Text(str):
-    """A string scalar with its position; `col_offset` is 1 when the scalar was quoted, so a
-    column inside the text maps to a column in the file."""
-
-    __slots__ = ("pos", "quoted", "block")
-
-    def __new__(cls, value, pos=None, quoted=False, block=False):
-        obj = super().__new__(cls, value)
-        obj.pos = pos or Pos("<generated>", 0, 0)
-        obj.quoted = quoted
-        obj.block = block
-        return obj
-
-
-def pos_of(node, default: Optional[Pos] = None) -> Pos:
-    return getattr(node, "pos", None) or default or Pos("<unknown>", 0, 0)
-
-
-def key_pos(m, key) -> Pos:
-    if isinstance(m, Map) and key in m.kpos:
-        return m.kpos[key]
-    return pos_of(m)
-
-
-def value_pos(m, key) -> Pos:
-    if isinstance(m, Map) and key in m.vpos:
-        return m.vpos[key]
-    if isinstance(m, Seq) and isinstance(key, int) and key < len(m.ipos):
-        return m.ipos[key]
-    return pos_of(m)
-
-
-def expr_pos(text, line: int, col: int) -> Pos:
-    """Position in the file of (line, col) inside an expression scalar."""
-    base = pos_of(text)
-    if isinstance(text, Text) and isinstance(text.block, tuple):
-        mapped = _map_multiline(text.block, line, col)
-        if mapped is not None:
-            return Pos(base.file, mapped[0], mapped[1])
-    if isinstance(text, Text) and text.block:
-        return Pos(base.file, base.line + line, col + base.col)
-    if line > 1:
-        return Pos(base.file, base.line + line - 1, col)
-    offset = 1 if isinstance(text, Text) and text.quoted else 0
-    return Pos(base.file, base.line, base.col + offset + col - 1)
-
-
-def _map_multiline(info, line: int, col: int):
-    """(line, col) inside the value of a scalar written over several file lines -> (file line,
-    file col). `info` is (folded, [(file line, file col of the content, content), ...]): a
-    literal block keeps every line break, a folded block or a multi-line flow scalar turns a
-    line break into a space and a blank line into a line break."""
-    folded, rows = info
-    # the value's lines, to turn (line, col) into an offset counting a line break as one char
-    value_lines: list = []
-    cur = None
-    for _, _, content in rows:
-        if not folded:
-            value_lines.append(content)
-        elif not content:
-            value_lines.append(cur or "")
-            cur = None
-        else:
-            cur = content if cur is None else cur + " " + content
-    if folded:
-        value_lines.append(cur or "")
-    text_offset = sum(len(v) + 1 for v in value_lines[:line - 1]) + col - 1
-    # walk the file rows with the same accounting
-    o = text_offset
-    for fl, fc, content in rows:
-        if folded and not content:
-            continue
-        if o <= len(content):
-            return fl, fc + o
-        o -= len(content) + 1
-    return None
-
-
-def plain(node):
-    """The same tree as plain dicts, lists and strs (for JSON Schema and for the engine)."""
-    if isinstance(node, dict):
-        return {str(k): plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [plain(v) for v in node]
-    if isinstance(node, Text):
-        return str(node)
-    return node
 
 
 class _Builder:
@@ -331,20 +216,6 @@ class _Stop(Exception):
 _FILE_CACHE: dict = {}
 
 
-def clone(node):
-    """A copy of a positioned tree whose mappings and lists can be changed freely (text leaves
-    are immutable and shared)."""
-    if isinstance(node, Map):
-        m = Map((k, clone(v)) for k, v in node.items())
-        m.pos, m.kpos, m.vpos = node.pos, dict(node.kpos), dict(node.vpos)
-        return m
-    if isinstance(node, Seq):
-        q = Seq(clone(v) for v in node)
-        q.pos, q.ipos = node.pos, list(node.ipos)
-        return q
-    return node
-
-
 def load_file(path: str, display: Optional[str] = None) -> Any:
     """Load one YAML file into a positioned tree, or raise RulebookError with positions.
 
@@ -386,73 +257,6 @@ def _load_file(path: str, display: Optional[str] = None) -> Any:
 
         tree.digest = hashlib.sha256(raw).hexdigest()
     return tree
-
-
-def read_limited(path: str, shown: str, limit: Optional[int] = None) -> bytes:
-    """The bytes of a regular file no bigger than `limit` (default LIMITS["file_bytes"]), or
-    RulebookError. The file is opened without blocking and checked with fstat before a byte
-    is read: a FIFO, a device such as /dev/zero or a directory is refused, never read."""
-    limit = LIMITS["file_bytes"] if limit is None else limit
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as e:
-        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RulebookError([Diagnostic("file", "not a regular file (a folder, a pipe or a device)",
-                                            Pos(shown, 0, 0), "name a rule file")], "load")
-        if info.st_size > limit:
-            raise RulebookError([Diagnostic("file-too-large", f"file is {info.st_size} bytes; the limit is {limit}",
-                                            Pos(shown, 1, 1))], "load")
-        with os.fdopen(fd, "rb") as fh:
-            fd = None
-            raw = fh.read(limit + 1)
-    finally:
-        if fd is not None:
-            os.close(fd)
-    if len(raw) > limit:  # it grew after the check
-        raise RulebookError([Diagnostic("file-too-large", f"file is over the limit of {limit} bytes",
-                                        Pos(shown, 1, 1))], "load")
-    return raw
-
-
-def safe_path(folder: str, relative, what: str, pos: Optional[Pos] = None, code: str = "file") -> str:
-    """The real path of `relative` inside the ruleset `folder`, or RulebookError at `pos`.
-
-    The one check for every path a rule file, scenario file or replay names: it must be text,
-    not absolute, and once resolved (symlinks included: `os.path.realpath`) stay inside the
-    folder's own real path; it must name a regular file (not a folder, pipe or device). A
-    symlink that points inside the folder is fine. `what` names the path in the message
-    ("include", "module 'm': file", "scenario file"); `code` is the diagnostic's code.
-    (`read_limited` then checks, on the opened file, that it is still regular and small.)"""
-    where = pos or Pos(str(folder), 0, 0)
-    if not isinstance(relative, str) or not relative.strip():
-        raise RulebookError([Diagnostic(code, f"{what} must be a path (text), not {_kind(relative)}", where,
-                                        "write a path relative to the ruleset folder")], "load")
-    if os.path.isabs(relative) or relative.startswith("~"):
-        raise RulebookError([Diagnostic(code, f"{what} '{relative}' is an absolute path", where,
-                                        "write the path relative to the ruleset folder")], "load")
-    root = os.path.realpath(folder)
-    full = os.path.realpath(os.path.join(root, relative))
-    if os.path.commonpath([root, full]) != root:
-        raise RulebookError([Diagnostic(code, f"{what} '{relative}' leaves the ruleset folder", where,
-                                        "only files inside the ruleset folder are read (symlinks included)")],
-                            "load")
-    try:
-        mode = os.stat(full).st_mode
-    except OSError:
-        raise RulebookError([Diagnostic(code, f"{what} '{relative}' not found", where,
-                                        "paths are relative to the ruleset folder")], "load") from None
-    if not stat.S_ISREG(mode):
-        raise RulebookError([Diagnostic(code, f"{what} '{relative}' is not a regular file", where,
-                                        "name a file: a folder, a pipe or a device cannot be read")], "load")
-    return full
-
-
-def _kind(value) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", type(None): "empty"}.get(
-        type(value), "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "text")
 
 
 def _c_composer_fits() -> bool:

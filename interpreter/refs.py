@@ -11,41 +11,39 @@ of a list of allowed values, checked wherever they are written.
 Checks (errors at file:line:col, with "did you mean"):
   - a declared `ref` names a component type; a declared field exists on some component;
   - every component's value of a typed field is allowed;
-  - an unquoted `none` in data is a warning (YAML's null is `null` or `~`): never silently text;
+  - an unquoted `none` in data is an error (YAML's null is `null` or `~`, the text is `'none'`);
   - a var's literal initial value is allowed;
   - in every expression, a text compared with a typed field or var (`x.bloc == 'amerca'`,
     `'amerca' != x.bloc`, `x.bloc in ['america', 'eurpoe']`) is allowed, or at least held by
-    some component under that name (expressions are matched by the field's name, not its type);
-  - in every expression, `NAME.attr` names an attribute some component, constant or var value
-    has (`c.sectr` is an error).
+    some component under that name (expressions are matched by the field's name, not its type).
 
-Owns these checks only; it reads expression texts from the composed tree (the compiler's
-static types catch the rest where a variable's component type is known).
+Owns these checks only; it reads expression texts from the composed tree. Attribute names
+(`c.sectr`) are checked by the compiler's static types (expr/attributes.py), against the attributes
+`known_attributes` lists where a value's type is not known.
 """
 from __future__ import annotations
 
 import re
 
 from .errors import Diagnostic, suggest
-from .loader import Map, Seq, Text, expr_pos, key_pos, pos_of, value_pos
+from .loader import Text, expr_pos, key_pos, pos_of, value_pos
 from .memo import BoundedMemo
 
-__all__ = ["check_references"]
+__all__ = ["check_references", "known_attributes"]
 
 # keys whose text is prose, data or a template, never an expression
 _NOT_EXPRESSIONS = {"source", "reconstructed", "interpretation", "description", "message", "label",
                     "reason", "name", "prompt", "title", "log", "file", "files", "to", "do", "enter",
-                    "kind", "visibility", "when", "code", "start", "final_tie", "as", "player_var"}
+                    "kind", "visibility", "when", "code", "start", "final_tie", "as", "as_list",
+                    "player_var"}
 _SKIPPED_SECTIONS = {"components", "constants", "settings", "fields", "modules", "combinations", "include",
                      "patch"}
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
-_ATTRIBUTE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)(?!\s*\()")
 _COMPARED = (
     re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:==|!=)\s*('[^']*'|\"[^\"]*\")"),
     re.compile(r"('[^']*'|\"[^\"]*\")\s*(?:==|!=)\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"),
     re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+(?:not\s+)?in\s+\[([^\]]*)\]"),
 )
-_DOTTED_PART = re.compile(r"\.([A-Za-z_]\w*)")
 
 
 def check_references(tree) -> list:
@@ -58,7 +56,6 @@ def check_references(tree) -> list:
     allowed_by_var = _var_types(tree, ids, diags)
     _check_component_values(tree, comps, ids, diags)
     _check_none_text(tree, diags)
-    attributes = _known_attributes(tree)
     # a field name may mean different things in different records (a requirement's `kind` and a
     # card's `kind`): a text some component holds under that name is accepted too
     for name, values in _data_values(comps).items():
@@ -67,8 +64,7 @@ def check_references(tree) -> list:
     texts_by_field = {name: _as_texts(values) for name, values in allowed_by_field.items()}
     texts_by_var = {name: _as_texts(values) for name, values in allowed_by_var.items()}
     for text in _expressions(tree):
-        _check_expression(text, (allowed_by_field, texts_by_field), (allowed_by_var, texts_by_var), attributes,
-                          diags)
+        _check_expression(text, (allowed_by_field, texts_by_field), (allowed_by_var, texts_by_var), diags)
     return diags
 
 
@@ -169,15 +165,15 @@ def _values_at(node, steps):
 
 
 def _check_none_text(tree, diags) -> None:
-    """An unquoted `none` in data (component fields, constants, var and setting values) is the
-    text "none": YAML's null is `null` or `~`. A warning (a ruleset may mean the text; quoting it
-    says so), so it is never silently text."""
+    """An unquoted `none` in data (component fields, constants, var and setting values) is an
+    error: YAML reads it as the text "none", while in an expression `none` is no value, so the
+    designer must say which is meant (`null`/`~` for no value, `'none'` for the text)."""
     def walk(node, key=None, holder=None):
         if isinstance(node, Text):
             if str(node).lower() == "none" and not node.quoted:
-                diags.append(Diagnostic("yaml-none", "'none' here is the text \"none\", not an empty value",
-                                        pos_of(node), "write null (or ~) for no value, or quote it ('none') "
-                                                      "if you mean the text", severity="warning"))
+                diags.append(Diagnostic("yaml-none", f"an unquoted '{node}' in data is ambiguous: YAML reads it "
+                                                     "as the text \"none\", not as no value", pos_of(node),
+                                        "write null (or ~) for no value, or quote it ('none') if you mean the text"))
         elif isinstance(node, dict):
             for k, v in node.items():
                 walk(v, k, node)
@@ -213,7 +209,7 @@ def _data_values(comps) -> dict:
     return out
 
 
-def _known_attributes(tree) -> set:
+def known_attributes(tree) -> set:
     """Every mapping key in the component data, constants and var values, plus id and type."""
     names = {"id", "type"}
 
@@ -258,10 +254,6 @@ def _expressions(tree):
             yield game[key]
 
 
-def _blank_strings(text: str) -> str:
-    return _STRING.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text)
-
-
 def _where(text, offset):
     before = str(text)[:offset]
     line = before.count("\n") + 1
@@ -269,16 +261,10 @@ def _where(text, offset):
     return expr_pos(text, line, col)
 
 
-def _check_expression(text, by_field, by_var, attributes, diags) -> None:
+def _check_expression(text, by_field, by_var, diags) -> None:
     """The diagnostics of one expression text. `by_field` and `by_var` are pairs of dicts:
     name -> allowed values, and name -> the same values as texts."""
-    attribute_uses, comparisons = _scan_expression(str(text))
-    for attr, offset in attribute_uses:
-        if attr not in attributes:
-            diags.append(Diagnostic("attribute", f"no component, constant or var value has the attribute '{attr}'",
-                                    _where(text, offset), suggest(attr, sorted(attributes)) or
-                                    "check the name (component attributes are the keys of their records)"))
-    for name, literals in comparisons:
+    for name, literals in _scan_expression(str(text)):
         values_by_name, texts_by_name = by_field if "." in name else by_var
         key = name.split(".")[-1] if "." in name else name
         allowed = values_by_name.get(key)
@@ -290,21 +276,15 @@ def _check_expression(text, by_field, by_var, attributes, diags) -> None:
                 diags.append(_not_allowed(f"'{name}' compared with text", value, allowed, _where(text, offset)))
 
 
-_SCANS = BoundedMemo("reference scans of expression texts", 50_000)  # text -> (attributes, comparisons)
+_SCANS = BoundedMemo("reference scans of expression texts", 50_000)  # text -> comparisons
 
 
 def _scan_expression(plain_text: str) -> tuple:
-    """What the reference checks look at in one expression text, found once per distinct text
-    (all module combinations share them): `(attribute uses, comparisons)`, where an attribute
-    use is `(attr, offset)` and a comparison is `(name, ((literal value, offset), ...))`."""
+    """The comparisons of one expression text with text literals, found once per distinct text
+    (all module combinations share them): `((name, ((literal value, offset), ...)), ...)`."""
     found = _SCANS.get(plain_text)
     if found is not None:
         return found
-    blanked = _blank_strings(plain_text)
-    attribute_uses = []
-    for match in _ATTRIBUTE.finditer(blanked):
-        for attr_match in _DOTTED_PART.finditer(match.group(2)):
-            attribute_uses.append((attr_match.group(1), match.start(2) + attr_match.start(1)))
     comparisons = []
     for pattern in _COMPARED:
         for match in pattern.finditer(plain_text):
@@ -315,7 +295,7 @@ def _scan_expression(plain_text: str) -> tuple:
             literals = tuple((literal.group(0)[1:-1], match.start(literal_group) + literal.start())
                              for literal in _STRING.finditer(match.group(literal_group)))
             comparisons.append((match.group(name_group), literals))
-    return _SCANS.put(plain_text, (tuple(attribute_uses), tuple(comparisons)))
+    return _SCANS.put(plain_text, tuple(comparisons))
 
 
 def _as_texts(allowed) -> frozenset:

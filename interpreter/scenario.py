@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -144,18 +143,79 @@ def _expect(ruleset, state, text, shown):
     except RuleRuntimeError as error:
         return f"{_where(text, shown)}: {text!r} failed: {error}"
     if not holds:
-        return f"{_where(text, shown)}: expected {text!r} to hold" + _explain(state, text)
+        return f"{_where(text, shown)}: expected {text!r} to hold" + _explain(ruleset, state, text)
     return None
 
 
-def _explain(state, text):
-    """The values of the plain names in a failed expectation, to make it actionable."""
-    names = sorted(set(re.findall(r"\b[a-z_][a-z0-9_]*\b", str(text))) & set(state.vars))
-    parts = []
-    for name in names[:4]:
-        value = repr(state.vars[name])
-        parts.append(f"{name} = {value if len(value) < 200 else value[:197] + '...'}")
-    return " (" + "; ".join(parts) + ")" if parts else ""
+def _explain(ruleset, state, text):
+    """The value of each name and each part of the failed expectation (`score[0] = 2`, then
+    `score = [2, 0]`), as pytest shows the parts of a failed assertion: one line each, the
+    outermost parts first; a part that cannot be evaluated on its own is left out."""
+    lines = []
+    for part in _parts(text):
+        try:
+            function = _compile(ruleset, part)
+            ruleset.budget.reset()
+            value = function(state.vars, _locals(state))
+        except (ExpressionError, RuleRuntimeError):
+            continue
+        shown = repr(value)
+        lines.append(f"\n  where {part} = {shown if len(shown) < 200 else shown[:197] + '...'}")
+        if len(lines) == _MAX_PARTS:
+            break
+    return "".join(lines)
+
+
+_MAX_PARTS = 8
+_SHOWN_NODES = ("name", "attr", "index", "call")
+
+
+def _parts(text) -> list:
+    """The texts of the names, attribute reads, indexings and calls of an expression, outermost
+    first, each once (names bound inside a comprehension or lambda fail alone and are skipped)."""
+    from .expr.parser import parse
+
+    try:
+        tree = parse(str(text))
+    except ExpressionError:
+        return []
+    found: list = []
+    stack = [tree]
+    while stack:
+        node = stack.pop(0)
+        if not hasattr(node, "data"):
+            continue
+        if node.data in _SHOWN_NODES:
+            written = _written(node)
+            if written is not None and written not in found:
+                found.append(written)
+        stack.extend(child for child in node.children if hasattr(child, "data"))
+    return found
+
+
+def _written(node):
+    """An expression part written back as text (names, numbers, strings, attributes, indexings
+    and calls of those), or None for anything else."""
+    if not hasattr(node, "data"):
+        return None
+    kids = node.children
+    if node.data in ("name", "number", "string"):
+        return str(kids[0])
+    if node.data == "neg":
+        inner = _written(kids[0])
+        return None if inner is None else "-" + inner
+    if node.data == "attr":
+        inner = _written(kids[0])
+        return None if inner is None else f"{inner}.{kids[1]}"
+    if node.data == "index":
+        inner, key = _written(kids[0]), _written(kids[1])
+        return None if inner is None or key is None else f"{inner}[{key}]"
+    if node.data == "call":
+        args = [] if kids[1] is None else [_written(arg) for arg in kids[1].children]
+        if (kids[1] is not None and kids[1].data != "arguments") or None in args:
+            return None
+        return f"{kids[0]}({', '.join(args)})"
+    return None
 
 
 def _locals(state):

@@ -96,15 +96,16 @@ def test_bundled_rulesets_have_valid_references():
     interpreter.load("davos", ["mean", "big", "dissidents"])
 
 
-def test_unquoted_none_in_data_is_a_warning_at_its_column(tmp_path):
+def test_unquoted_none_in_data_is_an_error_at_its_column(tmp_path):
     (tmp_path / "game.yaml").write_text(
         "game: {name: n, players: [1], start: p}\n"
         "components:\n  bill:\n    tax: {ideology: L}\n    audit: {ideology: none, note: 'none', other: null}\n"
         "phases:\n  p: {kind: end}\n")
-    rs = interpreter.load(str(tmp_path))
-    found = [w for w in rs.warnings if w.code == "yaml-none"]
+    with pytest.raises(RulebookError) as e:
+        interpreter.load(str(tmp_path))
+    found = [d for d in e.value.diagnostics if d.code == "yaml-none"]
     assert len(found) == 1 and (found[0].pos.line, found[0].pos.col) == (5, 23)
-    assert "write null (or ~)" in found[0].hint
+    assert found[0].severity == "error" and "write null (or ~)" in found[0].hint
 
 
 def test_a_failed_count_assertion_names_the_items_beyond(tmp_path):

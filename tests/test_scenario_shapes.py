@@ -35,3 +35,18 @@ def test_a_scenario_of_the_wrong_shape_fails_with_a_message(tmp_path, text, mess
     results = run_scenarios(str(folder))
     assert results and not any(r.ok for r in results)
     assert any(message in m for r in results for m in r.messages), [m for r in results for m in r.messages]
+
+
+def test_a_failed_expectation_shows_the_value_of_each_part_where_it_is_written(tmp_path):
+    folder = tmp_path / "dice"
+    shutil.copytree(DICE, folder)
+    (folder / "examples" / "roll.yaml").write_text(
+        "name: x\nchance: [3, 1, 4, 6]\nsteps: [roll, roll]\n"
+        "expect:\n  - \"rolled[0] >= 7 and len(deck) == top + 1\"\n", encoding="utf-8")
+    [result] = run_scenarios(str(folder))
+    assert not result.ok
+    [message] = result.messages
+    lines = message.splitlines()
+    assert lines[0].endswith("roll.yaml:5:5: expected 'rolled[0] >= 7 and len(deck) == top + 1' to hold")
+    assert lines[1:] == ["  where rolled[0] = 6", "  where len(deck) = 3", "  where rolled = [6, 8]",
+                         "  where top = 2", "  where deck = [2, 1, 3]"]

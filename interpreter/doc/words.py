@@ -6,13 +6,17 @@ comparisons, and/or/not, len/count/sum/any/all, `in`, ranges, comprehensions, in
 acting player, assignments, move/shuffle/draw/choose/for/if. Anything else falls back to its
 expression text, marked as code (`code()`), so that nothing is ever hidden.
 
-Does not own parsing (interpreter.expr) or the page layout (doc.model, doc.markdown, doc.html).
+Effect kinds are rendered by effect_words.py, the expression text fallback by unparse.py (re-
+exported here). Does not own parsing (interpreter.expr) or the page layout (doc.model,
+doc.markdown, doc.html).
 The text returned is "rich text": plain characters plus code spans between CODE_OPEN and
 CODE_CLOSE, which each output format turns into its own code markup.
 """
 from __future__ import annotations
 
 from typing import Callable, Optional
+
+from .unparse import _PRECEDENCE, _is_tree, _kids, _wrap, unparse
 
 __all__ = ["CODE_OPEN", "CODE_CLOSE", "code", "strip_code", "Item", "Words", "unparse"]
 
@@ -45,102 +49,6 @@ class Item:
         for child in self.children:
             out.extend(child.lines(depth + 1))
         return out
-
-
-# ------------------------------------------------------------------------------ unparse
-_PRECEDENCE = {"ifexp": 1, "lambda_": 1, "let": 1, "or_": 2, "and_": 3, "not_": 4, "compare": 5,
-               "add": 6, "sub": 6, "mul": 7, "div": 7, "floordiv": 7, "mod": 7, "neg": 8, "pos": 8,
-               "pow": 9}
-_BINARY = {"or_": "or", "and_": "and", "add": "+", "sub": "-", "mul": "*", "div": "/",
-           "floordiv": "//", "mod": "%", "pow": "**"}
-
-
-def _kids(node) -> list:
-    return [c for c in node.children if c is not None]
-
-
-def _is_tree(node) -> bool:
-    return hasattr(node, "data") and hasattr(node, "children")
-
-
-def _wrap(child, parent_prec: int, text: str) -> str:
-    prec = _PRECEDENCE.get(getattr(child, "data", ""), 99)
-    return f"({text})" if prec < parent_prec else text
-
-
-def unparse(node) -> str:
-    """An expression tree back to expression text (normalised spacing)."""
-    if not _is_tree(node):
-        return str(node)
-    kind = node.data
-    kids = _kids(node)
-    if kind in _BINARY:
-        prec = _PRECEDENCE[kind]
-        left = _wrap(kids[0], prec, unparse(kids[0]))
-        right = _wrap(kids[1], prec + 1, unparse(kids[1]))
-        return f"{left} {_BINARY[kind]} {right}"
-    simple = _UNPARSE.get(kind)
-    if simple is not None:
-        return simple(node, kids)
-    return " ".join(unparse(k) for k in kids)
-
-
-def _unparse_compare(node, kids) -> str:
-    parts = []
-    for k in kids:
-        if _is_tree(k) and k.data == "comp_op":
-            parts.append(" ".join(str(t) for t in k.children))
-        else:
-            parts.append(_wrap(k, 6, unparse(k)))
-    return " ".join(parts)
-
-
-def _unparse_call(node, kids) -> str:
-    name = str(node.children[0])
-    args = node.children[1]
-    return f"{name}({unparse(args) if args is not None else ''})"
-
-
-def _unparse_slice(node, kids) -> str:
-    base, lo, hi = node.children
-    return f"{unparse(base)}[{unparse(lo) if lo is not None else ''}:{unparse(hi) if hi is not None else ''}]"
-
-
-_UNPARSE: dict = {
-    "expression": lambda n, k: unparse(k[0]),
-    "number": lambda n, k: str(k[0]), "string": lambda n, k: str(k[0]), "name": lambda n, k: str(k[0]),
-    "true": lambda n, k: "true", "false": lambda n, k: "false", "none": lambda n, k: "none",
-    "list": lambda n, k: "[" + ", ".join(unparse(x) for x in k) + "]",
-    "tuple": lambda n, k: "(" + ", ".join(unparse(x) for x in k) + ("," if len(k) == 1 else "") + ")",
-    "dict": lambda n, k: "{" + ", ".join(unparse(x) for x in k) + "}",
-    "pair": lambda n, k: f"{unparse(k[0])}: {unparse(k[1])}",
-    "listcomp": lambda n, k: f"[{unparse(k[0])} {unparse(k[1])}]",
-    "setcomp": lambda n, k: f"{{{unparse(k[0])} {unparse(k[1])}}}",
-    "genexp_arg": lambda n, k: f"{unparse(k[0])} {unparse(k[1])}",
-    "comp_for": lambda n, k: " ".join(unparse(x) for x in k),
-    "comp_clause": lambda n, k: " ".join([f"for {unparse(k[0])} in {_wrap(k[1], 3, unparse(k[1]))}"]
-                                         + [unparse(x) for x in k[2:]]),
-    "comp_targets": lambda n, k: ", ".join(str(x) for x in k),
-    "comp_if": lambda n, k: f"if {unparse(k[0])}",
-    "ifexp": lambda n, k: f"{_wrap(k[0], 2, unparse(k[0]))} if {_wrap(k[1], 2, unparse(k[1]))} else {unparse(k[2])}",
-    "lambda_": lambda n, k: f"lambda {unparse(k[0])}: {unparse(k[1])}",
-    "lambda_params": lambda n, k: ", ".join(str(x) for x in k),
-    "let": lambda n, k: f"let {k[0]} = {unparse(k[1])}; {unparse(k[2])}",
-    "not_": lambda n, k: f"not {_wrap(k[0], 4, unparse(k[0]))}",
-    "neg": lambda n, k: f"-{_wrap(k[0], 8, unparse(k[0]))}",
-    "pos": lambda n, k: f"+{_wrap(k[0], 8, unparse(k[0]))}",
-    "compare": _unparse_compare,
-    "attr": lambda n, k: f"{_wrap(k[0], 10, unparse(k[0]))}.{k[1]}",
-    "index": lambda n, k: f"{_wrap(k[0], 10, unparse(k[0]))}[{unparse(k[1])}]",
-    "slice": _unparse_slice,
-    "call": _unparse_call,
-    "arguments": lambda n, k: ", ".join(unparse(x) for x in k),
-    "kwarg": lambda n, k: f"{k[0]}={unparse(k[1])}",
-    "statement": lambda n, k: f"{unparse(k[0])} {k[1]} {unparse(k[2])}",
-    "t_name": lambda n, k: str(k[0]),
-    "t_index": lambda n, k: f"{unparse(k[0])}[{unparse(k[1])}]",
-    "t_attr": lambda n, k: f"{unparse(k[0])}.{k[1]}",
-}
 
 
 # ------------------------------------------------------------------------------ words
@@ -423,7 +331,9 @@ class Words:
         if not isinstance(effect, dict):
             return [Item(code(effect))]
         keys = [k for k in effect if k not in PROVENANCE_KEYS]
-        render = next((_EFFECTS[k] for k in keys if k in _EFFECTS), None)
+        from .effect_words import EFFECTS  # (its renderers call back into Words)
+
+        render = next((EFFECTS[k] for k in keys if k in EFFECTS), None)
         items = render(self, effect) if render else [Item(code(_flow(effect)))]
         note = provenance_note(effect)
         if note and items:
@@ -467,80 +377,6 @@ class Words:
         if base.data == "t_name" and str(_kids(base)[0]) in self.per_player and _is_tree(key) and key.data == "name":
             return f"{self.w(key)}'s {self.target(base)}"
         return _of(self.target(base), self._sub(key, 10))
-
-
-# ------------------------------------------------------------------------------ effect kinds
-def _effect_if(words: Words, effect) -> list:
-    items = [Item(f"if {words.expr(effect.get('if'))}:", words.effects(effect.get("then") or []))]
-    if effect.get("else"):
-        items.append(Item("otherwise:", words.effects(effect["else"])))
-    return items
-
-
-def _effect_for(words: Words, effect) -> list:
-    spec = str(effect.get("for"))
-    name, _, collection = spec.partition(" in ")
-    return [Item(f"for each {humanize(name.strip())} in {words.expr(collection)}:", words.effects(effect.get("do") or []))]
-
-
-def _effect_let(words: Words, effect) -> list:
-    binds = effect.get("let") or {}
-    return [Item(f"let {humanize(name)} be {words.expr(value)}") for name, value in binds.items()]
-
-
-def _effect_move(words: Words, effect) -> list:
-    move = effect.get("move") or {}
-    source = words.expr(move.get("from"))
-    if move.get("from_end") == "bottom":
-        source = f"the bottom of {source}"
-    if "item" in move:
-        what = f"{words.expr(move['item'])} from {source}"
-    elif "count" in move:
-        what = f"{words.expr(move['count'])} from {'' if move.get('from_end') == 'bottom' else 'the top of '}{source}"
-    else:
-        what = f"the {'bottom' if move.get('from_end') == 'bottom' else 'top'} item of {words.expr(move.get('from'))}"
-    destination = words.expr(move.get("to"))
-    text = f"move {what} to {'the bottom of ' if move.get('to_end') == 'bottom' else ''}{destination}"
-    if move.get("as"):
-        text += f", call what moved {humanize(move['as'])}"
-    return [Item(text)]
-
-
-def _effect_choose(words: Words, effect) -> list:
-    choice = effect.get("choose") or {}
-    who = words.expr(choice.get("player", "player"))
-    verb = "choose" if who == "you" else "chooses"
-    how_many = f"{words.expr(choice['count'])} of" if choice.get("count") is not None else "one of"
-    text = f"{who} {verb} {how_many} {words.expr(choice.get('from'))}, call it {humanize(choice.get('as'))}"
-    if choice.get("prompt"):
-        text += f" (asked: “{choice['prompt']}”)"
-    return [Item(text)]
-
-
-def _effect_do(words: Words, effect) -> list:
-    name = effect.get("do")
-    given = effect.get("with") or {}
-    text = f"do {code(name)}"
-    if given:
-        text += " with " + ", ".join(f"{key} = {words.expr(value)}" for key, value in given.items())
-    return [Item(text)]
-
-
-_EFFECTS: dict = {
-    "if": _effect_if,
-    "for": _effect_for,
-    "let": _effect_let,
-    "move": _effect_move,
-    "shuffle": lambda words, e: [Item(f"shuffle {words.expr(e['shuffle'])}")],
-    "random": lambda words, e: [Item(f"pick one of {words.expr((e['random'] or {}).get('from'))} at random, "
-                                     f"call it {humanize((e['random'] or {}).get('as'))}")],
-    "choose": _effect_choose,
-    "enter": lambda words, e: [Item(f"play the phase {code(e['enter'])}, then continue here")],
-    "do": _effect_do,
-    "log": lambda words, e: [Item(f"write to the log: “{e['log']}”")],
-    "fail": lambda words, e: [Item(f"refuse the action: “{e['fail']}”")],
-    "end_phase": lambda words, e: [Item("end this phase")],
-}
 
 
 def provenance_note(node) -> str:

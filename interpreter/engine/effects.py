@@ -84,8 +84,9 @@ class Move:
     item: Any  # a handle naming the item(s) to move, or None to move from an end
     from_end: str  # "top" or "bottom"
     to_end: str
-    bind: Optional[str]  # `as`: the name bound to what moved
+    bind: Optional[str]  # `as`/`as_list`: the name bound to what moved
     pos: Any = None
+    bind_list: bool = False  # `as_list`: bind the list of what moved; `as`: the one item (none if none moved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +284,13 @@ def _move(state, effect, frame, game_vars, names):
     else:
         target.extend(moved)
     if effect.bind:
-        names[effect.bind] = moved[0] if len(moved) == 1 and effect.count is None else moved
+        if effect.bind_list:
+            names[effect.bind] = moved
+        elif len(moved) > 1:
+            raise RuleRuntimeError(f"'as: {effect.bind}' binds one item, but {len(moved)} moved: "
+                                   f"write 'as_list: {effect.bind}' to bind the list")
+        else:
+            names[effect.bind] = moved[0] if moved else None
     return True
 
 

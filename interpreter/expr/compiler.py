@@ -58,6 +58,10 @@ class CodeUnit:
         self.ns: Optional[dict] = None
         self.pending: list = []  # (index, holder) resolved after build()
         self.define_calls: dict = {}  # define name -> the defines its expression calls
+        # what the static attribute checks of attributes.py read: (text, scope, lex, kind, memo key)
+        # of each expression, statement and define, and each define's (text, scope, params)
+        self.typed: list = []
+        self.define_sources: dict = {}
 
     def _gen(self, source: str, start: str, scope: Scope):
         tree = parse(source, start)
@@ -67,11 +71,14 @@ class CodeUnit:
     def add_expression(self, source: str, scope: Optional[Scope] = None, lex: Optional[dict] = None):
         """Compile-check one expression now; return a handle whose `.fn` is set by build()."""
         scope = scope or self.scope
+        written = source
         if isinstance(source, bool) or source is None or isinstance(source, (int, float)):
             source = repr(source) if not isinstance(source, bool) else ("true" if source else "false")
             if source == "None":
                 source = "none"
         key = ("expr", str(source), _signature(str(source), scope, lex))
+        if isinstance(written, str):
+            self.typed.append((written, scope, lex, "expression", key))
         hit = _cached_gen(key)
         if hit is not None:
             code, typ, fcode, names_used = hit
@@ -96,6 +103,7 @@ class CodeUnit:
         """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
         scope = scope or self.scope
         key = ("stmt", str(source), _signature(str(source), scope, None))
+        self.typed.append((source, scope, None, "statement", key))
         hit = _cached_gen(key)
         if hit is not None:
             root, path, op, vcode, names_used = hit
@@ -141,6 +149,8 @@ class CodeUnit:
                 raise ExpressionError(problem[0], 1, 1, code="name", hint=problem[1], source=str(source))
         lex = {p: None for p in params}
         key = ("define", str(source), _signature(str(source), scope, lex))
+        self.typed.append((source, scope, lex, "define", key))
+        self.define_sources[name] = (source, scope, list(params))
         hit = _cached_gen(key)
         if hit is not None:
             code, typ, fcode, names_used = hit
