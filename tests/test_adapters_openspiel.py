@@ -7,16 +7,9 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import cfr, exploitability, expected_game_score  # noqa: E402
 from open_spiel.python.algorithms import get_all_states, minimax  # noqa: E402
 
-import interpreter  # noqa: E402
 from interpreter.adapters.openspiel import has_chance_api, register  # noqa: E402
 
-BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]
-CASES = [(name, n) for name in BUNDLED for n in interpreter.load(name).players]
-
-
-@pytest.fixture(scope="module")
-def rulesets():
-    return {name: interpreter.load(name) for name in BUNDLED}
+from adapters_support import BUNDLED, CASES, rulesets  # noqa: E402,F401 (a fixture)
 
 
 def _game(rs, players=None):
