@@ -230,7 +230,7 @@ class ActionSpace:
     def _encode_option(self, action, state) -> Optional[int]:
         if state is None:
             return None
-        options = [a for a in state.legal_actions() if a.name == "choose"]
+        options = [a for a in state.legal_actions(state.current_player) if a.name == "choose"]
         block = self.by_name.get("choose#")
         if block is None:
             return None
@@ -254,7 +254,8 @@ class ActionSpace:
     def legal_ids(self, state) -> list:
         """[(id, action)] for the legal actions of `state`, ids distinct, in legal order."""
         out, seen = [], set()
-        for action in state.legal_actions():
+        # at a simultaneous node, the moves of the first player still to choose (one at a time)
+        for action in state.legal_actions(state.current_player):
             number = self.encode(action, state)
             if number is None:
                 self._check_bounds(action)
