@@ -73,7 +73,10 @@ class PlayCompiler:
         for name, domain in (spec.get("params") or {}).items():
             if name == "player":
                 self.err("reserved", "'player' is bound by the engine", key_pos(spec["params"], name))
-            handle = self.expr(domain, scope.with_locals(bound), spec["params"], name)
+            where, key = spec["params"], name
+            if isinstance(domain, dict):  # {from: EXPR, min:, max:}: bounds the research adapters read
+                where, key, domain = domain, "from", domain.get("from")
+            handle = self.expr(domain, scope.with_locals(bound), where, key)
             params.append((name, handle))
             bound[name] = _element_type(handle)
         action_scope = scope.with_locals(bound)

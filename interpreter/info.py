@@ -1,6 +1,8 @@
-"""`rulebook info`: the sizes of a ruleset's research encodings (adapters/encoding.py) for a
-player count and module set: the fixed action space, the observation vector and the largest
-number of chance outcomes, with the blocks of the action space and every assumed bound."""
+"""`rulebook info`: the sizes of a ruleset's research encodings (interpreter/adapters/) for a
+player count and module set: the fixed action space, the observation vector, the
+information-state vector and the largest number of chance outcomes, with the blocks of the
+action space, the bound of every integer parameter (proven, declared or assumed) and, for an
+assumed one, what to declare."""
 from __future__ import annotations
 
 import json
@@ -13,23 +15,39 @@ def add_parser(sub, ruleset_args) -> None:
     info.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
+def _param(slot) -> dict:
+    row = {"name": slot.name, "kind": slot.kind, "size": slot.size, "proven": slot.proven, "domain": slot.source}
+    if slot.kind == "int":
+        row.update(low=slot.values[0], high=slot.values[-1], bound=slot.how or ("proven" if slot.proven else "assumed"))
+    return row
+
+
 def describe(rs, players: int) -> dict:
     """Everything `info` prints, as plain data."""
     from .adapters.encoding import ActionSpace
+    from .adapters.infostate import InformationStateLayout
     from .adapters.observation import ObservationLayout
 
     space = ActionSpace(rs, players)
     layout = ObservationLayout(rs, players)
-    blocks = [{"name": name, "offset": offset, "size": size,
-               "params": [{"name": p, "kind": kind, "size": n, "proven": proven, "domain": source}
-                          for p, kind, n, proven, source in params]}
-              for name, offset, size, params in space.table()]
+    infostate = InformationStateLayout(space, layout, rs.max_steps)
+    blocks = [{"name": name, "offset": offset, "size": size, "params": [_param(slot) for slot in slots]}
+              for name, offset, size, slots in space.table()]
     return {"ruleset": rs.name, "modules": list(rs.modules), "players": players,
             "num_distinct_actions": space.size, "observation_size": layout.size,
+            "information_state_size": infostate.size, "history_slots": infostate.history_slots,
             "max_chance_outcomes": space.max_chance_outcomes, "int_bound": space.int_bound,
-            "unbounded": [{"action": a, "param": p, "domain": src} for a, p, src in space.unbounded],
+            "unbounded": [{"action": a, "param": p, "domain": src, "blocked_by": list(blockers), "missing": list(missing)}
+                          for a, p, src, blockers, missing in space.unbounded],
+            "scaled_vars": {name: list(bound) for name, bound in layout.scaled.items()},
             "blocks": blocks,
             "observation": [{"name": n, "offset": o, "size": s} for n, o, s in layout.table()]}
+
+
+def _param_text(param: dict) -> str:
+    if param["kind"] == "int":
+        return f"{param['name']}: int {param['low']}..{param['high']} ({param['bound']})"
+    return f"{param['name']}: {param['kind']} x{param['size']}{'' if param['proven'] else ' (assumed)'}"
 
 
 def run_info(args, out, rs, players: int) -> int:
@@ -41,13 +59,28 @@ def run_info(args, out, rs, players: int) -> int:
     print(f"{rs.name} ({mods}), {players} players", file=out)
     print(f"action space: {data['num_distinct_actions']} ids", file=out)
     print(f"observation size: {data['observation_size']} floats", file=out)
+    print(f"information state size: {data['information_state_size']} floats "
+          f"(the observation and the last {data['history_slots']} history entries)", file=out)
     print(f"max chance outcomes: {data['max_chance_outcomes']}", file=out)
     for block in data["blocks"]:
-        params = ", ".join(f"{p['name']}: {p['kind']} x{p['size']}{'' if p['proven'] else ' (assumed)'}"
-                           for p in block["params"])
+        params = ", ".join(_param_text(p) for p in block["params"])
         print(f"  {block['offset']:>6} +{block['size']:<6} {block['name']}({params})", file=out)
+    if data["scaled_vars"]:
+        print("scaled by declared bounds: " + ", ".join(f"{name} {low:g}..{high:g}"
+                                                       for name, (low, high) in data["scaled_vars"].items()), file=out)
     for item in data["unbounded"]:
-        print(f"note: {item['action']}.{item['param']} ranges over '{item['domain']}', which the rules do "
-              f"not bound: ids cover 0..{data['int_bound']}; declare a literal range "
-              f"(e.g. [x for x in range(1, 31) if ...]) to prove a bound", file=out)
+        print(_unbounded_note(item, data["int_bound"]), file=out)
     return 0
+
+
+def _unbounded_note(item: dict, int_bound: int) -> str:
+    """What to declare so that an integer parameter gets a bound."""
+    ends = item["missing"] or ["min", "max"]
+    declare = ", ".join(f"{end}: N" for end in ends)
+    vars_named = [name[4:] for name in item["blocked_by"] if name.startswith("var ")]
+    where = f" (no bound for: {', '.join(item['blocked_by'])})" if item["blocked_by"] else ""
+    advice = f'declare it on the parameter, {item["param"]}: {{from: "{item["domain"]}", {declare}}}'
+    if vars_named:
+        advice += " or give " + ", ".join(f"var {name}" for name in vars_named) + " a " + " and ".join(f"{end}:" for end in ends)
+    return (f"note: {item['action']}.{item['param']} ranges over '{item['domain']}', whose {' and '.join(ends)} "
+            f"validation cannot prove{where}: its ids cover 0..{int_bound} (assumed); {advice}")

@@ -2,7 +2,6 @@
 fixed-size observation vector for every bundled ruleset and player count, and `rulebook info`."""
 import io
 import json
-import random
 
 import pytest
 
@@ -11,13 +10,7 @@ from interpreter.adapters.encoding import ActionSpace
 from interpreter.adapters.observation import ObservationLayout
 from interpreter.cli import run
 
-BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]
-CASES = [(name, n) for name in BUNDLED for n in interpreter.load(name).players]
-
-
-@pytest.fixture(scope="module")
-def rulesets():
-    return {name: interpreter.load(name) for name in BUNDLED}
+from adapters_support import CASES, random_game, rulesets  # noqa: F401 (a fixture)
 
 
 def test_tictactoe_ids_are_the_cells(rulesets):
@@ -49,21 +42,6 @@ def test_the_same_ruleset_gives_the_same_ids():
     assert first == again
 
 
-def test_unbounded_integer_parameters_are_reported(rulesets):
-    space = ActionSpace(rulesets["davos"], 4)
-    assert ("placed_corp", "n") in {(a, p) for a, p, _ in space.unbounded}
-    assert ActionSpace(rulesets["tictactoe"], 2).unbounded == []
-
-
-def _random_game(rs, players, seed, visit):
-    state = rs.new_game(players, seed)
-    rng = random.Random(seed)
-    while not state.is_terminal:
-        visit(state)
-        state.apply(rng.choice(state.legal_actions()))
-    visit(state)
-
-
 @pytest.mark.parametrize("name,players", CASES)
 def test_every_legal_action_has_an_id_and_sizes_are_stable(rulesets, name, players):
     rs = rulesets[name]
@@ -81,7 +59,7 @@ def test_every_legal_action_has_an_id_and_sizes_are_stable(rulesets, name, playe
             assert len(vector) == layout.size
             assert all(isinstance(x, float) for x in vector)
 
-    _random_game(rs, players, players, visit)
+    random_game(rs, players, players, visit)
     assert space.dropped == 0
 
 
@@ -110,7 +88,8 @@ def test_info_davos_four_players():
     assert "action space: " in out and "observation size: " in out and "max chance outcomes: " in out
     space = ActionSpace(interpreter.load("davos"), 4)
     assert f"action space: {space.size} ids" in out
-    assert "placed_corp.n" in out  # the unbounded parameter, with what to declare
+    assert "note:" not in out  # every integer parameter has a proven bound (placed_corp.n, party.n: 1..50)
+    assert "n: int 1..50 (proven)" in out
 
 
 def test_info_json_and_modules():

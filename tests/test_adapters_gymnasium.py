@@ -7,16 +7,9 @@ pytest.importorskip("gymnasium")
 import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-import interpreter  # noqa: E402
 from interpreter.adapters.gymnasium import RulebookEnv, make_env  # noqa: E402
 
-BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]
-CASES = [(name, n) for name in BUNDLED for n in interpreter.load(name).players]
-
-
-@pytest.fixture(scope="module")
-def rulesets():
-    return {name: interpreter.load(name) for name in BUNDLED}
+from adapters_support import CASES, rulesets  # noqa: E402,F401 (a fixture)
 
 
 @pytest.mark.parametrize("name,players", CASES)

@@ -7,16 +7,9 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import cfr, exploitability, expected_game_score  # noqa: E402
 from open_spiel.python.algorithms import get_all_states, minimax  # noqa: E402
 
-import interpreter  # noqa: E402
 from interpreter.adapters.openspiel import has_chance_api, register  # noqa: E402
 
-BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]
-CASES = [(name, n) for name in BUNDLED for n in interpreter.load(name).players]
-
-
-@pytest.fixture(scope="module")
-def rulesets():
-    return {name: interpreter.load(name) for name in BUNDLED}
+from adapters_support import BUNDLED, CASES, rulesets  # noqa: E402,F401 (a fixture)
 
 
 def _game(rs, players=None):
@@ -103,3 +96,18 @@ def test_kuhn_cfr_reaches_the_game_value(rulesets):
     value = expected_game_score.policy_value(game.new_initial_state(), [average, average])[0]
     assert abs(value - (-1 / 18)) < 0.005, value
     assert exploitability.exploitability(game, average) < 0.01
+
+
+def test_kuhn_information_state_tensor_hides_the_other_card(rulesets):
+    game = _game(rulesets["kuhn-poker"])
+    assert game.get_type().provides_information_state_tensor
+    states = _kuhn_states_by_cards(game)
+    size = game.information_state_tensor_size()
+    assert size == len(states[("K", "J")].information_state_tensor(0)) > game.observation_tensor_size()
+    assert states[("K", "J")].information_state_tensor(0) == states[("K", "Q")].information_state_tensor(0)
+    assert states[("K", "J")].information_state_tensor(1) != states[("K", "Q")].information_state_tensor(1)
+    after_bet = [s.clone() for s in (states[("K", "J")], states[("K", "Q")])]
+    for state in after_bet:
+        state.apply_action(next(a for a in state.legal_actions() if "bet" in state.action_to_string(a)))
+    assert after_bet[0].information_state_tensor(0) == after_bet[1].information_state_tensor(0)
+    assert after_bet[0].information_state_tensor(0) != states[("K", "J")].information_state_tensor(0)  # the bet is recalled

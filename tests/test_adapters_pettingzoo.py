@@ -10,13 +10,7 @@ from pettingzoo.test import api_test  # noqa: E402
 import interpreter  # noqa: E402
 from interpreter.adapters.pettingzoo import env, raw_env  # noqa: E402
 
-BUNDLED = ["tictactoe", "kuhn-poker", "davos", "deep-state", "global-mogul", "corporate-times"]
-CASES = [(name, n) for name in BUNDLED for n in interpreter.load(name).players]
-
-
-@pytest.fixture(scope="module")
-def rulesets():
-    return {name: interpreter.load(name) for name in BUNDLED}
+from adapters_support import BUNDLED, CASES, rulesets  # noqa: E402,F401 (a fixture)
 
 
 def _api_test(environment, cycles):

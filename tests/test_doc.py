@@ -230,6 +230,7 @@ def test_validate_provenance_list_as_json():
     assert code == 0, err
     payload = json.loads(out)
     rulebook = payload["provenance_list"]["rulebook"]
-    assert [d["name"] for d in rulebook] == ["J", "Q", "K"]
-    assert rulebook[0]["notes"] == {"rulebook": "Kuhn 1950: a three-card deck"}
-    assert rulebook[0]["file"].endswith("game.yaml") and rulebook[0]["line"] == 21
+    assert [d["name"] for d in rulebook] == ["chips", "pot", "J", "Q", "K"]  # the vars' bounds, the cards
+    card = rulebook[2]
+    assert card["notes"] == {"rulebook": "Kuhn 1950: a three-card deck"}
+    assert card["file"].endswith("game.yaml") and card["line"] == 21

@@ -11,11 +11,12 @@ encodings to OpenSpiel, PettingZoo and Gymnasium).
 """
 from __future__ import annotations
 
-import ast
 import math
 import re
 from dataclasses import dataclass, field
 from typing import Optional
+
+from .bounds import Bounds
 
 __all__ = ["ActionSpace", "Slot", "Block", "Atoms", "DEFAULT_INT_BOUND", "DEFAULT_OPTION_SLOTS",
            "DEFAULT_CHANCE_BOUND", "uses_chance", "effect_values"]
@@ -122,6 +123,7 @@ class Slot:
     values: tuple
     proven: bool
     source: str = ""
+    how: str = ""  # for a proven int slot: 'declared' (min/max on the parameter) or 'proven' (from the domain)
     index: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -162,7 +164,8 @@ class ActionSpace:
         self.int_bound = int_bound
         self.atoms = Atoms.of(rs)
         self.blocks: list = []
-        self.unbounded: list = []  # (action, parameter, source): integers the rules do not bound
+        self.bounds = Bounds(rs, players)
+        self.unbounded: list = []  # (action, parameter, source, blockers, missing ends): integers the rules do not bound
         offset = 0
         for aid, decl in rs.actions.items():
             slots = tuple(self._slot(aid, name, handle) for name, handle in decl.params)
@@ -198,17 +201,13 @@ class ActionSpace:
             return Slot(name, f"entity:{element[1]}", tuple(self.rs.components[element[1]]), True, source)
         if element == "text":
             return Slot(name, "text", self.atoms.entities + self.atoms.texts, False, source)
-        proven = _proven_ints(source, self.players, self._constants())
-        if proven is not None:
-            return Slot(name, "int", tuple(proven), True, source)
+        domain = self.bounds.param(aid, name, source)
+        if domain.values is not None:
+            return Slot(name, "int", domain.values, True, source, how=domain.how)
         if element == "number":
-            self.unbounded.append((aid, name, source))
+            self.unbounded.append((aid, name, source, domain.blockers, domain.missing))
             return Slot(name, "int", self._ints(0, self.int_bound), False, source)
         return self._any_slot(name, source, proven=False)
-
-    def _constants(self) -> dict:
-        tree = self.rs.tree if self.rs.tree is not None else {}
-        return dict(tree.get("constants") or {})
 
     # --------------------------------------------------------------------- encode / decode
     def encode(self, action, state=None) -> Optional[int]:
@@ -259,12 +258,25 @@ class ActionSpace:
         for action in state.legal_actions(state.current_player):
             number = self.encode(action, state)
             if number is None:
+                self._check_bounds(action)
                 self.dropped += 1
                 continue
             if number not in seen:
                 seen.add(number)
                 out.append((number, action))
         return out
+
+    def _check_bounds(self, action) -> None:
+        """A value outside a declared or proven integer bound breaks a promise of the rules:
+        a ValueError naming the parameter and its bound (never a silently missing action)."""
+        block = self.by_name.get(action.name)
+        values = dict(action.args)
+        for slot in block.slots if block is not None else ():
+            if slot.kind == "int" and slot.proven and _key(values.get(slot.name)) not in slot.index:
+                raise ValueError(
+                    f"{action.name}.{slot.name} = {values.get(slot.name)!r} lies outside its "
+                    f"{slot.how or 'proven'} bound {slot.values[0]}..{slot.values[-1]} (domain '{slot.source}'): "
+                    "the rules break a bound they declare (a parameter's or a var's min/max)")
 
     def mask(self, state):
         """A 0/1 list of length `size`: 1 where the id is legal in `state`."""
@@ -293,62 +305,9 @@ class ActionSpace:
         return f"no action has id {number}"
 
     def table(self) -> list:
-        """[(block, offset, size, [(param, kind, size, proven, source)])] for docs and `info`."""
-        return [(b.name, b.offset, b.size, [(s.name, s.kind, s.size, s.proven, s.source) for s in b.slots])
+        """[(block, offset, size, [Slot])] for docs and `info`."""
+        return [(b.name, b.offset, b.size, list(b.slots))
                 for b in self.blocks]
-
-
-def _proven_ints(source: str, players: int, constants: dict) -> Optional[list]:
-    """Integers a domain expression can only produce, when its form proves it: `range(a)`,
-    `range(a, b)` with literal or constant bounds, a literal list of integers, a constant list of
-    integers, `players`, or a filtering comprehension `[x for x in <one of those> if ...]`."""
-    try:
-        node = ast.parse(source.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    return _ints_of(node, players, constants)
-
-
-def _ints_of(node, players, constants) -> Optional[list]:
-    if isinstance(node, ast.ListComp) and len(node.generators) == 1:
-        gen = node.generators[0]
-        if isinstance(node.elt, ast.Name) and isinstance(gen.target, ast.Name) and node.elt.id == gen.target.id:
-            return _ints_of(gen.iter, players, constants)
-        return None
-    if isinstance(node, ast.Name):
-        if node.id == "players":
-            return list(range(players))
-        value = constants.get(node.id)
-        if isinstance(value, list) and value and all(type(v) is int for v in value):
-            return sorted(set(value))
-        return None
-    if isinstance(node, (ast.List, ast.Tuple)):
-        values = [_int_constant(e, players, constants) for e in node.elts]
-        return sorted(set(values)) if values and None not in values else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
-        bounds = [_int_constant(a, players, constants) for a in node.args]
-        if not bounds or None in bounds or len(bounds) > 3:
-            return None
-        values = list(range(*bounds))
-        return values or None
-    return None
-
-
-def _int_constant(node, players, constants) -> Optional[int]:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id == "num_players":
-            return players
-        value = constants.get(node.id)
-        return value if type(value) is int else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-        left = _int_constant(node.left, players, constants)
-        right = _int_constant(node.right, players, constants)
-        if left is None or right is None:
-            return None
-        return left + right if isinstance(node.op, ast.Add) else left - right
-    return None
 
 
 def uses_chance(rs) -> bool:

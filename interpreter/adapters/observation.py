@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from .bounds import Bounds
 from .encoding import Atoms
 
 __all__ = ["ObservationLayout"]
@@ -18,7 +19,8 @@ class ObservationLayout:
     (one-hot, declared phases), [a decision is pending, it is the observer's, its number of
     options], [terminal]. Then each declared variable in declaration order, shaped by the value
     it holds when the game starts (seed 0):
-      number/boolean  -> 1 float (true 1, false/none 0), unscaled;
+      number/boolean  -> 1 float (true 1, false/none 0); a number of a var that declares
+                         `min` and `max` is scaled to (value - min) / (max - min), else raw;
       text/component/none -> 1 float (its number, if it ever holds one) + one-hot over the atoms;
       list of texts/numbers, non-empty at the start, and per-player values -> one sub-layout per
       position (positions beyond the starting length are not encoded);
@@ -33,13 +35,18 @@ class ObservationLayout:
         self.atoms = Atoms.of(rs)
         self.phases = tuple(rs.phases)
         start = rs.new_game(players, 0).vars
+        bounds = Bounds(rs, players)
         self.fields = []  # (var name, node)
+        self.scaled = {}  # var name -> (min, max) its numbers are scaled by
         for name, decl in rs.vars.items():
             value = start.get(name)
+            scale = _scale(bounds.var_bound(name))
+            if scale is not None:
+                self.scaled[name] = (scale[0], scale[0] + scale[1])
             if decl.per_player and isinstance(value, list):
-                node = ("seq", tuple(_shape(x) for x in value))
+                node = ("seq", tuple(_shape(x, scale) for x in value))
             else:
-                node = _shape(value)
+                node = _shape(value, scale)
             self.fields.append((name, node))
         self.header = 2 * players + len(self.phases) + 4
         self.size = self.header + sum(self._size(node) for _, node in self.fields)
@@ -87,7 +94,7 @@ class ObservationLayout:
     def _fill(self, node, value, out, at) -> int:
         kind = node[0]
         if kind == "num":
-            out[at] = _number(value)
+            out[at] = _number(value) if node[1] is None else (_number(value) - node[1][0]) / node[1][1]
             return at + 1
         if kind == "atom":
             out[at] = _number(value)
@@ -141,23 +148,32 @@ def _number(value) -> float:
     return 0.0
 
 
-def _shape(value) -> tuple:
-    """The layout node for a value as it stands when the game starts."""
+def _scale(bound: tuple):
+    """(min, max - min) of a var that declares both ends apart, else None (numbers stay raw)."""
+    low, high = bound
+    if low is None or high is None or high <= low:
+        return None
+    return (float(low), float(high - low))
+
+
+def _shape(value, scale=None) -> tuple:
+    """The layout node for a value as it stands when the game starts; `scale` ((min, span) of
+    the var's declared bounds, or None) applies to every number in it."""
     if isinstance(value, bool) or isinstance(value, (int, float)):
-        return ("num",)
+        return ("num", None if isinstance(value, bool) else scale)
     if value is None or isinstance(value, str):
         return ("atom",)
     if isinstance(value, list):
         if value and all(not isinstance(x, (list, dict)) for x in value) and not _looks_like_zone(value):
-            return ("seq", tuple(_shape(x) for x in value))
+            return ("seq", tuple(_shape(x, scale) for x in value))
         if value and all(isinstance(x, (list, dict)) for x in value):
-            return ("seq", tuple(_shape(x) for x in value))
+            return ("seq", tuple(_shape(x, scale) for x in value))
         return ("bag",)
     if isinstance(value, dict):
         if value:
-            return ("map", tuple((k, _shape(v)) for k, v in value.items()))
+            return ("map", tuple((k, _shape(v, scale)) for k, v in value.items()))
         return ("bag",)
-    return ("num",)
+    return ("num", scale)
 
 
 def _looks_like_zone(items: list) -> bool:

@@ -5,7 +5,8 @@ registers a Python game with `pyspiel.register_game` and returns its name, after
 Owns: the game type (sequential; chance explicit when the engine exposes chance nodes, else
 sampled; information perfect unless a variable or a decision is hidden; utility zero-sum when
 the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and the observer
-(strings and tensors from `encoding.ObservationLayout`). Requires the `open-spiel` package
+(strings and tensors from `observation.ObservationLayout` and, for the information state,
+`infostate.InformationStateLayout`). Requires the `open-spiel` package
 (`pip install rulebook[openspiel]`).
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import pyspiel
 
 from .encoding import ActionSpace, uses_chance
+from .infostate import InformationStateLayout, known_information
 from .observation import ObservationLayout
 from .returns import Utility, utility_of
 
@@ -65,7 +67,7 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=chance, information=info,
         utility=kind, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=players, min_num_players=players,
-        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
     game_info = pyspiel.GameInfo(
         num_distinct_actions=space.size, max_chance_outcomes=space.max_chance_outcomes,
@@ -73,6 +75,7 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
         utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
         max_game_length=rs.max_steps)
     setup = _Setup(rs, players, space, layout, manual, pays.mode)
+    setup.infostate = InformationStateLayout(space, layout, rs.max_steps)
 
     class Game(RulebookGame):
         def __init__(self, params=None):
@@ -151,7 +154,6 @@ class RulebookState(pyspiel.State):
             engine = setup.rs.new_game(setup.players, setup.next_seed)
             setup.next_seed += 1
         self.engine = _Engine(engine)
-        self.decisions: list = []  # (player, id, "decision"|"secret"|None: what others may not see) of every move
 
     def current_player(self):
         state = self.engine.state
@@ -177,16 +179,10 @@ class RulebookState(pyspiel.State):
             outcome = state.chance_outcomes()[action][0]
             state.apply_chance(outcome)
             return
-        player = state.current_player
         move = self.setup.space.decode(state, action)
-        at_once = state.is_simultaneous()  # a choice made with others at once is secret until all are in
         outcome = state.apply(move)
         if not outcome:
             raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
-        rule = self.setup.rs.actions.get(move.name)
-        hidden = ("decision" if move.name == "choose" else
-                  "secret" if at_once or getattr(rule, "secret", False) else None)
-        self.decisions.append((player, int(action), hidden))  # what others may not see of it
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -209,26 +205,31 @@ class RulebookState(pyspiel.State):
 
 
 class RulebookObserver:
-    """Observation strings and tensors for OpenSpiel. The tensor is the ObservationLayout
-    vector; the string is `observe(player)` as JSON, and with perfect recall it also lists
-    every earlier move by id, except another player's secret moves and answers to decisions (which may name
-    a secret), shown only as 'secret' or 'decision'."""
+    """Observation and information-state strings and tensors for OpenSpiel.
+
+    Without perfect recall: the ObservationLayout vector of `observe(player)` and that view as
+    JSON. With perfect recall (the information state): the InformationStateLayout vector of
+    `known_information(state, player)` (built from `State.information_state(player)`) and that
+    data as JSON, so another player's secret move or decision answer shows only that it was made."""
 
     def __init__(self, setup: _Setup, perfect_recall: bool):
         self.setup = setup
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(setup.layout.size, np.float32)
-        self.dict = {"observation": self.tensor}
+        size = setup.infostate.size if perfect_recall else setup.layout.size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"info_state" if perfect_recall else "observation": self.tensor}
 
     def set_from(self, state, player):
-        self.tensor[:] = self.setup.layout.encode(state.engine.state, player)
+        engine = state.engine.state
+        if self.perfect_recall:
+            self.tensor[:] = self.setup.infostate.encode(engine, player)
+        else:
+            self.tensor[:] = self.setup.layout.encode(engine, player)
 
     def string_from(self, state, player):
-        view = state.engine.state.observe(player)
+        engine = state.engine.state
+        if self.perfect_recall:
+            return json.dumps(known_information(engine, player), sort_keys=True, default=str)
+        view = engine.observe(player)
         view.pop("step", None)
-        if not self.perfect_recall:
-            return json.dumps(view, sort_keys=True)
-        # another player's decision answer or secret move shows only that it was made
-        moves = [(who, number) if (who == player or not hidden) else (who, hidden)
-                 for who, number, hidden in state.decisions]
-        return json.dumps({"view": view, "moves": moves}, sort_keys=True)
+        return json.dumps(view, sort_keys=True, default=str)

@@ -323,6 +323,7 @@ def _actions(rs, tree, words):
         if d.get("fallback"):
             facts.append(Item("only when no other action of the phase is legal (fallback)"))
         for pname, domain in (d.get("params") or {}).items():
+            domain = domain.get("from") if isinstance(domain, dict) else domain  # {from:, min:, max:}
             facts.append(Item(f"choose {code(pname)}: one of {words.condition(domain)}"))
         facts += _requirements(words, d.get("requires"))
         facts.append(Item("effects:", words.effects(d.get("effects") or [])) if d.get("effects")

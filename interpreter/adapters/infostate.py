@@ -1,0 +1,104 @@
+"""The information state of a player as research adapters see it: `known_information` (plain
+data) and `InformationStateLayout` (a fixed-size float vector), both built from
+`State.information_state(player)` — the engine's account of everything the player knows — so
+they never hold another player's secret. On top of the engine's masking (another player's
+secret move shows only its action name; unseen chance outcomes read "hidden"), another
+player's answer to a decision shows only that it was made (an answer may name a secret card).
+The layout is documented in docs/research.md. Needs no third-party package.
+"""
+from __future__ import annotations
+
+from .encoding import _key
+from .observation import ObservationLayout
+
+__all__ = ["known_information", "InformationStateLayout", "HISTORY_SLOTS"]
+
+HISTORY_SLOTS = 32  # the most recent history entries encoded; earlier ones reach the vector only through the observation
+_FLAGS = 4  # [entry present, chance outcome, chance outcome seen, another player's secret move or decision]
+
+
+def known_information(state, player: int) -> dict:
+    """`state.information_state(player)` with another player's decision answers reduced to
+    who answered, and without the observation's step counter (equal knowledge, equal data)."""
+    info = state.information_state(player)
+    observation = dict(info["observation"])
+    observation.pop("step", None)
+    history = [_known_entry(entry, player) for entry in info["history"]]
+    return {"player": player, "observation": observation, "history": history}
+
+
+def _known_entry(entry: dict, player: int) -> dict:
+    action = entry.get("action")
+    if isinstance(action, dict) and action.get("action") == "choose" and action.get("player") != player:
+        return {"player": action.get("player"), "action": "choose", "secret": True}
+    return entry
+
+
+class InformationStateLayout:
+    """A fixed-size float vector for `known_information(state, player)`.
+
+    [the observation vector (ObservationLayout)], [history length / max game length], then the
+    last HISTORY_SLOTS entries of the history, oldest first, each:
+    [present, chance, chance seen, hidden], seat one-hot (players), action block one-hot (the
+    action space's blocks), and one float per parameter (the most any block has): the value's
+    (position + 1) / domain size, 0 when hidden; a seen chance outcome puts its
+    (atom position + 1) / atoms in the first parameter float."""
+
+    def __init__(self, space, layout: ObservationLayout, max_game_length: int, history_slots: int = HISTORY_SLOTS):
+        self.space = space
+        self.layout = layout
+        self.players = layout.players
+        self.max_game_length = max(1, max_game_length)
+        self.history_slots = history_slots
+        self.block_index = {block.name: i for i, block in enumerate(space.blocks)}
+        self.params = max((len(block.slots) for block in space.blocks), default=0)
+        self.entry_size = _FLAGS + self.players + len(space.blocks) + max(1, self.params)
+        self.size = layout.size + 1 + history_slots * self.entry_size
+
+    def encode(self, state, player: int) -> list:
+        """The vector for what `player` knows of `state` (floats, length `size`)."""
+        return self.encode_info(known_information(state, player), player)
+
+    def encode_info(self, info: dict, player: int) -> list:
+        out = self.layout.encode_view(info["observation"], player)
+        history = info["history"]
+        out.append(min(1.0, len(history) / self.max_game_length))
+        recent = history[-self.history_slots:] if self.history_slots else []
+        for entry in recent:
+            out.extend(self._entry(entry))
+        out.extend([0.0] * ((self.history_slots - len(recent)) * self.entry_size))
+        return out
+
+    def _entry(self, entry: dict) -> list:
+        vector = [0.0] * self.entry_size
+        vector[0] = 1.0
+        seats, blocks = _FLAGS, _FLAGS + self.players
+        values = blocks + len(self.space.blocks)
+        if "chance" in entry:
+            vector[1] = 1.0
+            outcome = entry["chance"]
+            if outcome != "hidden":
+                vector[2] = 1.0
+                position = self.space.atoms.index.get(_key(outcome)) if isinstance(outcome, str) else None
+                vector[values] = 0.0 if position is None else (position + 1) / self.space.atoms.size
+            return vector
+        move = entry.get("action")
+        move = move if isinstance(move, dict) else entry
+        seat = move.get("player")
+        if isinstance(seat, int) and 0 <= seat < self.players:
+            vector[seats + seat] = 1.0
+        name = move.get("action")
+        if name in self.block_index:
+            vector[blocks + self.block_index[name]] = 1.0
+        if entry.get("secret") or move.get("secret"):
+            vector[3] = 1.0
+            return vector
+        self._values(name, move.get("args") or {}, vector, values)
+        return vector
+
+    def _values(self, name, args: dict, vector: list, at: int) -> None:
+        block = self.space.by_name.get(name)
+        for number, slot in enumerate(block.slots if block is not None else ()):
+            position = slot.index.get(_key(args.get(slot.name)))
+            if position is not None:
+                vector[at + number] = (position + 1) / slot.size

@@ -1,0 +1,91 @@
+"""Integer bounds for the research encodings (interpreter/adapters/bounds.py): proven from a
+var's declared `max`, declared on a parameter (`{from:, min:, max:}`), or reported with what to
+declare (tests/rulesets/bounded_bets); the bundled rulesets keep every bound they declare;
+numbers of bounded vars are scaled in the observation."""
+import io
+import os
+
+import pytest
+
+import interpreter
+from interpreter.adapters.bounds import Bounds
+from interpreter.adapters.encoding import ActionSpace
+from interpreter.adapters.observation import ObservationLayout
+from interpreter.cli import run
+
+from adapters_support import CASES, random_game, rulesets  # noqa: F401 (a fixture)
+
+BETS = os.path.join(os.path.dirname(__file__), "rulesets", "bounded_bets")
+
+
+def _int_slots(space):
+    return {(block.name, slot.name): (slot.values[0], slot.values[-1], slot.proven, slot.how)
+            for block in space.blocks for slot in block.slots if slot.kind == "int"}
+
+
+def test_proven_declared_and_assumed_bounds():
+    space = ActionSpace(interpreter.load(BETS), 2)
+    slots = _int_slots(space)
+    assert slots[("bet", "n")] == (1, 8, True, "proven")  # range(1, chips[player] + 1), chips max 2 * start_chips
+    assert slots[("take", "n")] == (1, 8, True, "declared")
+    assert slots[("wait", "n")][2] is False
+    assert [(a, p, blockers, missing) for a, p, _, blockers, missing in space.unbounded] == \
+        [("wait", "n", ("var turns",), ("max",))]
+
+
+def test_a_setting_moves_a_bound():
+    space = ActionSpace(interpreter.load(BETS, settings={"start_chips": 6}), 2)
+    assert _int_slots(space)[("bet", "n")][:2] == (1, 12)
+
+
+def test_a_broken_declared_bound_is_refused_with_its_name():
+    rs = interpreter.load(BETS, ["broken"])
+    space = ActionSpace(rs, 2)
+    state = rs.new_game(2, 0)
+    state.apply(next(a for a in state.legal_actions() if a.name == "bet" and a.kwargs["n"] == 3))
+    with pytest.raises(ValueError, match=r"take\.n = 2 lies outside its declared bound 1\.\.1"):
+        space.legal_ids(state)
+
+
+def test_deep_state_rows_follow_the_player_count(rulesets):
+    assert _int_slots(ActionSpace(rulesets["deep-state"], 4))[("deploy", "pos")][:2] == (0, 8)
+    assert _int_slots(ActionSpace(rulesets["deep-state"], 2))[("deploy", "pos")][:2] == (0, 7)
+    assert Bounds(rulesets["deep-state"], 3).number("row_size - 1") == 7
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(rulesets, name, players):
+    rs = rulesets[name]
+    space = ActionSpace(rs, players)
+    bounds = Bounds(rs, players)
+    assert space.unbounded == []
+
+    def visit(state):
+        space.legal_ids(state)  # raises on a value outside a declared or proven bound
+        assert bounds.violations(state.vars) == []
+
+    for seed in (1, 2):
+        random_game(rs, players, seed, visit)
+    assert space.dropped == 0
+
+
+def test_scaled_observation(rulesets):
+    layout = ObservationLayout(rulesets["kuhn-poker"], 2)
+    assert layout.scaled == {"chips": (-2.0, 2.0), "pot": (0.0, 4.0)}
+
+    def visit(state):
+        vector = layout.encode(state, 0)
+        for name, offset, size in layout.table():
+            if name in layout.scaled:
+                assert all(0.0 <= x <= 1.0 for x in vector[offset:offset + size]), (name, vector[offset:offset + size])
+
+    random_game(rulesets["kuhn-poker"], 2, 3, visit)
+
+
+def test_info_says_what_to_declare():
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["info", BETS], out, err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "bet(n: int 1..8 (proven))" in text and "take(n: int 1..8 (declared))" in text
+    assert "note: wait.n ranges over 'range(turns + 1)'" in text
+    assert 'n: {from: "range(turns + 1)", max: N}' in text and "give var turns a max:" in text
