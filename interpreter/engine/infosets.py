@@ -36,6 +36,7 @@ import random
 from ..errors import RuleRuntimeError
 from . import visibility
 from .chance import seeded_index
+from .values import Action
 
 __all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
 
@@ -314,6 +315,8 @@ def _play_plan(sample, start: int, steps, plan: _Plan, player: int, chooser):
         plan.before[index] = sample
         step = steps[index]
         if "chance" not in step.entry and not step.secret:
+            if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
+                return sample, index, None  # a label that reads what is hidden (a price) tells more
             after = sample.copy()
             if not after.apply(step.entry["action"]):
                 return sample, index, REFUSED
@@ -338,6 +341,19 @@ def _play_plan(sample, start: int, steps, plan: _Plan, player: int, chooser):
         plan.choices[index] = chosen
         sample = after
     return sample, None, None
+
+
+def _label_of(state, move: dict):
+    """The label `move` (a history entry's action) is listed with in `state`, or its own when it
+    is not legal there (the apply that follows refuses it)."""
+    try:
+        wanted = Action.from_json(move)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return move.get("label")
+    for action in state.legal_actions():
+        if action == wanted:
+            return action.label
+    return move.get("label")
 
 
 def _candidates(sample, step, planned, chooser) -> list:

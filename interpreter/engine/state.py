@@ -227,6 +227,12 @@ class State:
             return drawn_for[2]  # a re-dealt world (not reachable from its history) is in the player's set
         return infosets.information_state(self, player)
 
+    @property
+    def replayed(self) -> bool:
+        """False for a world `determinize` had to re-deal (its history could not be drawn
+        anew): it matches the player's observation now, not necessarily every earlier one."""
+        return self._drawn_for is None
+
     def determinize(self, player: int, seed: int) -> "State":
         """A full state consistent with everything `player` has seen: the game is played again
         from its history with hidden chance outcomes and the others' secret moves drawn anew
@@ -250,6 +256,8 @@ class State:
                 self.cache_legal(legal.legal_actions(self))
             except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
                 raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
+            except RuleRuntimeError as error:  # the contract (docs/api.md): located, state unchanged
+                raise RuleRuntimeError(_rule_error_text(error), pos=error.pos) from None
         actions = self._legal
         if player is not None and actions and actions[0].player != player:
             return []
@@ -266,10 +274,13 @@ class State:
             return Outcome(False, "game_over", "the game is over")
         if self.d["chance"] is not None:
             return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
-        action = _as_action(self, action)
+        try:
+            action = _as_action(self, action)
+            actions = self.legal_actions()
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
         if isinstance(action, Outcome):
             return action
-        actions = self.legal_actions()
         for candidate in actions:  # identity first: agents hand back the very object they were given
             if candidate is action:
                 break
