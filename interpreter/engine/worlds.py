@@ -27,6 +27,7 @@ __all__ = ["draw_world", "view_text", "make_move", "same_value"]
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
 MAX_EXCHANGES = 300  # pairs of hidden items tried to explain one observation
+MAX_BACKTRACKS = 8  # other answers given to earlier hidden moves per attempt
 
 
 def view_text(state, player: int) -> str:
@@ -91,13 +92,14 @@ def draw_world(state, player: int, steps, chooser):
     plan.deal_unseen(steps, state.rs.entities, chooser)
     sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
     failures: set = set()
+    backtracks = 0
     for _ in range(MAX_REPAIRS):
         sample, failed, seen_instead = _play_plan(sample, start, steps, plan, player, chooser)
         if failed is None:
             return sample
-        if (failed, seen_instead) in failures:
+        if (failed, seen_instead, backtracks) in failures:
             return None  # the repairs go round in a circle: draw again from the start
-        failures.add((failed, seen_instead))
+        failures.add((failed, seen_instead, backtracks))
         if seen_instead is REFUSED:
             start = _repair_refused(plan, failed, sample, steps[failed].entry["action"], player)
         elif seen_instead is None:
@@ -109,9 +111,28 @@ def draw_world(state, player: int, steps, chooser):
                 start = _repair(plan, failed, differences)
         if start is None:
             start = _repair_by_exchange(plan, failed, sample, steps[failed], player, chooser)
+        if start is None and backtracks < MAX_BACKTRACKS:
+            backtracks += 1
+            start = _answer_otherwise(plan, steps, failed, chooser)
         if start is None:
             return None
         sample = plan.before[start]
+    return None
+
+
+def _answer_otherwise(plan: _Plan, steps, failed: int, chooser):
+    """Nothing explains the failing step: give the latest hidden answer before it another
+    legal answer, at random, and play again from there (bounded by MAX_BACKTRACKS)."""
+    for index in range(failed - 1, -1, -1):
+        chosen = plan.choices[index]
+        if not steps[index].secret or chosen is None:
+            continue
+        others = sorted((action for action in plan.before[index].legal_actions()
+                         if action.player == chosen.player and action != chosen), key=lambda action: action.label)
+        if not others:
+            continue
+        plan.choices[index] = chooser.choice(others)
+        return index
     return None
 
 
@@ -268,7 +289,7 @@ def _repair_by_exchange(plan: _Plan, failed: int, sample, step, player: int, cho
     """A public move whose outcome depends on what is hidden (who may act next, a count): try
     exchanging two items between two places hidden from `player` just before the move, and
     exchange the draws of the first pair that makes the move look as it did."""
-    if "chance" in step.entry or step.secret:
+    if "chance" in step.entry:
         return None
     places: list = []
     for name, index in visibility.hidden_vars(sample.rs, sample.num_players, player):
@@ -284,11 +305,27 @@ def _repair_by_exchange(plan: _Plan, failed: int, sample, step, player: int, cho
         trial = sample.copy()
         _exchange(trial.vars, first, second)
         trial.touched()
-        if _applies(trial, step.entry["action"]) and view_text(trial, player) == step.seen:
+        if _looks_as_seen(trial, step, player):
             start = _repair(plan, failed, [(first, second)])
             if start is not None:
                 return start
     return None
+
+
+def _looks_as_seen(trial, step, player: int) -> bool:
+    """Whether the step's move (for another's hidden move: any answer of theirs) leaves the
+    player's observation as recorded in `trial`."""
+    if not step.secret:
+        return _applies(trial, step.entry["action"]) and view_text(trial, player) == step.seen
+    try:
+        answers = [action for action in trial.legal_actions() if action.player == step.entry["action"].get("player")]
+    except RuleRuntimeError:
+        return False
+    for action in answers:
+        after = trial.copy()
+        if _applies(after, action) and view_text(after, player) == step.seen:
+            return True
+    return False
 
 
 def _applies(trial, move) -> bool:
