@@ -54,11 +54,10 @@ def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
         return GameResult(seed, [], {}, 0, {}, f"set-up failed: {error}")
     actions = []
     while not state.is_terminal:
-        legal = state.legal_actions()
-        if not legal:
+        if not state.legal_action_ids():
             return GameResult(seed, [], {}, state.steps, state.vars,
                               f"no legal action in phase '{state.phase}' at step {state.steps}")
-        player = legal[0].player
+        player = state.current_player
         action = (agents[player] if player is not None else agents[0]).act(state, player)
         outcome = state.apply(action)
         if not outcome:

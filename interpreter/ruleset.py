@@ -78,6 +78,7 @@ class Ruleset:
     digest: str = ""  # of every rule file read (path and bytes), the modules chosen and --set overrides
     settings: dict = field(default_factory=dict)  # setting -> value (after overrides)
     overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
+    view: Any = None  # the compiled `view:` section (interpreter/view/spec.py)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded"):
         """Start a game. With chance="manual" the game stops at each chance node
@@ -99,6 +100,9 @@ def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dic
 
     validate_files(composed.trees)
     rs = compile_composed(composed)
+    from .view.spec import compile_view
+
+    rs.view = compile_view(rs)  # a bad view is a load error, with file:line:col
     if check:
         from .checks import run_checks
 

@@ -315,23 +315,28 @@ def _error_kinds(failed) -> dict:
 
 
 def _wins(completed, players: int) -> dict:
+    """Wins by seat and by agent. A player wins when it is among the game's winners: team-mates
+    win together (a shared win counts for each of them), not a draw. A game is a draw when
+    nobody wins or every player does."""
     wins = {str(p): 0 for p in range(players)}
     by_agent: dict = {}
-    draws = 0
+    draws = shared_wins = 0
     for r in completed:
         seats = r.get("agents") or []
         for agent in seats:
             by_agent.setdefault(agent, {"seats": 0, "wins": 0, "shared": 0})["seats"] += 1
-        if len(r["winners"]) == 1:
-            wins[str(r["winners"][0])] += 1
-            if seats:
-                by_agent[seats[r["winners"][0]]]["wins"] += 1
-        else:
+        winners = r["winners"]
+        if len(winners) in (0, players):
             draws += 1
-            for winner in r["winners"]:
-                if seats:
-                    by_agent[seats[winner]]["shared"] += 1
-    return {"wins_by_seat": wins, "wins_by_agent": by_agent, "draws": draws}
+            continue
+        shared = len(winners) > 1
+        shared_wins += shared
+        for winner in winners:
+            wins[str(winner)] += 1
+            if seats:
+                by_agent[seats[winner]]["wins"] += 1
+                by_agent[seats[winner]]["shared"] += shared
+    return {"wins_by_seat": wins, "wins_by_agent": by_agent, "draws": draws, "shared_wins": shared_wins}
 
 
 # ----------------------------------------------------------------------------- the command
@@ -411,10 +416,11 @@ def _print_summary(summary: dict, specs: list, args, out) -> None:
     print(f"games: {summary['games']}  completed: {summary['completed']}  errors: {summary['errors']}"
           + (f"  lost: {summary['lost']}" if summary["lost"] else ""), file=out)
     print("wins by seat: " + "  ".join(f"{k}: {v}" for k, v in summary["wins_by_seat"].items())
-          + f"  draws: {summary['draws']}", file=out)
+          + f"  draws: {summary['draws']}"
+          + (f"  shared wins: {summary['shared_wins']}" if summary["shared_wins"] else ""), file=out)
     if len(set(specs)) > 1 or args.rotate:
         print("wins by agent: " + "  ".join(
-            f"{a}: {v['wins']} of {v['seats']} seats" + (f" (+{v['shared']} shared)" if v["shared"] else "")
+            f"{a}: {v['wins']} of {v['seats']} seats" + (f" ({v['shared']} of them shared)" if v["shared"] else "")
             for a, v in summary["wins_by_agent"].items()), file=out)
     print(f"score: min {summary['score_min']}  mean {summary['score_mean']:.2f}  max {summary['score_max']}", file=out)
     print(f"steps per game: mean {summary['mean_steps']:.1f}  min {summary['min_steps']}  max {summary['max_steps']}",

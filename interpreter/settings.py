@@ -6,11 +6,14 @@ the command line, or `interpreter.load(..., settings={NAME: VALUE})`, overrides 
 
 Owns: parsing `NAME=VALUE`, checking an override (known name, same kind of value, inside the
 declared bounds), writing the overrides into a composed tree (without touching the files'
-shared trees), the values the compiler adds to the constants, and the `--set` flag of the CLI.
+shared trees), the values the compiler adds to the constants, the `--set` flag of the CLI, and
+`with_values`: a variant of a loaded Ruleset with settings, top-level vars' initial values or
+constants replaced, compiled from the rules already composed (no file is read again).
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import contextvars
 import numbers
 
@@ -20,7 +23,7 @@ from .errors import Diagnostic, Pos, RulebookError, suggest
 from .loader import Map, key_pos, pos_of, value_pos
 
 __all__ = ["parse_assignments", "overriding", "active_overrides", "add_set_flag",
-           "apply_overrides", "setting_values", "SETTINGS_STAGE"]
+           "apply_overrides", "setting_values", "with_values", "SETTINGS_STAGE"]
 
 SETTINGS_STAGE = "settings"
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("rulebook_settings", default=None)
@@ -137,3 +140,57 @@ def setting_values(tree) -> dict:
     """name -> value of every setting, for the compiler to add to the constants."""
     settings = tree.get("settings") or {}
     return {str(name): spec.get("value") for name, spec in settings.items() if isinstance(spec, dict)}
+
+
+def _copy_map(node: Map) -> Map:
+    """A shallow copy of a Map that keeps its positions (the original stays untouched)."""
+    copied = Map(node)
+    copied.pos, copied.kpos, copied.vpos = node.pos, dict(node.kpos), dict(node.vpos)
+    return copied
+
+
+def _var_with_value(spec, value) -> Map:
+    """A var declaration whose initial value is `value` (an `init` expression is dropped)."""
+    copied = _copy_map(spec) if isinstance(spec, Map) else Map()
+    copied.pop("init", None)
+    copied["value"] = value
+    return copied
+
+
+def with_values(rs, values: dict):
+    """A Ruleset like `rs` but for the given values: a declared setting (checked as `--set`
+    checks it), a top-level var's initial value (its `init` expression dropped), or a
+    constant. The rules `rs` composed are compiled again; no file is read, so the variant can
+    never mix in an edited file. Its digest is `rs.digest` with the values added. Raises
+    ValueError for a name that is none of these (with a suggestion), RulebookError for a
+    setting of the wrong kind or out of its bounds, or a value the rules cannot compile with."""
+    if not values:
+        return rs
+    from .compose import Composed
+    from .ruleset import compile_composed
+
+    tree = _copy_map(rs.tree)
+    sections = {section: tree.get(section) or {} for section in ("settings", "vars", "constants")}
+    for name in values:
+        if not any(name in names for names in sections.values()):
+            hint = suggest(name, [n for names in sections.values() for n in names])
+            raise ValueError(f"--set {name}: {rs.name} has no setting, top-level var or constant '{name}'"
+                             + (f" ({hint})" if hint else ""))
+    settings = {name: value for name, value in values.items() if name in sections["settings"]}
+    if settings:
+        tree["settings"] = _copy_map(sections["settings"])  # apply_overrides writes into it
+        apply_overrides(tree, {**rs.overrides, **settings})
+    for section in ("vars", "constants"):
+        names = [name for name in values if name in sections[section] and name not in settings]
+        if names:
+            tree[section] = _copy_map(sections[section])
+            for name in names:
+                old = tree[section][name]
+                tree[section][name] = _var_with_value(old, values[name]) if section == "vars" else values[name]
+    composed = Composed(folder=rs.folder, tree=tree, modules=rs.modules, files=list(rs.files),
+                        overrides={**rs.overrides, **settings})
+    variant = compile_composed(composed)
+    text = f"{rs.digest}|values:{sorted(values.items(), key=lambda item: item[0])!r}"
+    variant.digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    variant.warnings = list(rs.warnings)
+    return variant

@@ -125,7 +125,11 @@ def _assert_no_leak(table, seat, messages):
     for message in messages:
         if message.get("type") != "view":
             continue
-        text = json.dumps(message)
+        # the score rows' labels are the rule file's own text ("2. Governments, Universities, ..."),
+        # the same for every state: they are checked to be exactly those labels, then left out
+        labels = [label or row_id for row_id, label, _ in table.rs.score_rows]
+        assert message["view"]["scores"]["columns"] == ["player"] + labels + ["total"]
+        text = json.dumps(dict(message, view=dict(message["view"], scores=dict(message["view"]["scores"], columns=[]))))
         for word in secrets_at[message["view"]["step"]]:
             assert f'"{word}"' not in text and f" {word}," not in text and f", {word}\"" not in text, \
                 f"seat {seat} received hidden {word!r} at step {message['view']['step']}"

@@ -4,13 +4,15 @@ Every agent is seeded and never looks at what its player may not see: before any
 draws worlds consistent with the player's information (`State.determinize`: hidden chance
 outcomes and the others' secret moves drawn anew) and plays only in those; of the true state it
 reads only its own legal actions. Two states with the same `information_state(player)` give the
-same choice for the same seed. Agents use only `legal_actions()`, `apply()`, `copy()`, scores
-and the ruleset's heuristic.
+same choice for the same seed. Agents use only `legal_actions()`, `apply()`, `copy()`, the batch
+calls `legal_action_ids()`, `legal_action()`, `action_key()`, `apply_id()` and `undo()` (MCTS plays
+its iterations in place and takes the moves back), scores and the ruleset's heuristic.
 """
 from __future__ import annotations
 
 import math
 import random
+import time
 from typing import Optional
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "make_agent", "AGENTS"]
@@ -30,7 +32,8 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, state, player):
-        return self.rng.choice(state.legal_actions())
+        # the same draw as rng.choice(state.legal_actions()), without building every Action
+        return state.legal_action(self.rng.choice(state.legal_action_ids()))
 
 
 def _value(state, player) -> float:
@@ -84,9 +87,12 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7,
-                 worlds: int = 16):
+                 worlds: int = 16, seconds: Optional[float] = None):
         super().__init__(seed)
         self.iterations = iterations
+        # a time budget per move: no iteration starts once `seconds` have passed since the move
+        # began (at least one runs; `iterations` still caps them). Not reproducible across machines.
+        self.seconds = seconds
         self.rollout_limit = rollout_limit
         self.c = c  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
@@ -95,14 +101,21 @@ class MCTSAgent(Agent):
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         root = _Node()
         worlds = [state.determinize(player, self.rng.randrange(1 << 30))
                   for _ in range(max(1, min(self.worlds, self.iterations)))]
         for iteration in range(self.iterations):
-            sample = worlds[iteration % len(worlds)].copy()
-            path = self._descend(root, sample)
-            self._rollout(sample)
+            if deadline is not None and iteration and time.perf_counter() >= deadline:
+                break
+            # each iteration plays in a world with apply_id and takes every move back with
+            # undo: the world is never copied
+            sample = worlds[iteration % len(worlds)]
+            path, moves = self._descend(root, sample)
+            moves += self._rollout(sample)
             rewards = _rewards(sample, state.num_players)
+            if moves:
+                sample.undo(moves)
             root.visits += 1
             for child, mover in path:
                 child.visits += 1
@@ -110,46 +123,53 @@ class MCTSAgent(Agent):
         return max(actions, key=lambda action: (root.children.get(action.key, (_Node(),))[0].visits,
                                                  self.rng.random()))
 
-    def _descend(self, node, sample) -> list:
-        """Selection and expansion in `sample` (changed in place): the path of (node, mover)."""
+    def _descend(self, node, sample) -> tuple:
+        """Selection and expansion in `sample` (changed in place): the path of (node, mover)
+        and how many moves were made."""
         path = []
+        moves = 0
         while not sample.is_terminal:
-            legal = sample.legal_actions()
-            if not legal:
+            ids = sample.legal_action_ids()
+            if not ids:
                 break
             mover = sample.current_player
-            for action in legal:
-                entry = node.children.get(action.key)
+            keys = [sample.action_key(index) for index in ids]
+            for key in keys:
+                entry = node.children.get(key)
                 if entry is None:
-                    entry = node.children[action.key] = (_Node(), mover)
+                    entry = node.children[key] = (_Node(), mover)
                 entry[0].avail += 1
-            unvisited = [action for action in legal if node.children[action.key][0].visits == 0]
-            chosen = self.rng.choice(unvisited) if unvisited else self._best(node, legal)
-            sample.apply(chosen)
-            child, mover = node.children[chosen.key]
+            unvisited = [index for index in ids if node.children[keys[index]][0].visits == 0]
+            chosen = self.rng.choice(unvisited) if unvisited else self._best(node, keys)
+            if sample.apply_id(chosen):
+                moves += 1
+            child, mover = node.children[keys[chosen]]
             path.append((child, mover))
             node = child
             if unvisited:
                 break
-        return path
+        return path, moves
 
-    def _best(self, node, legal):
+    def _best(self, node, keys) -> int:
         best, best_score = None, -1e18
-        for action in legal:
-            child = node.children[action.key][0]
+        for index, key in enumerate(keys):
+            child = node.children[key][0]
             score = child.value / child.visits + self.c * math.sqrt(math.log(child.avail + 1) / child.visits)
             if score > best_score:
-                best, best_score = action, score
+                best, best_score = index, score
         return best
 
-    def _rollout(self, sample) -> None:
-        steps = 0
+    def _rollout(self, sample) -> int:
+        """Random moves until the game ends or `rollout_limit`; how many were made."""
+        steps = moves = 0
         while not sample.is_terminal and steps < self.rollout_limit:
-            legal = sample.legal_actions()
-            if not legal:
+            ids = sample.legal_action_ids()
+            if not ids:
                 break
-            sample.apply(self.rng.choice(legal))
+            if sample.apply_id(self.rng.choice(ids)):
+                moves += 1
             steps += 1
+        return moves
 
 
 def _rewards(state, players):

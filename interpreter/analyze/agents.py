@@ -3,35 +3,23 @@ per-move time budget (`mcts:time=0.05`) and restricted play (`--restrict`): an a
 chooses a given action kind or an action naming a given card, while another option is legal."""
 from __future__ import annotations
 
-import time
-
 from ..agents import MCTSAgent, make_agent
 
 __all__ = ["build_agent", "check_spec", "RestrictedAgent", "TimedMCTSAgent", "forbidden"]
 
 
 class TimedMCTSAgent(MCTSAgent):
-    """MCTS with a time budget per move. The generic MCTS runs a fixed number of iterations, so
-    this one sets that number before each move from the speed measured on earlier moves (it
-    starts with 20 iterations). Time-budgeted play depends on the machine: not reproducible."""
+    """MCTS with a time budget per move (`mcts:time=SECONDS`): the search starts no iteration
+    once SECONDS have passed since the move began, so a move takes the budget plus at most one
+    iteration (one descent and a rollout of at most ROLLOUT steps) and the set-up of its sampled
+    worlds; at least one iteration runs. Time-budgeted play depends on the machine and its load:
+    not reproducible."""
 
     name = "mcts"
+    MAX_ITERATIONS = 1_000_000
 
     def __init__(self, seed: int, seconds: float, rollout_limit: int = 400):
-        super().__init__(seed, iterations=20, rollout_limit=rollout_limit)
-        self.seconds = seconds
-        self.per_iteration = None
-
-    def act(self, state, player):
-        if self.per_iteration:
-            self.iterations = max(1, int(self.seconds / self.per_iteration))
-        started = time.perf_counter()
-        action = super().act(state, player)
-        spent = time.perf_counter() - started
-        if len(state.legal_actions()) > 1 and spent > 0:
-            measured = spent / self.iterations
-            self.per_iteration = measured if self.per_iteration is None else 0.7 * self.per_iteration + 0.3 * measured
-        return action
+        super().__init__(seed, iterations=self.MAX_ITERATIONS, rollout_limit=rollout_limit, seconds=seconds)
 
 
 def forbidden(action, restrict: str) -> bool:
@@ -53,7 +41,8 @@ def _names(value, target) -> bool:
 
 class _FilteredState:
     """The state as the restricted agent sees it: its legal actions leave out the forbidden
-    ones; everything else (determinize, copy, scores...) is the state's own."""
+    ones; the rest of the State's public API (determinize, copy, scores...) is the state's own.
+    Nothing private (a name starting with '_') is passed through."""
 
     def __init__(self, state, allowed):
         self._state = state
@@ -62,7 +51,18 @@ class _FilteredState:
     def legal_actions(self, player=None):
         return list(self._allowed)
 
+    def legal_action_ids(self):  # the batch calls agents use, over the allowed actions
+        return list(range(len(self._allowed)))
+
+    def legal_action(self, index):
+        return self._allowed[index]
+
+    def action_key(self, index):
+        return self._allowed[index].key
+
     def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
         return getattr(self._state, name)
 
 

@@ -1,5 +1,6 @@
 """Balance from game records: win rates by seat, by turn position and by agent, each with a
-Wilson 95 % interval and a χ² test of equality; draws, shared wins, tie-breakers; the score
+Wilson 95 % interval and a χ² test of equality (for seats and positions: that they are
+exchangeable, team-mates taken as one); draws, shared wins, tie-breakers; the score
 distributions of winners and losers; how many games a given interval width needs.
 
 A player wins when it is among the game's winners (team-mates win together). A game is a
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .stats import chi2_equal_rates, games_for_width, mean, quantiles, wilson
+from .stats import chi2_equal_rates, chi2_exchangeable, games_for_width, mean, quantiles, wilson
 
 __all__ = ["balance", "rate_table", "completed", "error_kinds"]
 
@@ -30,6 +31,32 @@ def rate_table(wins: dict, chances: dict) -> dict:
     return {"rates": rows, "chi2": test["chi2"], "dof": test["dof"], "p_value": test["p_value"]}
 
 
+MERGE_MIN_GAMES = 20  # units that won together in every one of at least this many games are one unit
+
+
+def _won_together(outcomes) -> list:
+    """Groups of units whose outcome was the same in every game (team-mates), in unit order;
+    with fewer than MERGE_MIN_GAMES games every unit stands alone."""
+    units = len(outcomes[0]) if outcomes else 0
+    if len(outcomes) < MERGE_MIN_GAMES:
+        return [[unit] for unit in range(units)]
+    groups: dict = {}
+    for unit in range(units):
+        groups.setdefault(tuple(row[unit] for row in outcomes), []).append(unit)
+    return sorted(groups.values())
+
+
+def with_exchangeable_test(table: dict, outcomes) -> dict:
+    """Replace a seat or position table's χ² by the test that its units are exchangeable
+    (stats.chi2_exchangeable), over groups of units that won together in every game."""
+    groups = _won_together(outcomes)
+    test = chi2_exchangeable([[row[group[0]] for group in groups] for row in outcomes])
+    table.update(chi2=test["chi2"], dof=test["dof"], p_value=test["p_value"], test="exchangeable units")
+    if any(len(group) > 1 for group in groups):
+        table["won_together"] = groups
+    return table
+
+
 def _is_draw(record, players: int) -> bool:
     return len(record["winners"]) in (0, players)
 
@@ -37,8 +64,11 @@ def _is_draw(record, players: int) -> bool:
 def balance(records, players: int) -> dict:
     done = completed(records)
     seat_wins, position_wins, agent_wins, agent_chances = {}, {}, {}, {}
+    seat_rows, position_rows = [], []
     for record in done:
         winners = set(record["winners"])
+        seat_rows.append([int(seat in winners) for seat in range(players)])
+        position_rows.append([int(seat in winners) for seat in record["start_order"]])
         for position, seat in enumerate(record["start_order"]):
             position_wins[position] = position_wins.get(position, 0) + (seat in winners)
         for seat, spec in enumerate(record["agents"]):
@@ -52,8 +82,8 @@ def balance(records, players: int) -> dict:
     tie_decided = sum(bool(r.get("tie_decided")) for r in done)
     out = {
         "games": len(records), "completed": len(done), "errors": len(records) - len(done),
-        "by_seat": rate_table(seat_wins, chances),
-        "by_position": rate_table(position_wins, chances),
+        "by_seat": with_exchangeable_test(rate_table(seat_wins, chances), seat_rows),
+        "by_position": with_exchangeable_test(rate_table(position_wins, chances), position_rows),
         "by_agent": rate_table(agent_wins, agent_chances) if len(agent_chances) > 1 else None,
         "draws": _count(draws, len(done)), "shared_wins": _count(shared, len(done)),
         "tie_breaker_decided": _count(tie_decided, len(done)),

@@ -107,7 +107,7 @@ def _analyze(args, out, err) -> int:
     except VariantError as exc:
         raise _Stop(str(exc)) from None
     config = RunConfig(args.ruleset, list(args.module), players, specs, args.seed, args.rotate, overrides,
-                       None, args.start_var)
+                       None, _start_var(rs, args.start_var))
     session = _Session(args, Store(args.db or DEFAULT_DB), jobs, err)
     try:
         records = session.records(rs, config, "analyze")
@@ -133,6 +133,21 @@ def _analyze(args, out, err) -> int:
     return 0 if report["completed"] else 1
 
 
+def _start_var(rs, given):
+    """--start-var, else the ruleset's `game.start_player`; it must be a top-level var that is
+    not per player. None: the start order is inferred from the first moves."""
+    from .coverage import definition_pos
+
+    name = given or (rs.tree.get("game") or {}).get("start_player")
+    if name is None:
+        return None
+    decl = rs.vars.get(name)
+    if decl is None or decl.per_player:
+        where = "--start-var" if given else f"game.start_player ({definition_pos(rs, 'game', 'start_player')})"
+        raise _Stop(f"{where}: '{name}' is not a top-level var of {rs.name} holding one seat")
+    return str(name)
+
+
 def _main_report(session, rs, config, records) -> dict:
     from .report import build_report
 
@@ -149,7 +164,14 @@ def _add_restrict(session, report, rs, config, records) -> None:
 
     if not session.args.restrict:
         return
-    restricted = dataclasses.replace(config, restrict=session.args.restrict)
+    name = session.args.restrict
+    if name not in rs.actions and name not in rs.entities:  # the Ruleset's public names
+        from ..errors import suggest
+
+        hint = suggest(name, list(rs.actions) + list(rs.entities))
+        raise _Stop(f"--restrict {name}: {rs.name} has no action kind or component '{name}'"
+                    + (f" ({hint})" if hint else ""))
+    restricted = dataclasses.replace(config, restrict=name)
     other = session.records(rs, restricted, f"restrict {session.args.restrict}")
     report["restricted_play"] = restrict_report(session.args.restrict, records, other)
 

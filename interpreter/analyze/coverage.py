@@ -1,11 +1,10 @@
 """Coverage and influence from game records: actions never legal or never chosen, dominant
 actions, phases never entered, components that never left their initial zone, components
 never named by a chosen action (among the types that actions name: a goal never claimed),
-each with the file:line of its definition; per-action and per-card use and the win rate of those who used
-or held them, with intervals.
-
-Not measured yet: procedures, defines and `if` branches never taken (they need a hook in the
-engine's executor)."""
+procedures never called, defines never evaluated and `if` branches never taken (counted by
+the engine's coverage hook, interpreter/engine/coverage.py, in the game itself), each with the
+file:line of its definition; per-action and per-card use and the win rate of those who used or
+held them, with intervals."""
 from __future__ import annotations
 
 import os
@@ -17,7 +16,7 @@ __all__ = ["coverage", "influence", "definition_pos"]
 
 DOMINANT = 0.95
 DOMINANT_MIN_DECISIONS = 20
-NOT_MEASURED = ["procedures never called", "defines never evaluated", "if-branches never taken"]
+RULE_PARTS = ("procedures_never_called", "defines_never_evaluated", "branches_never_taken")
 
 
 def definition_pos(rs, section: str, key, sub=None) -> str:
@@ -108,8 +107,52 @@ def coverage(rs, records, players: int, seed: int) -> dict:
         "components_never_moved": dead_cards,
         "components_never_in_play": never_in_play,
         "components_never_chosen": never_named,
-        "not_measured": NOT_MEASURED,
+        **rule_coverage(rs, done),
     }
+
+
+def _where(rs, pos) -> str:
+    """'davos/rules.yaml:34' for a Pos inside the ruleset folder (as definition_pos does)."""
+    if pos is None or not getattr(pos, "line", 0):
+        return "?"
+    folder = os.path.abspath(rs.folder)
+    path = os.path.abspath(pos.file)
+    if path.startswith(folder + os.sep):
+        path = os.path.relpath(path, os.path.dirname(folder))
+    else:
+        path = pos.file
+    return f"{path}:{pos.line}"
+
+
+def rule_coverage(rs, done) -> dict:
+    """Procedures, defines and `if` branches no game reached. Records made before the engine
+    counted them (no `covered` field) leave these lists out and say so in `not_measured`."""
+    from ..engine.coverage import points
+
+    measured = [r for r in done if "covered" in r]
+    if not measured:
+        return {"not_measured": ["procedures never called", "defines never evaluated",
+                                 "if-branches never taken"] if done else []}
+    hit = set()
+    for record in measured:
+        hit.update(record["covered"])
+    out: dict = {part: [] for part in RULE_PARTS}
+    out["rule_points"] = {"total": 0, "reached": 0}
+    for point in points(rs):
+        out["rule_points"]["total"] += 1
+        if point.key in hit:
+            out["rule_points"]["reached"] += 1
+        elif point.kind == "procedure":
+            out["procedures_never_called"].append(
+                {"procedure": point.name, "where": definition_pos(rs, "procedures", point.name)})
+        elif point.kind == "define":
+            out["defines_never_evaluated"].append(
+                {"define": point.name, "where": definition_pos(rs, "define", point.name)})
+        else:
+            out["branches_never_taken"].append({"branch": point.kind, "condition": point.name,
+                                                "where": _where(rs, point.pos)})
+    out["not_measured"] = []
+    return out
 
 
 def _rate(wins: float, games: int) -> dict:

@@ -136,7 +136,11 @@ def _balance_html(report) -> list:
             continue
         rows = [(k, r["wins"], r["games"], _pct(r["rate"]), _ci(r["ci"])) for k, r in table["rates"].items()]
         parts.append(_table([label, "wins", "games", "win rate", "95 % interval"], rows))
-        parts.append(f'<p class="note">χ² = {table["chi2"]:.2f} ({table["dof"]} d.f.), p = {table["p_value"]:.3g}</p>')
+        together = table.get("won_together")
+        tested = (" — tested as " + ", ".join("+".join(map(str, g)) for g in together)
+                  + " (they won together in every game)") if together else ""
+        parts.append(f'<p class="note">χ² = {table["chi2"]:.2f} ({table["dof"]} d.f.), '
+                     f'p = {table["p_value"]:.3g}{escape(tested)}</p>')
     rows = [(label, report[key]["count"], _pct(report[key]["rate"]), _ci(report[key]["ci"]))
             for key, label in (("draws", "draws"), ("shared_wins", "shared wins"),
                                ("tie_breaker_decided", "tie-breaker decided"))]
@@ -156,6 +160,8 @@ def _metrics_html(report) -> list:
     m = report["metrics"]
     rows = [("completion", _pct(m["completion"]["rate"])),
             ("mean length (steps)", f"{m['duration']['mean_steps']:.1f}"),
+            ("mean length (turns / rounds)", f"{m['duration'].get('mean_turns', 0):.1f} / {m['duration'].get('mean_rounds', 0):.1f}"
+             if "mean_rounds" in m["duration"] else "-"),
             ("mean branching factor", f"{m['branching']['mean']:.2f}"),
             ("decision moves", _pct(m["decision_moves"])),
             ("lead changes per game", f"{m['lead_changes']['mean_per_game']:.2f}"),
@@ -177,17 +183,27 @@ def _coverage_html(cov) -> list:
                              ("dominant_actions", "dominant action (chosen > 95 % when legal)", "action"),
                              ("phases_never_entered", "phase never entered", "phase"),
                              ("components_never_moved", "component never left its initial zone", "component"),
-                             ("components_never_chosen", "component never named by a chosen action", "component")):
+                             ("components_never_chosen", "component never named by a chosen action", "component"),
+                             ("procedures_never_called", "procedure never called", "procedure"),
+                             ("defines_never_evaluated", "define never evaluated", "define")):
         for item in cov.get(key) or []:
             rows.append((label, item[name], item.get("zone", ""), item["where"]))
+    for item in cov.get("branches_never_taken") or []:
+        rows.append((f"if-branch never taken ({item['branch']})", item["condition"], "", item["where"]))
     parts = ["<h2>Coverage</h2>"]
     parts.append(_table(["finding", "name", "zone", "defined at"], rows) if rows
-                 else "<p>Every action was legal and chosen, every phase entered, every component moved.</p>")
+                 else "<p>Every action was legal and chosen, every phase entered, every component moved, "
+                 "every procedure, define and if-branch reached.</p>")
     absent = cov.get("components_never_in_play") or {}
     if absent:
         parts.append('<p class="note">never in any var as a value (board elements, or cards of unused modules): '
                      + escape(", ".join(f"{t}: {len(ids)}" for t, ids in absent.items())) + "</p>")
-    parts.append('<p class="note">not measured: ' + escape(", ".join(cov["not_measured"])) + "</p>")
+    reached = cov.get("rule_points")
+    if reached:
+        parts.append(f'<p class="note">rule points reached (procedures, defines, if-branches): '
+                     f'{reached["reached"]} of {reached["total"]}</p>')
+    if cov.get("not_measured"):
+        parts.append('<p class="note">not measured: ' + escape(", ".join(cov["not_measured"])) + "</p>")
     return parts
 
 

@@ -61,6 +61,30 @@ def _decided_at(record):
     return 1 - run / len(leaders)
 
 
+def _turns_and_rounds(done, players: int) -> dict:
+    """Turns (maximal runs of decisions by one player) and rounds (turns / players) per game;
+    empty for records made before turns were counted."""
+    turns = [r["turns"] for r in done if "turns" in r]
+    if not turns:
+        return {}
+    rounds = [t / players for t in turns] if players else []
+    low, q1, median, q3, high = quantiles(rounds)
+    return {"mean_turns": mean(turns), "mean_rounds": mean(rounds),
+            "rounds": {"min": low, "q1": q1, "median": median, "q3": q3, "max": high,
+                       "histogram": length_histogram([round(value) for value in rounds])}}
+
+
+def _fair_rate(balance_report: dict, players: int) -> float:
+    """The win rate every position would have if none had an advantage: the mean over the
+    positions (1/players when each game has one winner; higher with shared wins, lower with
+    draws)."""
+    rows = balance_report["by_position"]["rates"].values()
+    games = sum(row["games"] for row in rows)
+    if not games:
+        return 1 / players if players else 0.0
+    return sum(row["wins"] for row in rows) / games
+
+
 def shape_metrics(records, players: int, balance_report: dict) -> dict:
     done = [r for r in records if not r.get("error")]
     steps = [r["steps"] for r in done]
@@ -70,7 +94,7 @@ def shape_metrics(records, players: int, balance_report: dict) -> dict:
     decided = [d for d in (_decided_at(r) for r in done) if d is not None]
     low, q1, median, q3, high = quantiles(steps)
     position = balance_report["by_position"]["rates"].get("0", {"wins": 0, "games": 0})
-    fair = 1 / players if players else 0
+    fair = _fair_rate(balance_report, players)
     diff = position["wins"] / position["games"] - fair if position["games"] else 0.0
     first_low, first_high = wilson(position["wins"], position["games"])
     seat_rates = [row["rate"] for row in balance_report["by_seat"]["rates"].values()]
@@ -78,7 +102,7 @@ def shape_metrics(records, players: int, balance_report: dict) -> dict:
         "completion": {"rate": len(done) / len(records) if records else 0.0,
                        "ci": list(wilson(len(done), len(records)))},
         "duration": {"mean_steps": mean(steps), "min": low, "q1": q1, "median": median, "q3": q3,
-                     "max": high, "histogram": length_histogram(steps)},
+                     "max": high, "histogram": length_histogram(steps), **_turns_and_rounds(done, players)},
         "branching": {"mean": mean(all_branching), "curve": branching_curve(done)},
         "decision_moves": sum(b > 1 for b in all_branching) / len(all_branching) if all_branching else 0.0,
         "lead_changes": {"mean_per_game": mean(lead), "rate": mean(lead_rate)},

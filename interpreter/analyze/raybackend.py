@@ -1,8 +1,9 @@
 """Games as Ray tasks (`--backend ray [--address ADDR]`); needs the optional extra
 `rulebook[ray]`.
 
-The rules travel with the tasks: the driver reads the ruleset folder's rule files once
-(their bytes), each worker writes them to a private folder and loads them from there, and
+The rules travel with the tasks: the driver reads the rule files the ruleset loaded once
+(their bytes, each through the loader's `safe_path` and `read_limited`: nothing outside the
+folder, no FIFO or device, nothing else in the folder), each worker writes them to a private folder and loads them from there, and
 checks the digest against the driver's: a cluster node never reads its own (possibly other)
 copy of the rules, and a mismatch fails the task instead of mixing versions. Games go out in
 small batches; each record comes back as its batch finishes and is written by the driver."""
@@ -13,22 +14,25 @@ import os
 __all__ = ["play_ray", "RayUnavailable", "snapshot_rules"]
 
 BATCH = 8
-RULE_SUFFIXES = (".yaml", ".yml")
 
 
 class RayUnavailable(RuntimeError):
     pass
 
 
-def snapshot_rules(folder: str) -> dict:
-    """{relative path: bytes} of every rule file under the ruleset folder."""
+def snapshot_rules(rs) -> dict:
+    """{path inside the ruleset folder: bytes} of every rule file the ruleset `rs` read when it
+    was loaded. Each is checked as the loader checks it (a path that now leaves the folder, a
+    symlink pointing out of it, a FIFO or a device is a RulebookError, never opened for reading).
+    A file edited since the load gives another digest, which the workers refuse."""
+    from ..loader import read_limited, safe_path
+
+    folder = os.path.abspath(rs.folder)
     files = {}
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            if name.endswith(RULE_SUFFIXES):
-                full = os.path.join(root, name)
-                with open(full, "rb") as handle:
-                    files[os.path.relpath(full, folder)] = handle.read()
+    for shown in rs.files:
+        relative = os.path.relpath(os.path.abspath(shown), folder)
+        full = safe_path(folder, relative, "rule file")
+        files[relative] = read_limited(full, shown)
     return files
 
 
@@ -50,10 +54,10 @@ def _materialize(files: dict, digest: str, modules, overrides: dict, folder_name
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
                 handle.write(data)
-        rs = load(folder, modules=list(modules), check=False)
+        rs = apply_overrides(load(folder, modules=list(modules), check=False, settings={}), overrides)
         if rs.digest != digest:
             raise RuntimeError(f"the rules shipped to this worker have digest {rs.digest}, not {digest}")
-        _LOADED[key] = apply_overrides(rs, overrides)
+        _LOADED[key] = rs
     return _LOADED[key]
 
 
@@ -92,7 +96,7 @@ def play_ray(rs, config, indices, address=None):
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise RayUnavailable(f"cannot start or join Ray{' at ' + address if address else ''}: {exc}") from None
     remote = ray.remote(_play_batch)
-    files = ray.put(snapshot_rules(rs.folder))
+    files = ray.put(snapshot_rules(rs))
     folder_name = os.path.basename(os.path.normpath(rs.folder))
     indices = list(indices)
     pending = [remote.remote(files, rs.digest, folder_name, config, indices[i:i + BATCH])

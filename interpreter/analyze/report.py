@@ -115,7 +115,11 @@ def _pct(value) -> str:
 def _rate_line(label: str, table: dict) -> str:
     cells = [f"{key}: {_pct(row['rate'])} [{_pct(row['ci'][0])}, {_pct(row['ci'][1])}]"
              for key, row in table["rates"].items()]
-    return f"{label}: " + "  ".join(cells) + f"   χ² = {table['chi2']:.2f}, p = {table['p_value']:.3g}"
+    together = table.get("won_together")
+    tested = (" (tested as " + ", ".join("+".join(map(str, group)) for group in together)
+              + ": they won together in every game)") if together else ""
+    return (f"{label}: " + "  ".join(cells)
+            + f"   χ² = {table['chi2']:.2f} ({table['dof']} d.f.), p = {table['p_value']:.3g}{tested}")
 
 
 def render_text(report: dict) -> str:
@@ -137,8 +141,10 @@ def render_text(report: dict) -> str:
     lines.append("games needed for a 95% interval of a win rate near 1/players: "
                  + ", ".join(f"{k}: {v}" for k, v in report["games_needed"].items()))
     m = report["metrics"]
+    rounds = (f", {m['duration']['mean_turns']:.1f} turns, {m['duration']['mean_rounds']:.1f} rounds"
+              if "mean_rounds" in m["duration"] else "")
     lines.append(f"length: mean {m['duration']['mean_steps']:.1f} steps (min {m['duration']['min']}, "
-                 f"max {m['duration']['max']}); branching: mean {m['branching']['mean']:.2f}; "
+                 f"max {m['duration']['max']}){rounds}; branching: mean {m['branching']['mean']:.2f}; "
                  f"lead changes per game: {m['lead_changes']['mean_per_game']:.2f}; "
                  f"first-mover advantage: {m['first_mover_advantage']['difference'] * 100:+.1f} points")
     lines.extend(_coverage_lines(report.get("coverage")))
@@ -178,9 +184,16 @@ def _coverage_lines(cov) -> list:
     for key, label, name in (("actions_never_legal", "action never legal", "action"),
                              ("actions_never_chosen", "action never chosen", "action"),
                              ("phases_never_entered", "phase never entered", "phase"),
-                             ("dominant_actions", "dominant action", "action")):
-        for item in cov[key]:
+                             ("dominant_actions", "dominant action", "action"),
+                             ("procedures_never_called", "procedure never called", "procedure"),
+                             ("defines_never_evaluated", "define never evaluated", "define")):
+        for item in cov.get(key) or []:
             lines.append(f"{label}: {item[name]} ({item['where']})")
+    for item in cov.get("branches_never_taken") or []:
+        lines.append(f"if-branch never taken: {item['branch']} of `if: {item['condition']}` ({item['where']})")
+    reached = cov.get("rule_points")
+    if reached:
+        lines.append(f"rule points reached (procedures, defines, if-branches): {reached['reached']} of {reached['total']}")
     dead = cov["components_never_moved"]
     if dead:
         lines.append(f"components never moved out of their initial zone: {len(dead)}")
@@ -197,5 +210,6 @@ def _coverage_lines(cov) -> list:
     if absent:
         lines.append("components never in any var as a value (board elements, or unused): "
                      + ", ".join(f"{typ} {len(ids)}" for typ, ids in absent.items()))
-    lines.append("not measured: " + ", ".join(cov["not_measured"]))
+    if cov.get("not_measured"):
+        lines.append("not measured: " + ", ".join(cov["not_measured"]))
     return lines

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..engine.coverage import Coverage, instrument
 from .agents import RestrictedAgent, build_agent
 
 __all__ = ["RunConfig", "play_recorded_game", "play_local", "seat_specs", "locate_components"]
@@ -110,6 +111,8 @@ class _Tracker:
         self.log_seen = 0
         self.initial: dict = {}
         self.moved: set = set()
+        self.turns = 0
+        self.last_player = None
 
     def start(self, state) -> None:
         self.initial = locate_components(state.vars, self.ids, self.per_player)
@@ -127,6 +130,9 @@ class _Tracker:
         player = action.player
         if player is not None and player not in self.first_moves:
             self.first_moves.append(player)
+        if player != self.last_player or not self.branching:  # a turn: one player's run of decisions
+            self.turns += 1
+            self.last_player = player
         self.branching.append(len(legal))
         kinds = list(dict.fromkeys(a.name for a in legal))  # ordered: same record in any process
         for kind in kinds:
@@ -185,8 +191,25 @@ def _leader(state) -> int:
     return top[0] if len(top) == 1 else -1
 
 
+_COVERAGE = Coverage()  # this process's recorder; records one game at a time
+_INSTRUMENTED: dict = {}  # id(rs) -> (rs, its counting copy)
+
+
+def counting_copy(rs):
+    """The copy of `rs` that counts procedures, defines and `if` branches (made once per process
+    and Ruleset: a forked worker inherits it)."""
+    hit = _INSTRUMENTED.get(id(rs))
+    if hit is None or hit[0] is not rs:
+        if len(_INSTRUMENTED) > 32:
+            _INSTRUMENTED.clear()
+        hit = _INSTRUMENTED[id(rs)] = (rs, instrument(rs, _COVERAGE))
+    return hit[1]
+
+
 def play_recorded_game(rs, config: RunConfig, index: int) -> dict:
-    """Play game `index` of a run (seed = config.seed + index) and return its record."""
+    """Play game `index` of a run (seed = config.seed + index) and return its record. The game
+    is played on the counting copy of the rules: `covered` lists the coverage keys it hit
+    (counted in the game itself, not in an agent's search or the report's score tracking)."""
     seed = config.seed + index
     specs = seat_specs(config, index)
     restricted = restricted_seat(config, index)
@@ -199,7 +222,9 @@ def play_recorded_game(rs, config: RunConfig, index: int) -> dict:
         for seat, spec in enumerate(specs):
             agent = build_agent(spec, seed * 1009 + seat)
             agents.append(RestrictedAgent(agent, config.restrict) if seat == restricted else agent)
-        state = rs.new_game(config.players, seed=seed)
+        played = counting_copy(rs)
+        _COVERAGE.start()
+        state = played.new_game(config.players, seed=seed)
         start_value = state.vars.get(config.start_var) if config.start_var else None
         tracker = _Tracker(rs, config.players)
         tracker.start(state)
@@ -208,6 +233,14 @@ def play_recorded_game(rs, config: RunConfig, index: int) -> dict:
             record["restricted_forced"] = agents[restricted].forced
     except Exception as exc:  # a game that fails is recorded as failed, never lost
         record["error"] = record["error"] or f"{type(exc).__name__}: {exc}"[:500]
+    try:
+        _finish_record(record, state, tracker, start_value)
+    finally:
+        _COVERAGE.stop()
+    return record
+
+
+def _finish_record(record, state, tracker, start_value) -> None:
     if tracker is not None:
         record.update(_tracker_fields(tracker, start_value))
     if state is not None:
@@ -215,7 +248,7 @@ def play_recorded_game(rs, config: RunConfig, index: int) -> dict:
         record["final_vars"] = _jsonable(state.vars)
         if record["error"] is None:
             _outcome(state, record)
-    return record
+        record["covered"] = sorted(_COVERAGE.counts)
 
 
 def _play(state, agents, tracker, record) -> None:
@@ -226,8 +259,9 @@ def _play(state, agents, tracker, record) -> None:
             return
         player = legal[0].player
         agent = agents[player if player is not None else 0]
-        action = agent.act(state, player)
-        tracker.decision(state, legal, action)
+        with _COVERAGE.paused():
+            action = agent.act(state, player)
+            tracker.decision(state, legal, action)
         outcome = state.apply(action)
         if not outcome:
             record["error"] = (f"{outcome.code}: {outcome.reason} (action {action.label} in phase "
@@ -252,7 +286,7 @@ def _tracker_fields(tracker, start_value) -> dict:
     return {"start_order": tracker.start_order(start_value), "actions": tracker.chosen,
             "legal": tracker.legal, "contested": tracker.contested, "branching": tracker.branching,
             "leaders": tracker.leaders, "card_uses": tracker.card_uses,
-            "phases": sorted(tracker.phases), "moved": sorted(tracker.moved)}
+            "phases": sorted(tracker.phases), "moved": sorted(tracker.moved), "turns": tracker.turns}
 
 
 def _jsonable(value):

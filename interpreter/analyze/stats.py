@@ -1,14 +1,15 @@
 """Statistics for balance reports, in plain Python (no SciPy): Wilson score intervals for a
 proportion, Newcombe's interval for a difference of two proportions, a normal interval for a
 difference of means, Pearson's χ² test of equal win rates with its p-value (the survival
-function of the χ² distribution through the regularized incomplete gamma function), and the
-number of games a given interval width needs."""
+function of the χ² distribution through the regularized incomplete gamma function), the χ²
+test that the seats (or positions) of a game are exchangeable, and the number of games a given
+interval width needs."""
 from __future__ import annotations
 
 import math
 
 __all__ = ["Z95", "wilson", "newcombe_diff", "mean_diff", "chi2_sf", "chi2_equal_rates",
-           "games_for_width", "mean", "stdev", "quantiles"]
+           "chi2_exchangeable", "games_for_width", "mean", "stdev", "quantiles"]
 
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 
@@ -136,6 +137,31 @@ def chi2_equal_rates(wins, trials) -> dict:
         statistic += (w - expected_win) ** 2 / expected_win + ((n - w) - expected_loss) ** 2 / expected_loss
     dof = len(pairs) - 1
     return {"chi2": statistic, "dof": dof, "p_value": chi2_sf(statistic, dof)}
+
+
+def chi2_exchangeable(outcomes) -> dict:
+    """Test that no unit (seat, turn position, team) is favoured, from `outcomes`: per game, a
+    list of 0/1 per unit (1 = among the winners). Under the null hypothesis a game with m
+    winners of k units picks them uniformly, so each unit wins with p = m/k and the units of one
+    game are dependent (sampling without replacement): Var(w_i) = p(1 - p) k/(k - 1) and
+    X = Σ (w_i − E)² / Σ_games p(1 − p) k/(k − 1) is χ² with k − 1 degrees of freedom. With one
+    winner per game this is the goodness-of-fit χ² of the winners' units; draws (no winner or
+    all) add nothing. (The k × 2 table of won / not won would count each game k times and
+    overstate χ² by k/(k − 1).)"""
+    games = [list(row) for row in outcomes]
+    units = len(games[0]) if games else 0
+    if units < 2:
+        return {"chi2": 0.0, "dof": max(units - 1, 0), "p_value": 1.0}
+    expected = variance = 0.0
+    for row in games:
+        share = sum(row) / units
+        expected += share
+        variance += share * (1 - share) * units / (units - 1)
+    if variance <= 0:
+        return {"chi2": 0.0, "dof": units - 1, "p_value": 1.0}
+    wins = [sum(row[unit] for row in games) for unit in range(units)]
+    statistic = sum((won - expected) ** 2 for won in wins) / variance
+    return {"chi2": statistic, "dof": units - 1, "p_value": chi2_sf(statistic, units - 1)}
 
 
 def games_for_width(rate: float, width: float, z: float = Z95) -> int:

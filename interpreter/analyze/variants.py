@@ -7,7 +7,6 @@ import dataclasses
 
 import yaml
 
-from ..errors import suggest
 
 __all__ = ["parse_override", "parse_sweep", "apply_overrides", "Variant", "parse_variant"]
 
@@ -39,52 +38,18 @@ def parse_sweep(text: str) -> tuple:
 
 
 def apply_overrides(rs, overrides: dict):
-    """A Ruleset that differs from `rs` only by the given initial values. Vars are replaced on a
-    copy of the loaded Ruleset; constants are compiled into the expressions, so overriding one
-    recompiles the already composed tree (its files are not read again)."""
-    if not overrides:
-        return rs
-    settings = {k: v for k, v in overrides.items() if k in getattr(rs, "settings", {})}
-    if settings:  # a declared setting: loaded as `--set` does elsewhere (checked, bounds, digest)
-        from ..ruleset import load
+    """A Ruleset that differs from `rs` only by the given values (settings, top-level vars'
+    initial values, constants): `interpreter.settings.with_values`, the public way to make such a
+    variant without reading the files again."""
+    from ..errors import RulebookError
+    from ..settings import with_values
 
-        rs = load(rs.folder, modules=list(rs.modules), settings={**rs.overrides, **settings})
-        overrides = {k: v for k, v in overrides.items() if k not in settings}
-    var_values = {k: v for k, v in overrides.items() if k in rs.vars}
-    constants = {k: v for k, v in overrides.items() if k not in rs.vars}
-    known = list(rs.vars) + list(_constants(rs))
-    for name in constants:
-        if name not in _constants(rs):
-            hint = suggest(name, known)
-            raise VariantError(f"--set {name}: no top-level var or constant '{name}' in {rs.name}"
-                               + (f" ({hint})" if hint else ""))
-    if constants:
-        rs = _recompile_with_constants(rs, constants)
-    new_vars = dict(rs.vars)
-    for name, value in var_values.items():
-        new_vars[name] = dataclasses.replace(rs.vars[name], value=value, init=None)
-    return dataclasses.replace(rs, vars=new_vars, init_templates={})
-
-
-def _constants(rs) -> dict:
-    tree = getattr(rs, "tree", None)
-    return dict(tree.get("constants") or {}) if tree is not None else {}
-
-
-def _recompile_with_constants(rs, constants: dict):
-    import copy
-
-    from ..compose import Composed
-    from ..ruleset import compile_composed
-
-    tree = copy.copy(rs.tree)  # a shallow copy: only the constants section is replaced
-    section = copy.copy(tree["constants"])
-    for name, value in constants.items():
-        section[name] = value
-    tree["constants"] = section
-    composed = Composed(folder=rs.folder, tree=tree, modules=rs.modules, files=list(rs.files))
-    new = compile_composed(composed)
-    return dataclasses.replace(new, digest=rs.digest, warnings=rs.warnings)
+    try:
+        return with_values(rs, overrides)
+    except ValueError as exc:
+        raise VariantError(str(exc)) from None
+    except RulebookError as exc:
+        raise VariantError("; ".join(d.message for d in exc.diagnostics)) from None
 
 
 @dataclasses.dataclass

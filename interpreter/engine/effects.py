@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..errors import RuleRuntimeError
 from .chance import ChanceNeeded, draw
 from .frames import effect_frame, for_frame
-from .values import fmt, render
+from .values import SCALARS, fmt, render
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
@@ -329,10 +329,15 @@ def _enter(state, effect, frame, game_vars, names):
 
 
 def _log(state, effect, frame, game_vars, names):
-    log = state.d["log"]
-    log.append(render(effect.parts, game_vars, names))
-    if len(log) > LOG_LIMIT:
-        del log[:LOG_LIMIT // 2]
+    # the values are read now; the line is joined when the log is read (state.log)
+    pieces = []
+    for part in effect.parts:
+        if type(part) is not str:
+            part = part.fn(game_vars, names)
+            if type(part) not in SCALARS:
+                part = fmt(part)
+        pieces.append(part)
+    state.note(tuple(pieces))
     return True
 
 

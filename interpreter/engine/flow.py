@@ -27,7 +27,7 @@ def push_phase(state, phase_id: str, sub: bool) -> None:
     data = state.d
     data["stack"].append(phase_frame(phase_id, sub))
     data["vars"]["current_phase"] = phase_id
-    data["log"].append(f"— {state.rs.phases[phase_id].label} —")
+    state.note(f"— {state.rs.phases[phase_id].label} —")
 
 
 def end_phase(state) -> None:

@@ -2,34 +2,39 @@
 
 The actions of the player to act are enumerated parameter by parameter, each requirement
 checked as soon as the parameters it reads are bound (so whole branches are pruned); a
-`fallback` action is offered only when nothing else is. Labels that read the game's state are
-rendered here, from the state at listing time.
+parameter's values that do not depend on the parameters before it are computed once per
+action; a `fallback` action is offered only when nothing else is. A label that reads the game's
+state keeps the state it was listed in and is rendered when first read (State renders the
+ones it handed out before it changes: `Action.settle`).
 
-Owns: `legal_actions` (a pending decision's options or the phase's actions), `actions_for`,
+A legal action is listed as a *move*: the tuple `(name, args, label, template, context)` that
+`Action.listed` takes (with the player); the `Action` objects are built only when somebody asks
+for them (`State.legal_actions`), and `State.legal_action_ids` / `apply_id` use the moves alone.
+
+Owns: `legal_moves` (a pending decision's options or the phase's actions), `actions_for`,
 `refusal` (why an action that is not legal is refused).
 """
 from __future__ import annotations
 
 from ..errors import RuleRuntimeError
 from .frames import top_phase
-from .values import SCALARS, Action, Outcome, fmt, freeze, render, render_label, thaw
+from .values import SCALARS, Outcome, fmt, freeze, thaw
 
-__all__ = ["legal_actions", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
+__all__ = ["legal_moves", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
 
 MAX_PARAM_COMBINATIONS = 20_000
 
 
-def legal_actions(state) -> list:
-    """Every legal action now (all of the one player to act)."""
+def legal_moves(state) -> list:
+    """Every legal move now (all of the one player to act, `state.current_player`)."""
     data = state.d
     if data["terminal"] or data["chance"] is not None:
         return []
     state.rs.budget.reset()
     pending = data["pending"]
     if pending is not None:
-        player = pending["player"]
         labels = pending.get("labels")
-        return [Action.listed("choose", (("value", freeze(option)),), player, labels[index] if labels else None)
+        return [("choose", (("value", freeze(option)),), labels[index] if labels else None, None, None)
                 for index, option in enumerate(pending["options"])]
     frame = top_phase(data["stack"])
     if frame is None or frame.get("player") is None:
@@ -38,7 +43,7 @@ def legal_actions(state) -> list:
 
 
 def actions_for(state, phase, player, frame) -> list:
-    """The legal actions of `player` in `phase` (fallbacks only when nothing else is legal)."""
+    """The legal moves of `player` in `phase` (fallbacks only when nothing else is legal)."""
     ruleset = state.rs
     game_vars = state.d["vars"]
     found: list = []
@@ -50,21 +55,24 @@ def actions_for(state, phase, player, frame) -> list:
         if not all(check(game_vars, names) for check in action.req_levels[0]):
             continue
         if not action.params:
-            target.append(_listed(action, (), player, game_vars, names))
+            target.append(_listed(action, (), game_vars, names))
         elif len(action.params) == 1 and not action.req_levels[1] and (not action.label_parts or action.label_static):
-            _one_parameter(state, action, player, game_vars, names, target)
+            _one_parameter(state, action, game_vars, names, target)
         else:
-            _enumerate(state, action, player, game_vars, names, 0, target)
+            _enumerate(state, action, game_vars, names, 0, target, [None] * len(action.params))
     return found or fallbacks
 
 
-def _listed(action, args, player, game_vars, names) -> Action:
+def _listed(action, args, game_vars, names) -> tuple:
+    """The move of `action` with `args`: its label rendered now if it reads the state."""
     parts = action.label_parts
     if not parts:
-        return Action.listed(action.id, args, player)
+        return (action.id, args, None, None, None)
     if action.label_static:  # reads only the parameters and the player: rendered when read
-        return Action.listed(action.id, args, player, template=parts)
-    return Action.listed(action.id, args, player, label=render_label(parts, game_vars, names, action.id, args))
+        return (action.id, args, None, parts, None)
+    # reads the state: rendered when read, from the state as it is now (State settles the
+    # labels of the actions it handed out before it changes)
+    return (action.id, args, None, parts, (game_vars, dict(names)))
 
 
 def _domain(state, handle, game_vars, names):
@@ -78,32 +86,52 @@ def _domain(state, handle, game_vars, names):
     return state.rs.budget.take(domain)
 
 
-def _one_parameter(state, action, player, game_vars, names, target) -> None:
+def _one_parameter(state, action, game_vars, names, target) -> None:
     """The common case made fast: one parameter, no requirement on it, no state in the label."""
     name, handle = action.params[0]
     parts = action.label_parts or None
-    listed = Action.listed
-    target.extend([listed(action.id, ((name, value if type(value) in SCALARS else freeze(value)),), player,
-                          None, parts) for value in _domain(state, handle, game_vars, names)])
+    action_id = action.id
+    target.extend([(action_id, ((name, value if type(value) in SCALARS else freeze(value)),), None, parts, None)
+                   for value in _domain(state, handle, game_vars, names)])
 
 
-def _enumerate(state, action, player, game_vars, names, level, target) -> None:
+def _enumerate(state, action, game_vars, names, level, target, domains, prefix=()) -> None:
+    """The moves of `action` with its parameters from `level` on (`prefix`: the (name, value)
+    pairs bound before it); `domains[k]` keeps the values of parameter k once computed, when
+    they do not read the parameters before it."""
     params = action.params
     name, handle = params[level]
     checks = action.req_levels[level + 1]
     last = level == len(params) - 1
-    for value in _domain(state, handle, game_vars, names):
+    domain = domains[level]
+    if domain is None:
+        domain = _domain(state, handle, game_vars, names)
+        if level and not handle.names & _earlier_names(action, level):
+            domains[level] = domain
+    else:
+        state.rs.budget.take(domain)  # every value tried is charged, as when it is computed
+    fixed_label = not action.label_parts or action.label_static
+    for value in domain:
         names[name] = value
-        if not all(check(game_vars, names) for check in checks):
-            continue
-        if not last:
-            _enumerate(state, action, player, game_vars, names, level + 1, target)
-            continue
-        if len(target) >= MAX_PARAM_COMBINATIONS:
-            raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations")
-        args = tuple([(param, freeze(names[param])) for param, _ in params])
-        target.append(_listed(action, args, player, game_vars, names))
+        for check in checks:
+            if not check(game_vars, names):
+                break
+        else:
+            args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
+            if not last:
+                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
+            elif len(target) >= MAX_PARAM_COMBINATIONS:
+                raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal "
+                                       "combinations")
+            elif fixed_label:
+                target.append((action.id, args, None, action.label_parts or None, None))
+            else:
+                target.append(_listed(action, args, game_vars, names))
     names.pop(name, None)
+
+
+def _earlier_names(action, level) -> set:
+    return {name for name, _ in action.params[:level]}
 
 
 def refusal(state, action) -> Outcome:

@@ -1,6 +1,8 @@
 """The state of a game in progress: plain JSON data (`State.d`: the game's vars, the stack of
-frames, the pending decision or chance node, the step count, the seeded RNG, the log) and the
-public API over it: queries, legal actions, atomic `apply`, chance nodes, copy/JSON/hash/diff.
+frames, the pending decision or chance node, the step count, the seeded RNG) and the public API
+over it: queries, legal actions, atomic `apply`, chance nodes, copy/JSON/hash/diff. The log is
+kept beside the data (shared by copies until one of them writes to it) and its lines are built
+only when it is read.
 
 Owns: setting a game up, the atomic contract of `apply` and `apply_chance` (a refused move or a
 failing rule leaves the state exactly as before), the history of moves and chance outcomes,
@@ -17,7 +19,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, infosets, legal, scoring, visibility
 from .chance import index_of, outcomes_of
-from .effects import ENGINE_ERRORS, RuleFailure, describe_error, run_block
+from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure, describe_error, run_block
 from .frames import top_phase
 from .saves import SAVE_FORMAT, SaveError, check_saved
 from .values import OK, SCALARS, Action, Outcome, fmt, thaw
@@ -35,14 +37,21 @@ class State:
     """A game in progress. `d` is plain JSON data; everything else is derived from it. The
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
-    __slots__ = ("rs", "d", "_legal", "_legal_step", "waiting", "_history", "_drawn_for")
+    __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_log",
+                 "_log_shared", "_undo", "_handed", "_mover")
 
-    def __init__(self, ruleset, data: dict):
+    def __init__(self, ruleset, data: dict, log: Optional[list] = None):
         self.rs = ruleset  # the compiled Ruleset (read-only)
         self.d = data  # the plain JSON data of the game
-        self._legal = None
+        self._log = log if log is not None else []  # lines, or (pieces) rendered when read
+        self._log_shared = False  # another state (a copy, an undo point) holds the same list
+        self._legal = None  # the Action objects of the legal moves, once asked for
+        self._moves_now = None  # the legal moves (legal.py), listed once per step
+        self._mover = None  # the player the legal moves are for
         self._legal_step = -1
-        self.waiting = None  # the legal actions found by the flow when it stopped
+        self._undo: list = []  # (data, history, log, log length) before each move made with apply_id
+        self._handed: dict = {}  # id -> Action of the actions built alone (legal_action) this step
+        self.waiting = None  # the legal moves found by the flow when it stopped
         self._history = None  # a chain (earlier, entry), shared by copies
         self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
 
@@ -58,7 +67,7 @@ class State:
             raise ValueError("chance is 'seeded' or 'manual'")
         game_vars: dict = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
         data = {"vars": game_vars, "stack": [], "pending": None, "chance": None, "terminal": False, "step": 0,
-                "seed": str(seed), "rng": [str(seed), 0] if chance == "seeded" else None, "log": [], "error": None}
+                "seed": str(seed), "rng": [str(seed), 0] if chance == "seeded" else None, "error": None}
         state = cls(ruleset, data)
         ruleset.budget.reset()
         _initial_vars(ruleset, players, game_vars)
@@ -71,6 +80,7 @@ class State:
         that phase, which is entered (its `on_enter` runs) and played until a decision."""
         if phase_id not in self.rs.phases:
             raise KeyError(phase_id)
+        self._settle_labels()
         self.d.update(stack=[], pending=None, chance=None, terminal=False)
         flow.push_phase(self, phase_id, sub=False)
         flow.run(self)
@@ -81,6 +91,7 @@ class State:
         actions are found again."""
         self._legal_step = -1
         self._legal = None
+        self._moves_now = None
 
     # ------------------------------------------------------------------ plain data
     @property
@@ -98,16 +109,34 @@ class State:
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
     def copy(self) -> "State":
-        twin = State(self.rs, marshal.loads(marshal.dumps(self.d, _NOREF)))
+        twin = State(self.rs, marshal.loads(marshal.dumps(self.d, _NOREF)), self._log)
         twin._history = self._history
+        self._log_shared = twin._log_shared = True
         return twin
+
+    def note(self, entry) -> None:
+        """Add a line to the log: a text, or a tuple of pieces (texts and values, joined when
+        the log is read). The oldest half goes when the log exceeds LOG_LIMIT lines."""
+        if self._log_shared:
+            self._log = list(self._log)
+            self._log_shared = False
+        log = self._log
+        log.append(entry)
+        if len(log) > LOG_LIMIT:  # a new list: an undo point may still need the old one's lines
+            self._log = log[LOG_LIMIT // 2:]
+
+    def _log_back(self, log: list, length: int) -> None:
+        """Put the log back to its first `length` lines of `log` (a list only ever grows in
+        place while this state owns it, so those lines are still there)."""
+        self._log = log if len(log) == length else log[:length]
+        self._log_shared = self._log is log and self._log_shared
 
     def to_json(self) -> str:
         # keys keep their order: iterating a map follows insertion order, so a sorted dump
         # would make a resumed game diverge from the original
         return json.dumps({"format": SAVE_FORMAT, "ruleset": self.rs.name, "modules": list(self.rs.modules),
                            "digest": self.rs.digest, "settings": dict(getattr(self.rs, "overrides", {}) or {}),
-                           "state": self.d, "history": self.history()},
+                           "state": self.plain(), "history": self.history()},
                           separators=(",", ":"))
 
     @classmethod
@@ -115,7 +144,8 @@ class State:
         """A state read back from `to_json`; raises SaveError (with the reason) when the text is
         not a save of this ruleset."""
         data = check_saved(ruleset, text)
-        state = cls(ruleset, data["state"])
+        log = data["state"].pop("log")
+        state = cls(ruleset, data["state"], [str(line) for line in log])
         for entry in data.get("history") or []:
             state._history = (state._history, entry)
         return state
@@ -134,13 +164,17 @@ class State:
                 raise HistoryError(index, f"{outcome.code}: {outcome.reason}", state)
         return state
 
+    def plain(self) -> dict:
+        """The whole state as plain JSON data: `d` with the log's lines."""
+        return dict(self.d, log=self.log)
+
     def hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.d, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(self.plain(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
     def diff(self, other: "State") -> list:
         """Paths whose values differ between two states: [(path, mine, theirs)]."""
         out: list = []
-        _diff(self.d, other.d, "", out)
+        _diff(self.plain(), other.plain(), "", out)
         return out
 
     def history(self) -> list:
@@ -174,8 +208,13 @@ class State:
 
     @property
     def current_player(self) -> Optional[int]:
-        players = self.current_players
-        return players[0] if players else None
+        data = self.d
+        if data["terminal"] or data["chance"] is not None:
+            return None
+        if data["pending"] is not None:
+            return data["pending"]["player"]
+        frame = top_phase(data["stack"])
+        return frame.get("player") if frame is not None else None
 
     @property
     def phase(self) -> Optional[str]:
@@ -201,7 +240,12 @@ class State:
 
     @property
     def log(self) -> list:
-        return self.d["log"]
+        """The log's lines (a new list; the lines are built here, once, when first read)."""
+        log = self._log
+        for index, entry in enumerate(log):
+            if type(entry) is not str:
+                log[index] = "".join(map(fmt, entry))  # the same line for every state sharing it
+        return list(log)
 
     def scores(self) -> dict:
         """{player: {"total": n, "rows": {row: n}}}"""
@@ -249,56 +293,151 @@ class State:
         return handle.fn(self.d["vars"], local_names or {})
 
     # ------------------------------------------------------------------ legal actions
-    def legal_actions(self, player: Optional[int] = None) -> list:
-        """The legal actions of the player to act (of `player` only, if given)."""
-        if self._legal_step != self.d["step"] or self._legal is None:
+    def _moves(self) -> list:
+        """The legal moves now (legal.py), listed once per step."""
+        if self._legal_step != self.d["step"] or self._moves_now is None:
             try:
-                self.cache_legal(legal.legal_actions(self))
+                self.cache_legal(legal.legal_moves(self))
             except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
                 raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
             except RuleRuntimeError as error:  # the contract (docs/api.md): located, state unchanged
                 raise RuleRuntimeError(_rule_error_text(error), pos=error.pos) from None
+        return self._moves_now
+
+    def legal_actions(self, player: Optional[int] = None) -> list:
+        """The legal actions of the player to act (of `player` only, if given)."""
+        moves = self._moves()
         actions = self._legal
+        if actions is None:
+            mover = self._mover
+            listed = Action.listed
+            actions = self._legal = [listed(name, args, mover, label, template, context)
+                                     for name, args, label, template, context in moves]
         if player is not None and actions and actions[0].player != player:
             return []
         return actions
 
-    def cache_legal(self, actions) -> None:
-        self._legal = actions
+    def legal_action_ids(self) -> list:
+        """The legal actions as integers, without building an Action: id `i` is
+        `legal_actions()[i]` (the order of listing). These ids are positions, valid for this
+        state only; the adapters' `ActionSpace` gives every action a fixed id across states."""
+        return list(range(len(self._moves())))
+
+    def legal_action(self, index: int) -> Action:
+        """The legal action with id `index` (`legal_actions()[index]`, built alone)."""
+        moves = self._moves()
+        actions = self._legal
+        if actions is not None:
+            return actions[index]
+        action = self._handed.get(index)
+        if action is None:  # kept: apply() finds it at once, and its label is settled in time
+            name, args, label, template, context = moves[index]
+            action = self._handed[index] = Action.listed(name, args, self._mover, label, template, context)
+        return action
+
+    def action_key(self, index: int) -> tuple:
+        """(name, args) of the legal action with id `index`: `legal_action(index).key`."""
+        move = self._moves()[index]
+        return move[0], move[1]
+
+    def cache_legal(self, moves) -> None:
+        self._moves_now = moves
+        self._mover = self.current_player
+        self._legal = None
+        self._handed = {}
         self._legal_step = self.d["step"]
 
     # ------------------------------------------------------------------ apply
     def apply(self, action) -> Outcome:
         """Apply one action atomically. Refused actions leave the state unchanged."""
+        data = self.d
+        if data["terminal"] or data["chance"] is not None:
+            return self._refused_now()
+        try:  # a failing listing is a rule_error refusal, never an exception (docs/api.md)
+            if type(action) is not Action:
+                action = _as_action(self, action)
+                if isinstance(action, Outcome):
+                    return action
+            index = self._index_of(action, self._moves())
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
+        if index < 0:
+            return legal.refusal(self, action)
+        mover = self._mover
+        if action.player is not None and action.player != mover:
+            return Outcome(False, "not_your_turn", f"it is player {mover}'s turn")
+        return self._atomically(self._apply_move, index)
+
+    def apply_id(self, index: int) -> Outcome:
+        """Apply the legal action with id `index` (see `legal_action_ids`) atomically, and keep
+        the state before it for `undo()`. Refused (state unchanged) when there is no such id."""
+        refused = self._refused_now()
+        if refused is not None:
+            return refused
+        try:
+            listed = len(self._moves())
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
+        if type(index) is not int or not 0 <= index < listed:
+            return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
+        return self._atomically(self._apply_move, index, undoable=True)
+
+    def undo(self, moves: int = 1) -> Outcome:
+        """Take back the last `moves` moves made with `apply_id` (moves made with `apply` keep
+        no undo point): the state is again exactly what it was before them."""
+        if type(moves) is not int or not 1 <= moves <= len(self._undo):
+            return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
+                                                     f"taken back, not {moves!r}"[:200])
+        point = self._undo[-moves]
+        del self._undo[-moves:]
+        snapshot, self._history, log, log_length = point
+        self.d = marshal.loads(snapshot)
+        self._log_back(log, log_length)
+        self.touched()
+        return OK
+
+    def _settle_labels(self) -> None:
+        """The state is about to change: the actions handed out render their labels now if
+        they read the state (a label is the one of the state the action was listed in)."""
+        for action in self._legal or ():
+            action.settle()
+        for action in self._handed.values():
+            action.settle()
+
+    def _refused_now(self) -> Optional[Outcome]:
         if self.d["terminal"]:
             return Outcome(False, "game_over", "the game is over")
         if self.d["chance"] is not None:
             return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
-        try:
-            action = _as_action(self, action)
-            actions = self.legal_actions()
-        except RuleRuntimeError as error:
-            return Outcome(False, "rule_error", str(error))
-        if isinstance(action, Outcome):
-            return action
-        for candidate in actions:  # identity first: agents hand back the very object they were given
-            if candidate is action:
-                break
-        else:
-            if action not in actions:
-                return legal.refusal(self, action)
-            if action.player is not None and action.player != actions[0].player:
-                return Outcome(False, "not_your_turn", f"it is player {actions[0].player}'s turn")
-            action = actions[actions.index(action)]  # the listed one, with its label
-        return self._atomically(self._apply_legal, action, actions[0].player)
+        return None
 
-    def _atomically(self, change, *args) -> Outcome:
-        """Run `change(*args)`; on a refusal or any error inside a rule, put everything back."""
+    def _index_of(self, action, moves) -> int:
+        """The position of `action` among the legal moves, or -1."""
+        actions = self._legal
+        if actions is not None:  # identity first: agents hand back the very object they were given
+            for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return index
+        for index, candidate in self._handed.items():
+            if candidate is action:
+                return index
+        name, args = action.name, action.args
+        for index, move in enumerate(moves):
+            if move[1] == args and move[0] == name:
+                return index
+        return -1
+
+    def _atomically(self, change, *args, undoable: bool = False) -> Outcome:
+        """Run `change(*args)`; on a refusal or any error inside a rule, put everything back.
+        With `undoable`, the state before a change that went through is kept for `undo()`."""
         snapshot = marshal.dumps(self.d, _NOREF)
         if len(snapshot) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
             return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
+        self._settle_labels()
         history = self._history
+        log = self._log
+        log_length = len(log)
         try:
             change(*args)
         except RuleFailure as failure:
@@ -306,27 +445,36 @@ class State:
         except _RULE_ERRORS as error:
             outcome = Outcome(False, "rule_error", _rule_error_text(error))
         else:
+            if undoable:
+                self._undo.append((snapshot, history, log, log_length))
             return OK
         self.d = marshal.loads(snapshot)
         self._history = history
+        self._log_back(log, log_length)
         self.touched()
         return outcome
 
-    def _apply_legal(self, action: Action, player: int) -> None:
+    def _apply_move(self, index: int) -> None:
         data = self.d
+        move = self._moves_now[index]
+        name, args = move[0], move[1]
+        player = self._mover
+        actions = self._legal
+        entry = actions[index] if actions is not None else self.legal_action(index)  # the listed one, with its label
+        entry.settle()
         self._count_step()
-        self._history = (self._history, action)
+        self._history = (self._history, entry)
         pending = data["pending"]
         if pending is not None:
-            value = thaw(dict(action.args)["value"])
+            value = thaw(dict(args)["value"])
             data["pending"] = None
             data["stack"][pending["frame"]]["locals"][pending["bind"]] = value
             flow.run(self)
             return
         frame = top_phase(data["stack"])
-        rule = self.rs.actions[action.name]
+        rule = self.rs.actions[name]
         local_names = {"player": player, "round": frame.get("round", 1)}
-        for key, value in action.args:
+        for key, value in args:
             local_names[key] = value if type(value) in SCALARS else thaw(value)
         frame["acted"] = frame.get("acted", 0) + 1
         run_block(self, rule.block, local_names)

@@ -89,12 +89,12 @@ def _end_turn(state, frame, phase) -> bool:
     when the phase ends because nobody can act."""
     data = state.d
     if frame["acted"] == 0:
-        data["log"].append(f"player {frame['player']} cannot act and is skipped")
+        state.note(("player ", frame["player"], " cannot act and is skipped"))
         frame["empty_turns"] += 1
         # (a whole round of empty turns ends it too: `on_turn` effects could otherwise keep
         # handing the ability to act around without anybody acting)
         if frame["empty_turns"] >= len(frame["order"]) or not _anybody_can_act(state, frame, phase):
-            data["log"].append("nobody can act: the phase ends")
+            state.note("nobody can act: the phase ends")
             frame["stage"] = "exit"
             frame["player"] = None
             return False

@@ -1,5 +1,5 @@
-"""Moves and their results as values: `Action` (a move, hashable, with a label rendered when the
-move was listed), `Outcome` (what `apply` answers) and the conversions between the state's plain
+"""Moves and their results as values: `Action` (a move, hashable, with the label of the state it
+was listed in, rendered when first read), `Outcome` (what `apply` answers) and the conversions between the state's plain
 JSON data and the frozen (hashable) form an action's arguments take.
 
 Owns: freezing/thawing argument values, formatting a value for a label or log line, the
@@ -73,11 +73,12 @@ class Action:
     """A move: `name` (an action id, or 'choose' to answer a pending decision), `args` (a tuple
     of (name, value) pairs), `player` and a readable `label`.
 
-    The label of a listed action is fixed when it is listed: a template that reads the game's
-    state is rendered then; one that reads only the parameters and the player is rendered on
-    first use (it cannot change)."""
+    The label of a listed action is the one of the state it was listed in: a template that
+    reads the game's state is rendered on first use or, at the latest, just before that state
+    changes (`settle`, called by the engine); one that reads only the parameters and the player
+    is rendered on first use (it cannot change)."""
 
-    __slots__ = ("name", "args", "player", "_label", "_key", "_template")
+    __slots__ = ("name", "args", "player", "_label", "_key", "_template", "_context")
 
     def __init__(self, name: str, args=(), player: Optional[int] = None, label: Optional[str] = None):
         self.name = name
@@ -86,20 +87,28 @@ class Action:
         self.player = player
         self._label = label
         self._template = None
+        self._context = None
         self._key = (self.name, self.args)
 
     @classmethod
-    def listed(cls, name, args, player, label=None, template=None):
+    def listed(cls, name, args, player, label=None, template=None, context=None):
         """An action as the engine lists it: `args` already frozen; `label` rendered, or a
-        `template` (parts) that reads only the parameters and the player."""
+        `template` (parts) that reads only the parameters and the player, or one that reads the
+        state with its `context` (the game's vars, the names bound when it was listed)."""
         action = cls.__new__(cls)
         action.name = name
         action.args = args
         action.player = player
         action._label = label
         action._template = template
+        action._context = context
         action._key = (name, args)
         return action
+
+    def settle(self) -> None:
+        """Render the label now if it reads the game's state (which is about to change)."""
+        if self._context is not None:
+            self.label  # noqa: B018 - rendering it is the point
 
     @property
     def key(self):
@@ -109,7 +118,11 @@ class Action:
     @property
     def label(self) -> str:
         if self._label is None:
-            if self._template is not None:
+            if self._context is not None:
+                game_vars, local_names = self._context
+                self._label = render_label(self._template, game_vars, local_names, self.name, self.args)
+                self._template = self._context = None
+            elif self._template is not None:
                 local_names = {key: thaw(value) for key, value in self.args}
                 local_names["player"] = self.player
                 self._label = render_label(self._template, {}, local_names, self.name, self.args)

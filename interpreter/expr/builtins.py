@@ -244,9 +244,9 @@ def _ranked(items, key, reverse=True):
 def _get(m, k, default=None):
     if isinstance(m, dict):
         v = m.get(k, _missing)
-        if v is _missing and not isinstance(k, str):
-            v = m.get(str(k), default)
-        return default if v is _missing else v
+        if v is not _missing:
+            return v
+        return default if isinstance(k, str) else m.get(str(k), default)
     if isinstance(m, list) and isinstance(k, int) and -len(m) <= k < len(m):
         return m[k]
     return default
@@ -274,7 +274,9 @@ def _index(seq, x):
 
 
 def _keys(m):
-    return [_key_back(k) for k in m] if isinstance(m, dict) else list(range(len(m)))
+    if isinstance(m, dict):  # (_key_back, written out: this runs for every key)
+        return [int(k) if isinstance(k, str) and k.isdigit() else k for k in m]
+    return list(range(len(m)))
 
 
 def _values(m):
@@ -282,7 +284,7 @@ def _values(m):
 
 
 def _items(m):
-    return [[_key_back(k), v] for k, v in m.items()]
+    return [[int(k) if isinstance(k, str) and k.isdigit() else k, v] for k, v in m.items()]
 
 
 def _union(budget, *seqs):

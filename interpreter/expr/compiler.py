@@ -78,7 +78,7 @@ class CodeUnit:
         else:
             g, tree = self._gen(str(source), "expression", scope)
             code, typ = g.gen(tree, dict(lex or {}))
-            if "[" in str(source) or "." in str(source):
+            if _indexes(str(source)):
                 fast = _Gen(scope, str(source), fast=True)
                 fcode, _ = fast.gen(tree, dict(lex or {}))
             else:  # no indexing and no attribute: the fast variant would be the same code
@@ -143,14 +143,14 @@ class CodeUnit:
         key = ("define", str(source), _signature(str(source), scope, lex))
         hit = _cached_gen(key)
         if hit is not None:
-            code, typ, names_used = hit
+            code, typ, fcode, names_used = hit
         else:
             g, tree = self._gen(str(source), "expression", scope)
-            code, typ = g.gen(tree, lex)
+            code, typ = g.gen(tree, dict(lex))
+            fcode = _Gen(scope, str(source), fast=True).gen(tree, dict(lex))[0] if _indexes(str(source)) else code
             names_used = g.names_used
-            _store_gen(key, (code, typ, sorted(names_used)))
-        args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
-        self.lines.append(f"def d_{name}({args}):\n    return {code}\n")
+            _store_gen(key, (code, typ, fcode, sorted(names_used)))
+        self.lines.append(_define_source(name, params, code, fcode))
         self.define_calls[name] = sorted(set(names_used) & set(scope.defines) - set(params) - {name}
                                          | ({name} if name in names_used else set()))
         return typ, set(names_used)
@@ -195,6 +195,22 @@ class CodeUnit:
             h.fn = ns[h.name]
         self.ns = ns
         return ns
+
+
+def _indexes(source: str) -> bool:
+    """Does the expression index or read an attribute (then its fast variant differs)?"""
+    return "[" in source or "." in source
+
+
+def _define_source(name: str, params: list, code: str, fcode: str) -> str:
+    """The function of a named expression: plain subscripts first and, on a lookup error, the
+    checked version (which explains it), as for an expression."""
+    args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
+    if fcode == code:
+        return f"def d_{name}({args}):\n    return {code}\n"
+    return (f"def d_{name}_safe({args}):\n    return {code}\n"
+            f"def d_{name}({args}):\n    try:\n        return {fcode}\n"
+            f"    except _LE:\n        return d_{name}_safe({args})\n")
 
 
 def _expression_source(source: str, code: str, fcode: str) -> tuple:

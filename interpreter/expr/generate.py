@@ -1,13 +1,13 @@
 """Tree -> Python source: name resolution (what a name means in a Scope), the light static
-types that catch obvious mistakes before play, and the generated code of every construct
-(`_Gen`). The source it produces only names `_V`, `_L`, `_K`, `u_*`, `d_*`, `_f_*` and the
-runtime helpers; compiling and binding it is the compiler's.
+types that catch obvious mistakes before play (their helpers are in types.py), and the
+generated code of every construct (`_Gen`). The source it produces only names `_V`, `_L`,
+`_K`, `u_*`, `d_*`, `_f_*` and the runtime helpers; compiling and binding it is the compiler's.
 """
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from lark import Token
 
@@ -15,27 +15,11 @@ from ..errors import ExpressionError, suggest
 from .builtins import BUILTINS, ITERATING, MAX_INT_BITS, MAX_INT_DIGITS
 from .parser import position_of
 from .runtime import _clip
+from .types import (BOOL, NONE, NUM, STR, _builtin_type, _elem, _is_entity, _is_int_literal,  # noqa: F401
+                    _is_num_literal, _is_small_literal, _list_of, _tname, _type_of_value)
 
 __all__ = ["Scope", "NUM", "STR", "BOOL", "NONE"]
 
-
-
-# --- types: just enough to catch obvious mistakes before play -------------------------------
-NUM, STR, BOOL, NONE = "number", "text", "boolean", "none"
-
-
-def _list_of(t):
-    return ("list", t)
-
-
-def _is_entity(t):
-    return isinstance(t, tuple) and t[0] == "entity"
-
-
-def _elem(t):
-    if isinstance(t, tuple) and t[0] == "list":
-        return t[1]
-    return None
 
 
 @dataclass
@@ -365,6 +349,8 @@ class _Gen:
             if attr != "id" and attr not in attrs:
                 self.err(node.children[1], f"a {t[1]} has no attribute '{attr}'",
                          suggest(attr, list(attrs) + ["id"]))
+            if self.fast and attr != "id":  # its record read directly (an error falls back to `_A`)
+                return f"_E[{obj}][{attr!r}]", None
             return f"_A({obj}, {attr!r})", ("entity", t[1]) if attr == "id" else None
         if _is_entity(t) and self.fast:
             # a component id: read its record directly (any error falls back to the checked `_A`)
@@ -491,71 +477,3 @@ class _Gen:
             k, _ = self.gen(node.children[1], lex)
             return root, path + [k]
         return root, path + [repr(str(node.children[1]))]
-
-
-def _builtin_type(fname, pos_args):
-    """The static type of a builtin's result, where its arguments tell it (else None)."""
-    if fname == "sum":
-        return _sum_type(pos_args)
-    if fname in ("count", "len", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
-        return NUM
-    if fname in ("any", "all"):
-        return BOOL
-    if fname in ("sorted", "distinct", "reversed", "ranked", "most", "difference",
-                 "intersection", "remove_one") and pos_args:
-        return pos_args[0][1]
-    if fname in ("first", "last", "min", "max") and len(pos_args) == 1:
-        return _elem(pos_args[0][1])
-    if fname == "str":
-        return STR
-    if fname == "range":
-        return _list_of(NUM)
-    return None
-
-
-def _sum_type(args):
-    """sum(xs) is a number (it starts from 0); sum(xs, start) has the type of `start`: a sum
-    of lists is a list."""
-    if len(args) == 2:
-        start = args[1][1]
-        return start if start == NUM or (isinstance(start, tuple) and start[0] == "list") else None
-    return NUM
-
-
-def _tname(t):
-    if isinstance(t, tuple):
-        return "a list" if t[0] == "list" else f"a {t[1]}"
-    return {NUM: "a number", STR: "text", BOOL: "a boolean", NONE: "none"}.get(t, "a value")
-
-
-def _is_int_literal(code: str) -> bool:
-    return code.isdigit()
-
-
-def _is_small_literal(code: str) -> bool:
-    """A number literal below 2**31: multiplying by it cannot make a number explode."""
-    return _is_num_literal(code) and abs(float(code)) < 2 ** 31
-
-
-def _is_num_literal(code: str) -> bool:
-    try:
-        float(code)
-        return True
-    except ValueError:
-        return False
-
-
-def _type_of_value(v, scope: Optional[Scope] = None):
-    if isinstance(v, bool):
-        return BOOL
-    if isinstance(v, (int, float)):
-        return NUM
-    if isinstance(v, str):
-        return STR
-    if v is None:
-        return NONE
-    if isinstance(v, list):
-        return _list_of(None)
-    if isinstance(v, dict):
-        return "map"
-    return None

@@ -52,10 +52,22 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
         yield
         store.close()
 
+    async def messages(table, seats) -> dict:
+        """{seat: message text}. Built on the event loop: in a worker thread (from a copy of the
+        state) the p50 latency of 50 concurrent Deep State games doubled (the threads and the loop
+        contend for the GIL; tools/bench/web_load.py), so the views are made cheap instead
+        (tables every seat sees alike are built once per step, log lines once per seat)."""
+        built = table.messages_for(None, seats)
+        return {seat: json.dumps(message) for seat, message in built.items()}
+
     async def broadcast(table) -> None:
-        for socket, seat in list(table.sockets.items()):
+        sockets = list(table.sockets.items())
+        if not sockets:
+            return
+        texts = await messages(table, [seat for _, seat in sockets])
+        for socket, seat in sockets:
             try:
-                await socket.send_text(json.dumps(table.message_for(seat)))
+                await socket.send_text(texts[seat])
             except Exception:
                 table.sockets.pop(socket, None)
 
@@ -136,7 +148,8 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
             return JSONResponse({"error": "perspective must be a seat number or 'all'"}, status_code=400)
         frames = await asyncio.get_running_loop().run_in_executor(
             None, _replay_frames, table, None if perspective == "all" else perspective)
-        return JSONResponse({"frames": frames, "seats": table.seats})
+        names = [player["name"] for player in frames[-1]["view"]["players"]] if frames else []
+        return JSONResponse({"frames": frames, "seats": table.seats, "names": names})
 
     async def play_socket(websocket: WebSocket):
         await websocket.accept()
@@ -159,7 +172,7 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
                     if seat is None or message.get("type") == "hello":
                         seat = table.check_token(message.get("seat"), message.get("token"))
                         table.sockets[websocket] = seat
-                        await websocket.send_text(json.dumps(table.message_for(seat)))
+                        await websocket.send_text((await messages(table, [seat]))[seat])
                         continue
                     if message.get("type") != "act":
                         raise Refused("unknown message type")
@@ -243,8 +256,10 @@ def _replay_frames(table, perspective) -> list:
     from interpreter.state import Action
 
     log = table.log_for(perspective)
-    frames = [{"step": 0, "move": None, "view": seat_view(state, perspective)}]
+    over = table.state.is_terminal  # the replay is served for finished games only
+    frames = [{"step": 0, "move": None, "view": seat_view(state, perspective, actions=False, finished_game=over)}]
     for index, (action_json, _phase) in enumerate(table.history[:MAX_REPLAY_STEPS]):
         state.apply(Action.from_json(action_json))
-        frames.append({"step": index + 1, "move": log[index], "view": seat_view(state, perspective)})
+        frames.append({"step": index + 1, "move": log[index],
+                       "view": seat_view(state, perspective, actions=False, finished_game=over)})
     return frames

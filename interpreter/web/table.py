@@ -4,7 +4,12 @@ creates, loads (from the store, replaying every stored action) and keeps them.
 
 Security rules live here: a token is checked against the stored hash of its own seat only; an
 action must be one of that seat's legal actions at the step the client saw; each socket is sent
-only `seat_view(state, seat)`, the seat's own legal action labels and the seat's log.
+only `seat_view(state, seat)` (the view model, from `observe(seat)`), the seat's own legal action
+labels and the seat's log (another seat's moves in their public form, see `log_for`).
+
+`messages_for(snapshot, seats)` builds every seat's message of one step together, so that what
+every seat sees alike is built once; `snapshot()` is a copy of the state and the history, from
+which messages can be built while the table plays on.
 """
 from __future__ import annotations
 
@@ -16,6 +21,10 @@ import secrets
 import interpreter
 from interpreter.agents import make_agent
 from interpreter.state import Action
+
+from interpreter.view.cells import Viewer
+from interpreter.view.spec import view_spec
+from interpreter.view.steps import legal_for, move_text
 
 from .view import seat_view
 
@@ -43,6 +52,7 @@ class Table:
         self.state = ruleset.new_game(record["players"], seed=record["seed"])
         self.history = []  # [(action json, phase after)]
         self.sockets = {}  # websocket -> seat
+        self._logs = {}  # seat -> the log entries built so far (see log_for)
         self.lock = asyncio.Lock()
         self.agents = {seat: make_agent(spec, record["seed"] * 1009 + seat)
                        for seat, spec in enumerate(self.seats) if spec != HUMAN}
@@ -60,32 +70,42 @@ class Table:
             raise Refused("this token is not the token of that seat")
         return seat
 
-    def legal_for(self, seat: int) -> list:
-        if self.state.is_terminal or seat not in self.state.current_players:
-            return []
-        return [action for action in self.state.legal_actions() if action.player == seat]
+    def legal_for(self, seat: int, state=None) -> list:
+        return legal_for(self.state if state is None else state, seat)
 
-    def log_for(self, seat) -> list:
-        """The moves as `seat` may see them: its own actions by their labels; another seat's by
-        the action's name only (its arguments could name a hidden card); decisions as 'decided'.
-        `seat` None (a finished game seen by all) gets every label."""
-        entries = []
-        for action_json, phase in self.history:
+    def log_for(self, seat, state=None, history=None) -> list:
+        """The moves as `seat` may see them (interpreter.view.steps.move_text): its own by their
+        labels; another seat's decision as 'made a decision', its secret move by its kind only,
+        its public move by its kind and arguments (never by the label, a template that may read
+        hidden values). `seat` None (a finished game seen by all) gets every label."""
+        state = self.state if state is None else state
+        history = self.history if history is None else history
+        done = self._logs.get(seat, [])  # a move reads the same to a seat forever: kept, not rebuilt
+        if len(done) >= len(history):
+            return done[:len(history)]
+        viewer = Viewer(self.rs, view_spec(self.rs), state.observe(seat if seat is not None else 0)["vars"], seat)
+        entries = list(done)
+        for action_json, phase in history[len(done):]:
             player = action_json.get("player")
-            if seat is None or player == seat:
-                text = action_json["label"]
-            elif action_json["action"] == "choose":
-                text = "made a decision"
-            else:
-                text = action_json["action"]
-            entries.append({"seat": player, "text": text, "phase": phase})
+            text = move_text(state, viewer, {"action": action_json}, seat)
+            entries.append({"seat": player, "text": text, "phase": phase})  # names: view["players"]
+        self._logs[seat] = entries  # one assignment: a worker thread building another message sees either list
         return entries
 
-    def message_for(self, seat: int) -> dict:
-        state = self.state
-        message = {"type": "view", "game": self.id, "ruleset": self.rs.name, "view": seat_view(state, seat),
-                   "actions": [{"index": index, "label": action.label} for index, action in enumerate(self.legal_for(seat))],
-                   "log": self.log_for(seat), "seats": self.seats, "you": seat}
+    def snapshot(self):
+        """(a copy of the state, the history so far): what a worker thread builds views from."""
+        return self.state.copy(), list(self.history)
+
+    def messages_for(self, snapshot, seats) -> dict:
+        """{seat: message} for `seats`, built from `snapshot` (None: the live state)."""
+        shared = {}  # board tables every seat sees alike are built once
+        return {seat: self.message_for(seat, snapshot, shared) for seat in set(seats)}
+
+    def message_for(self, seat: int, snapshot=None, shared=None) -> dict:
+        state, history = snapshot if snapshot is not None else (self.state, self.history)
+        message = {"type": "view", "game": self.id, "ruleset": self.rs.name, "view": seat_view(state, seat, shared=shared),
+                   "actions": [{"index": index, "label": action.label} for index, action in enumerate(self.legal_for(seat, state))],
+                   "log": self.log_for(seat, state, history), "seats": self.seats, "you": seat}
         if state.is_terminal:
             message["scores"] = {str(p): score for p, score in state.scores().items()}
             message["winners"] = state.winners()

@@ -1,4 +1,7 @@
-// Shared rendering: a seat's view (tables), the phase graph with the current phase highlighted.
+// Shared rendering of the view model (interpreter/view, docs/play.md): board tables, the
+// players' areas as one table, cells with their colours, the phase graph with the current phase.
+// Every text goes in with textContent: nothing sent by the server is parsed as HTML but the
+// phase graph's SVG, which the server generates with its text escaped.
 export const $ = (id) => document.getElementById(id);
 
 export function fragment() {
@@ -8,29 +11,77 @@ export function fragment() {
 
 export function gameId() { return location.pathname.split("/").pop(); }
 
-// Render view.tables into `box`; cells that differ from `previous` (same table, row, column) get class "changed".
-export function renderTables(box, view, previous) {
+// A cell: {text, colour?, parts?: [cell], hidden?}. Parts are shown one by one, each in its
+// colour (a part may have parts of its own: a map of maps, a list of rows).
+export function fillCell(element, cell) {
+  element.textContent = "";
+  if (cell.hidden) element.classList.add("hidden");
+  appendCell(element, cell);
+}
+
+function coloured(cell) { return Boolean(cell.colour) || (cell.parts || []).some(coloured); }
+
+function appendCell(element, cell) {
+  if (!cell.parts || !cell.parts.some(coloured)) {
+    const span = document.createElement("span");
+    span.textContent = cell.text;
+    if (cell.colour) { span.style.color = cell.colour; span.className = "coloured"; }
+    element.append(span);
+    return;
+  }
+  const separator = cell.text.includes("; ") ? "; " : cell.text.includes(", ") ? ", " : " ";
+  cell.parts.forEach((part, index) => {
+    if (index) element.append(separator);
+    appendCell(element, part);
+  });
+}
+
+// The view's board tables and one "players" table (a row per seat, a column per area field).
+export function viewTables(view) {
+  const areas = [view.own_area, ...view.other_areas].filter(Boolean).sort((a, b) => a.seat - b.seat);
+  const tables = view.board.map((table) => ({ ...table }));
+  if (areas.length && areas.some((area) => area.fields.length)) {
+    tables.push({ id: "players", title: "players", columns: ["player", ...areas[0].fields.map((field) => field.title)],
+      rows: areas.map((area) => [{ text: area.name, colour: area.colour }, ...area.fields.map((field) => field.cell)]) });
+  }
+  return tables;
+}
+
+// Render `tables` into `box`; cells whose text differs from `previous` (same table, row, column) get class "changed".
+export function renderTables(box, tables, previous) {
   box.textContent = "";
-  const before = new Map((previous?.tables || []).map((t) => [t.title, t]));
-  for (const table of view.tables) {
+  const before = new Map((previous || []).map((t) => [t.title, t]));
+  for (const table of tables) {
     const old = before.get(table.title);
     const heading = document.createElement("h2");
     heading.textContent = table.title;
     const element = document.createElement("table");
-    element.dataset.title = table.title;
-    const head = element.createTHead().insertRow();
-    for (const column of table.columns) { const th = document.createElement("th"); th.textContent = column; head.append(th); }
+    element.dataset.title = table.id === "players" ? "players" : table.title;
+    if (table.columns.some((column) => column)) { // a table of named values has no header
+      const head = element.createTHead().insertRow();
+      for (const column of table.columns) { const th = document.createElement("th"); th.textContent = column; head.append(th); }
+    }
     const body = element.createTBody();
     table.rows.forEach((row, r) => {
       const tr = body.insertRow();
       row.forEach((cell, c) => {
         const td = tr.insertCell();
-        td.textContent = cell;
-        if (previous && (!old || !old.rows[r] || old.rows[r][c] !== cell)) td.className = "changed";
+        fillCell(td, cell);
+        if (previous && (!old || !old.rows[r] || !old.rows[r][c] || old.rows[r][c].text !== cell.text)) td.classList.add("changed");
       });
     });
     box.append(heading, element);
   }
+}
+
+// The score rows (view.scores) as a table, with the winners and what decided once the game is over.
+export function renderScores(box, scores) {
+  box.textContent = "";
+  if (!scores || !scores.rows.length) return;
+  const final = Array.isArray(scores.winners);
+  const rows = scores.rows.map((row) => final ? [...row, { text: scores.winners.includes(row[0].seat) ? "yes" : "" }] : row);
+  const columns = final ? [...scores.columns, "winner"] : scores.columns;
+  renderTables(box, [{ id: "scores", title: final ? `scores (final; decided by ${scores.decided_by})` : "scores (now)", columns, rows }]);
 }
 
 let graphLoaded = null;

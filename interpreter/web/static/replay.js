@@ -1,6 +1,6 @@
 // The replay page: every step of a finished game from one perspective (a seat, or "all"),
 // with a slider, back/forward and the cells changed by the last move highlighted.
-import { $, fragment, gameId, renderTables, showGraph } from "/static/common.js";
+import { $, fragment, gameId, renderTables, showGraph, viewTables } from "/static/common.js";
 
 const { seat, token } = fragment();
 const id = gameId();
@@ -10,9 +10,10 @@ function show(index) {
   const frame = frames[index];
   $("slider").value = index;
   $("position").textContent = `step ${frame.step} of ${frames.length - 1}`;
-  $("move").textContent = frame.move ? `move: seat ${frame.move.seat}: ${frame.move.text}` : "start of the game";
-  renderTables($("board"), frame.view, index > 0 ? frames[index - 1].view : null);
-  showGraph($("graph"), id, frame.view.phase);
+  const mover = frame.move && frame.view.players.find((p) => p.seat === frame.move.seat);
+  $("move").textContent = frame.move ? `move: ${mover ? mover.name : `seat ${frame.move.seat}`}: ${frame.move.text}` : "start of the game";
+  renderTables($("board"), viewTables(frame.view), index > 0 ? viewTables(frames[index - 1].view) : null);
+  showGraph($("graph"), id, frame.view.phase.id);
 }
 
 async function load(perspective) {
@@ -25,7 +26,7 @@ async function load(perspective) {
   if (!select.options.length) {
     for (const value of ["all", ...result.seats.map((_, s) => String(s))]) {
       const option = document.createElement("option");
-      option.value = value; option.textContent = value === "all" ? "all" : `seat ${value}`;
+      option.value = value; option.textContent = value === "all" ? "all" : (result.names?.[Number(value)] ?? `seat ${value}`);
       select.append(option);
     }
   }

@@ -1,0 +1,134 @@
+"""The argument parser of `rulebook`: every command, its flags and their help. Building it
+imports only light modules (`rulebook --help` stays fast)."""
+from __future__ import annotations
+
+import argparse
+
+from .. import doc, info, rulediff  # light at import: their heavy parts load when the command runs
+from ..web import command as web_command  # light too: starlette and uvicorn load when `serve` runs
+
+__all__ = ["Parser", "Usage", "build_parser"]
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Usage(f"{self.prog}: error: {message}\n(see '{self.prog} --help')")
+
+
+class Usage(Exception):
+    pass
+
+
+def _jobs(text: str) -> int:
+    from ..runs import parse_jobs
+
+    try:
+        return parse_jobs(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', not {text!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="rulebook", description="Play, check and study board games whose rules are data.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def ruleset_args(sp, modules=True):
+        sp.add_argument("ruleset", help="a bundled ruleset name (e.g. davos) or a path")
+        if modules:
+            sp.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
+                            help="add a module (repeatable)")
+
+    _validate_parser(sub)
+
+    sub.add_parser("schema", help="print the JSON Schema of rule files (draft 2020-12)")
+    sub.add_parser("list", help="list the bundled rulesets")
+
+    _play_parser(sub, ruleset_args)
+
+    _simulate_parser(sub, ruleset_args)
+
+    from ..analyze.command import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
+
+    pf = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
+    ruleset_args(pf)
+    pf.add_argument("--players", type=int)
+    pf.add_argument("--depth", type=int, required=True)
+    pf.add_argument("--seed", type=int, default=0)
+
+    _check_parser(sub, ruleset_args)
+
+    gr = sub.add_parser("graph", help="draw the phase graph")
+    ruleset_args(gr)
+    gr.add_argument("--format", choices=["mermaid", "dot", "svg"], default="mermaid")
+
+    _replay_parser(sub)
+    doc.add_parser(sub)
+    rulediff.add_parser(sub)
+    info.add_parser(sub, ruleset_args)
+    web_command.add_parser(sub)
+    from ..settings import add_set_flag
+
+    add_set_flag(sub, ("validate", "play", "simulate", "perft", "check", "graph", "doc", "diff", "info"))
+    return p
+
+
+def _play_parser(sub, ruleset_args) -> None:
+    play = sub.add_parser("play", help="play a game in the terminal (type 'help' at a prompt for the commands)")
+    ruleset_args(play)
+    play.add_argument("--players", type=int)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--agents", default="human,random", help="comma-separated: human, random, greedy, mcts[:N]")
+    play.add_argument("--save", metavar="FILE", help="where to save the replay (default: <ruleset>-<seed>.replay.json)")
+
+
+def _replay_parser(sub) -> None:
+    replay = sub.add_parser("replay", help="step through a saved game")
+    replay.add_argument("file")
+    replay.add_argument("--step", action="store_true",
+                        help="step through the game with the table view: Enter or n (next), p (previous), "
+                             "goto N, q (quit)")
+    replay.add_argument("--player", type=int, default=None,
+                        help="show the game as this player saw it: others' secret moves and unseen chance hidden")
+    replay.add_argument("--at", type=int, default=None, metavar="N",
+                        help="after the list of moves, show the table as it was after move N (0: the set-up)")
+
+def _validate_parser(sub) -> None:
+    v = sub.add_parser("validate", help="check a ruleset: schema, names, expressions, phase graph, counts")
+    v.add_argument("ruleset", nargs="+", metavar="ruleset",
+                   help="a bundled ruleset name (e.g. davos) or a path; several are checked in turn")
+    v.add_argument("--module", "-m", action="append", default=[], metavar="NAME", help="add a module (repeatable)")
+    v.add_argument("--all-combinations", action="store_true", help="check every module combination the game allows")
+    v.add_argument("--format", choices=["text", "json"], default="text")
+    v.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
+    v.add_argument("--no-warnings", action="store_true", help="hide warnings")
+    v.add_argument("--list", action="store_true", help="every definition by provenance kind with file:line")
+
+
+def _simulate_parser(sub, ruleset_args) -> None:
+    sm = sub.add_parser("simulate", help="play many seeded games with agents")
+    ruleset_args(sm)
+    sm.add_argument("--players", type=int)
+    sm.add_argument("--games", type=int, default=100)
+    sm.add_argument("--seed", type=int, default=0)
+    sm.add_argument("--agents", default="random",
+                    help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]]")
+    sm.add_argument("--rotate", action="store_true",
+                    help="rotate the agents over the seats from game to game (fair matches)")
+    sm.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto", help="worker processes (auto: one per CPU)")
+    sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
+
+
+def _check_parser(sub, ruleset_args) -> None:
+    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios, or (--conformance) the engine's "
+                                      "invariants on seeded random games")
+    ruleset_args(ck)
+    ck.add_argument("--conformance", action="store_true",
+                    help="check the invariants every ruleset must keep (see docs/api.md) instead of the scenarios")
+    ck.add_argument("--games", type=int, default=5, help="with --conformance: games per player count")
+    ck.add_argument("--players", type=int, help="with --conformance: one player count (default: every allowed)")
+    ck.add_argument("--seed", type=int, default=0, help="with --conformance: the first seed")
+    ck.add_argument("--only", help="run only scenario files whose name contains this")
+    ck.add_argument("--verbose", "-v", action="store_true")
