@@ -13,7 +13,10 @@ def iterations_of_one_move(agent):
     state = interpreter.load("tictactoe").new_game(2, seed=0)
     count = itertools.count()
     original = agent._rollout
-    agent._rollout = lambda sample: (next(count), original(sample))
+    def counting_rollout(sample):
+        next(count)
+        return original(sample)  # how many moves the rollout made (undone by the search)
+    agent._rollout = counting_rollout
     agent.act(state, state.current_player)
     return next(count)
 
