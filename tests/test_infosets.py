@@ -153,3 +153,81 @@ def test_play_does_not_print_a_sealed_bid(tmp_path):
     assert not any(f"bid {amount}" in line for line in shown.splitlines() if "player 0" in line for amount in (1, 2, 3))
     _, whole, _ = _cli("replay", save)
     assert "player 0: bid " in whole  # the full record, for whoever holds the file
+
+
+# ----------------------------------------------------------------------------- choose answers
+def _sealed_by_choice(bid_of_0):
+    """Player 0 sealed a bid by answering a `choose`: player 1 to seal theirs."""
+    state = interpreter.load(os.path.join(HERE, "rulesets", "sealed_bid"), modules=["by_choice"]).new_game(2, seed=0)
+    assert state.apply("seal a bid") and state.apply(f"choose {bid_of_0}")
+    return state
+
+
+def test_another_players_choose_answer_is_masked_and_redrawn():
+    state = _sealed_by_choice(3)
+    seen_by_other = state.information_state(1)["history"]
+    assert seen_by_other[1] == {"player": 0, "action": "choose", "secret": True}
+    assert state.information_state(0)["history"][1]["action"]["args"] == {"value": 3}  # their own, whole
+    assert state.information_state(1) == _sealed_by_choice(1).information_state(1)
+    bids = set()
+    for seed in range(30):
+        sample = state.determinize(1, seed)
+        assert sample.information_state(1) == state.information_state(1)
+        bids.add(sample.vars["sealed"][0])
+    assert bids == {1, 2, 3}
+
+
+def test_a_choose_answer_the_observation_shows_is_not_masked():
+    """Accepting or declining a deal changes public counters: the answer is seen, so it stays
+    whole in the other player's history (and a world drawn for them keeps it)."""
+    state = _load("deals").new_game(2, seed=0)
+    assert state.apply("offer 1 gold to 1 for 1 grain") and state.apply("choose decline")
+    assert state.information_state(0)["history"][1]["action"]["args"] == {"value": "decline"}
+    for seed in range(5):
+        assert state.determinize(0, seed).vars["declined"] == 1
+
+
+@pytest.mark.parametrize("make", [lambda seed: GreedyAgent(seed), lambda seed: MCTSAgent(seed, iterations=40)],
+                         ids=["greedy", "mcts"])
+def test_same_choice_when_only_a_choose_answer_differs(make):
+    first, second = _sealed_by_choice(1), _sealed_by_choice(3)
+    for seed in range(4):
+        assert make(seed).act(first, 1).key == make(seed).act(second, 1).key
+
+
+# ----------------------------------------------------------------------------- bundled rulesets
+HIDDEN_INFO = [("davos", 4), ("deep-state", 3), ("global-mogul", 3), ("corporate-times", 3), ("kuhn-poker", 2)]
+
+
+def _points(name, players, seed, every):
+    """States of a seeded random game every `every` moves (the last one too)."""
+    import random
+
+    state = interpreter.load(name).new_game(players, seed=seed)
+    chooser = random.Random(seed)
+    moves = 0
+    while not state.is_terminal and moves < 150:
+        actions = state.legal_actions()
+        state.apply(chooser.choice(actions))
+        moves += 1
+        if moves % every == 0:
+            yield state.copy()
+
+
+@pytest.mark.parametrize("name,players", HIDDEN_INFO, ids=[name for name, _ in HIDDEN_INFO])
+def test_determinized_worlds_are_consistent_with_what_the_player_saw(name, players):
+    """A world drawn for p is played again from the history (not re-dealt), and p's
+    information state in it is exactly the real one — at several points of seeded games."""
+    replayed = 0
+    every = 2 if name == "kuhn-poker" else 40 if name == "global-mogul" else 25
+    for seed in (1, 2) if name == "kuhn-poker" else (1,):
+        for state in _points(name, players, seed, every):
+            player = state.current_player if state.current_player is not None else 0
+            real = state.information_state(player)
+            for sample_seed in (0, 1):
+                sample = state.determinize(player, sample_seed)
+                assert sample.observe(player) == state.observe(player)
+                if sample.replayed:
+                    replayed += 1
+                    assert sample.information_state(player) == real
+    assert replayed >= 2, f"no world of {name} could be played again from its history"

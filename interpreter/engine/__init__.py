@@ -6,7 +6,9 @@ Modules, each owning one concern:
   turn_order.py  seats, first player, direction, skip, rounds, actions per turn
   effects.py     the effect machine: one dataclass per effect kind, run through a table
   legal.py       legal-action enumeration, labels, refusal reasons
-  visibility.py  observe, hidden values, determinize
+  visibility.py  observe, hidden values, the re-deal of a present state (determinize's fallback)
+  infosets.py    information_state: a player's trajectory, what they saw of the history
+  worlds.py      worlds drawn for a player by playing the history again (determinize)
   chance.py      the seeded RNG and chance nodes
   scoring.py     scores and winners
   frames.py      the frames of the stack (the save format) and their checks
@@ -15,9 +17,7 @@ Modules, each owning one concern:
 
 Where the next constructs go: simultaneous moves in turn_order.py (a stage where several seats
 are to act) with `State.current_players` listing them and legal.py enumerating per player;
-secret actions and information states in visibility.py (and the labels of legal.py); a
-determinization that re-samples hidden chance by replaying `State.history()` with re-drawn
-outcomes through chance.py's manual mode.
+secret actions in legal.py and visibility.py; information states in infosets.py and worlds.py.
 """
 from .saves import SaveError
 from .state import HistoryError, State

@@ -17,13 +17,11 @@ What is public:
     as "hidden": when unsure the rule hides. (What the player did see of it is in their
     observation; `determinize` conditions on every observation along the game.)
 
-`determinize(player, seed)` plays the game again from the start: the player's own moves and
-the public moves as they were, every chance outcome and every other player's secret move drawn
-at random among those that keep the player's observation exactly as it was after that step
-(so the sample is consistent with everything the player has seen, at every step). A dead end
-(a choice that later contradicts an observation) restarts the draw; after a bounded number of
-restarts the pool-swap of the current state (visibility.determinize) is used. The true hidden
-values are never read: a sample depends only on the trajectory and the seed.
+`determinize(player, seed)` draws a world by playing the trajectory again with every hidden
+choice drawn anew so that the player's observation is as recorded after every step (module
+`worlds`); after a bounded number of restarts the pool-swap of the current state
+(visibility.determinize) is used. The true hidden values are read only where the player later
+saw them: a sample depends only on the trajectory and the seed.
 
 Owns: the trajectory of a player, the public form of history entries, re-sampling by replay.
 """
@@ -32,12 +30,13 @@ from __future__ import annotations
 import json
 import random
 
+from . import worlds
 from .chance import seeded_index
+from .worlds import make_move, same_value, view_text
 
 __all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
 
-MAX_RESTARTS = 6
-GROUP_BUDGET = 4000  # trial moves to draw the others' choices at one simultaneous node
+MAX_RESTARTS = 4
 _MEMO: dict = {}  # (id(ruleset), id(history link), player, state hash) -> (history link, trajectory)
 _MEMO_LIMIT = 16
 
@@ -54,29 +53,35 @@ class _Step:
     {"chance": outcome}; `seen` is the observation (JSON text) after it; `shown` says whether a
     chance outcome was seen (filled only for information states)."""
 
-    __slots__ = ("entry", "seen", "secret", "shown")
+    __slots__ = ("entry", "seen", "secret", "shown", "pool")
 
-    def __init__(self, entry: dict, seen: str, secret: bool):
+    def __init__(self, entry: dict, seen: str, secret: bool, pool: tuple = ()):
         self.entry = entry
         self.seen = seen
         self.secret = secret
         self.shown = None
-
-
-def _view(state, player: int) -> str:
-    return json.dumps(state.observe(player), sort_keys=True, default=str)
+        self.pool = pool  # the items a chance node drew from (a shuffle's draws count down)
 
 
 def _is_secret(ruleset, entry: dict, player: int) -> bool:
     """True when `entry` is another player's move of a secret action, or another player's
     choice at a simultaneous node (what it was shows only in what the rules reveal)."""
     action = entry.get("action")
-    if not isinstance(action, dict):
+    if not isinstance(action, dict) or action.get("player") == player:
         return False
     if entry.get("simultaneous"):
         return action.get("player") != player
     rule = ruleset.actions.get(action.get("action"))
-    return bool(rule is not None and getattr(rule, "secret", False) and action.get("player") != player)
+    return bool(rule is not None and getattr(rule, "secret", False))
+
+
+def _is_hidden_move(ruleset, entry: dict, player: int) -> bool:
+    """True when `entry` is another player's move that `player` may not have seen whole: a
+    secret action, or an answer to a `choose` (its options are shown to the chooser only)."""
+    action = entry.get("action")
+    if not isinstance(action, dict) or action.get("player") == player:
+        return False
+    return action.get("action") == "choose" or _is_secret(ruleset, entry, player)
 
 
 def trajectory(state, player: int):
@@ -115,12 +120,12 @@ def _replay_truth(state, player: int):
                 outcome = options[seeded_index(shadow, len(options))]
             if not replay.apply_chance(outcome):
                 return None
-            steps.append(_Step({"chance": outcome}, _view(replay, player), False))
+            steps.append(_Step({"chance": outcome}, view_text(replay, player), False, tuple(options)))
         if entry is None:
             break
         if not replay.apply(entry["action"]):
             return None
-        steps.append(_Step(entry, _view(replay, player), _is_secret(state.rs, entry, player)))
+        steps.append(_Step(entry, view_text(replay, player), _is_hidden_move(state.rs, entry, player)))
     if not _same_game(replay, state):
         return None
     return steps
@@ -132,35 +137,39 @@ def _same_game(replay, state) -> bool:
                for key in keys)
 
 
-def public_entry(ruleset, entry: dict, player: int) -> dict:
+def public_entry(ruleset, entry: dict, player: int, shown: bool = False) -> dict:
     """How a move of the history reads to `player`: whole, or, for another player's secret
-    move, only who made which action."""
+    move or answer to a `choose` they did not see (`shown` False), only who made which action."""
     action = entry.get("action")
-    if isinstance(action, dict) and _is_secret(ruleset, entry, player):
-        if entry.get("simultaneous"):  # not even which action: only that the player chose
-            return {"player": action.get("player"), "secret": True, "simultaneous": True}
+    if isinstance(action, dict) and entry.get("simultaneous") and _is_secret(ruleset, entry, player):
+        # another player's choice made at once with others: not even which action, only that they chose
+        return {"player": action.get("player"), "secret": True, "simultaneous": True}
+    if isinstance(action, dict) and not shown and _is_hidden_move(ruleset, entry, player):
         return {"player": action.get("player"), "action": action.get("action"), "secret": True}
     return entry
 
 
 def information_state(state, player: int) -> dict:
     """Everything `player` knows, as plain data: their observation now, and the history as they
-    saw it (moves in their public form, chance outcomes only where they saw them)."""
+    saw it (moves in their public form, chance outcomes and others' `choose` answers only where
+    they saw them)."""
     steps = trajectory(state, player)
     if steps is None:
         history = [public_entry(state.rs, entry, player) if "action" in entry else {"chance": "hidden"}
                    for entry in state.history()]
     else:
         _mark_shown(state, player, steps)
-        history = [public_entry(state.rs, step.entry, player) if "action" in step.entry
+        history = [public_entry(state.rs, step.entry, player, step.shown) if "action" in step.entry
                    else {"chance": step.entry["chance"] if step.shown else "hidden"} for step in steps]
     return {"player": player, "observation": state.observe(player), "history": history}
 
 
 def _mark_shown(state, player: int, steps) -> None:
-    """Decide, once per trajectory, which chance outcomes the player saw: those for which no
-    other outcome of the same node gives the same observation."""
-    if all(step.shown is not None or "chance" not in step.entry for step in steps):
+    """Decide, once per trajectory, which chance outcomes and which of the others' `choose`
+    answers the player saw: those for which nothing before is hidden from them and no other
+    outcome (answer) at the same point gives the same observation. Another's secret action is
+    never shown."""
+    if all(step.shown is not None or ("chance" not in step.entry and not step.secret) for step in steps):
         return
     from .state import State
 
@@ -169,19 +178,26 @@ def _mark_shown(state, player: int, steps) -> None:
     for step in steps:
         if "chance" in step.entry:
             if known_prefix:
-                others = [outcome for outcome, _ in replay.chance_outcomes()
-                          if json.dumps(outcome, default=str) != json.dumps(step.entry["chance"], default=str)]
-                known_prefix = not any(_view(_after_chance(replay, outcome), player) == step.seen for outcome in others)
+                others = [outcome for outcome, _ in replay.chance_outcomes() if not same_value(outcome, step.entry["chance"])]
+                known_prefix = not any(view_text(_after(replay, outcome, True), player) == step.seen for outcome in others)
             step.shown = known_prefix
             replay.apply_chance(step.entry["chance"])
         else:
-            known_prefix = known_prefix and not step.secret
+            if step.secret:
+                move = step.entry["action"]
+                if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
+                    others = [action for action in replay.legal_actions()
+                              if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
+                    known_prefix = not any(view_text(_after(replay, action, False), player) == step.seen for action in others)
+                else:
+                    known_prefix = False
+                step.shown = known_prefix
             replay.apply(step.entry["action"])
 
 
-def _after_chance(state, outcome):
+def _after(state, move, chance: bool):
     trial = state.copy()
-    trial.apply_chance(outcome)
+    make_move(trial, move, chance)
     return trial
 
 
@@ -193,7 +209,7 @@ def determinize_by_history(state, player: int, seed: int):
         return None
     chooser = random.Random(seed)
     for _ in range(MAX_RESTARTS):
-        sample = _draw_world(state, player, steps, chooser)
+        sample = worlds.draw_world(state, player, steps, chooser)
         if sample is not None:
             sample.d["rng"] = [f"determinized:{seed}", 0]
             sample.d["seed"] = f"determinized:{seed}"
@@ -201,82 +217,3 @@ def determinize_by_history(state, player: int, seed: int):
             return sample
     steps.unsampleable = True
     return None
-
-
-def _draw_world(state, player: int, steps, chooser):
-    from .state import State
-
-    sample = State.new(state.rs, state.num_players, 0, "manual")
-    index = 0
-    while index < len(steps):
-        step = steps[index]
-        entry = step.entry
-        index += 1
-        if entry.get("simultaneous"):
-            found = _play_group(sample, steps, index - 1, player, chooser, [GROUP_BUDGET])
-            if found is None:
-                return None
-            sample, index = found
-            continue
-        if "chance" in entry:
-            sample = _first_consistent(sample, _weighted_order(sample.chance_outcomes(), chooser),
-                                       lambda trial, outcome: trial.apply_chance(outcome), player, step.seen)
-        elif step.secret:
-            mover = entry["action"].get("player")
-            options = sorted(sample.legal_actions(), key=lambda action: action.label)
-            chooser.shuffle(options)
-            options = [action for action in options if action.player == mover]
-            sample = _first_consistent(sample, options, lambda trial, action: trial.apply(action), player, step.seen)
-        else:
-            if not sample.apply(entry["action"]) or _view(sample, player) != step.seen:
-                return None
-        if sample is None:
-            return None
-    return sample
-
-
-def _play_group(sample, steps, index: int, player: int, chooser, budget: list):
-    """The choices made at one simultaneous node, from `steps[index]`: the others' choices are
-    drawn together (depth first, in a random order, within `budget` trials) so that what the
-    player saw once the node resolved holds. (sample after the node, index after it) or None."""
-    from .simultaneous import open_node
-
-    step = steps[index]
-    opened = open_node(sample)["opened"]
-    if step.secret:
-        mover = step.entry["action"].get("player")
-        candidates = sorted(sample.legal_actions(mover), key=lambda action: action.label)
-        chooser.shuffle(candidates)
-    else:
-        candidates = [step.entry["action"]]
-    for candidate in candidates:
-        if budget[0] <= 0:
-            return None
-        budget[0] -= 1
-        trial = sample.copy()
-        if not trial.apply(candidate) or _view(trial, player) != step.seen:
-            continue
-        node = open_node(trial)
-        if node is None or node["opened"] != opened or index + 1 == len(steps):
-            return trial, index + 1
-        found = _play_group(trial, steps, index + 1, player, chooser, budget)
-        if found is not None:
-            return found
-    return None
-
-
-def _first_consistent(state, candidates, make_move, player: int, seen: str):
-    """The state after the first candidate move that leaves `player`'s observation as `seen`."""
-    for candidate in candidates:
-        trial = state.copy()
-        if make_move(trial, candidate) and _view(trial, player) == seen:
-            return trial
-    return None
-
-
-def _weighted_order(outcomes: list, chooser) -> list:
-    """The outcomes in a random order, each earlier with a chance in proportion to its
-    probability (weighted sampling without replacement)."""
-    keyed = [(chooser.random() ** (1.0 / probability), index) for index, (_, probability) in enumerate(outcomes)]
-    keyed.sort(reverse=True)
-    return [outcomes[index][0] for _, index in keyed]

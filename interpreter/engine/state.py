@@ -301,6 +301,12 @@ class State:
             return drawn_for[2]  # a re-dealt world (not reachable from its history) is in the player's set
         return infosets.information_state(self, player)
 
+    @property
+    def replayed(self) -> bool:
+        """False for a world `determinize` had to re-deal (its history could not be drawn
+        anew): it matches the player's observation now, not necessarily every earlier one."""
+        return self._drawn_for is None
+
     def determinize(self, player: int, seed: int) -> "State":
         """A full state consistent with everything `player` has seen: the game is played again
         from its history with hidden chance outcomes and the others' secret moves drawn anew
@@ -324,6 +330,8 @@ class State:
                 self.cache_legal(legal.legal_moves(self))
             except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
                 raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
+            except RuleRuntimeError as error:  # the contract (docs/api.md): located, state unchanged
+                raise RuleRuntimeError(_rule_error_text(error), pos=error.pos) from None
         return self._moves_now
 
     def legal_actions(self, player: Optional[int] = None) -> list:
@@ -379,11 +387,14 @@ class State:
         data = self.d
         if data["terminal"] or data["chance"] is not None:
             return self._refused_now()
-        if type(action) is not Action:
-            action = _as_action(self, action)
-            if isinstance(action, Outcome):
-                return action
-        moves = self._moves()
+        try:  # a failing listing is a rule_error refusal, never an exception (docs/api.md)
+            if type(action) is not Action:
+                action = _as_action(self, action)
+                if isinstance(action, Outcome):
+                    return action
+            moves = self._moves()
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
         if self._movers is not None:
             return self._apply_simultaneous(action)
         index = self._index_of(action, moves)
@@ -400,7 +411,11 @@ class State:
         refused = self._refused_now()
         if refused is not None:
             return refused
-        if type(index) is not int or not 0 <= index < len(self._moves()):
+        try:
+            listed = len(self._moves())
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
+        if type(index) is not int or not 0 <= index < listed:
             return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
         return self._atomically(self._apply_move, index, undoable=True)
 

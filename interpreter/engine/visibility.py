@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["observe", "hidden_vars", "determinize"]
+__all__ = ["observe", "hidden_vars", "determinize", "item_kind", "collect_lists"]
 
 
 def observe(state, player: int) -> dict:
@@ -61,12 +61,12 @@ def determinize(state, player: int, seed: int):
     entities = state.rs.entities
     slots: list = []  # hidden lists, mutated in place
     for name, index in hidden_vars(state.rs, state.num_players, player):
-        _collect(game_vars[name] if index is None else game_vars[name][index], slots)
+        collect_lists(game_vars[name] if index is None else game_vars[name][index], slots)
     pools: dict = {}
     places: dict = {}
     for slot_index, items in enumerate(slots):
         for position, item in enumerate(items):
-            kind = entities[item]["type"] if isinstance(item, str) and item in entities else ("value", type(item).__name__)
+            kind = item_kind(entities, item)
             pools.setdefault(kind, []).append(item)
             places.setdefault(kind, []).append((slot_index, position))
     shuffler = random.Random(seed)
@@ -83,16 +83,22 @@ def determinize(state, player: int, seed: int):
     return sample
 
 
-def _collect(value, slots: list) -> None:
+def item_kind(entities: dict, item):
+    """What an item may be exchanged with: its component type, else the type of its value."""
+    return entities[item]["type"] if isinstance(item, str) and item in entities else ("value", type(item).__name__)
+
+
+def collect_lists(value, slots: list) -> None:
+    """Append every list of plain values inside `value` (lists and maps, nested) to `slots`."""
     if isinstance(value, list):
         if all(not isinstance(item, (list, dict)) for item in value):
             slots.append(value)
         else:
             for item in value:
-                _collect(item, slots)
+                collect_lists(item, slots)
     elif isinstance(value, dict):
         for item in value.values():
-            _collect(item, slots)
+            collect_lists(item, slots)
 
 
 def _sizes(value):

@@ -1,0 +1,407 @@
+"""Worlds drawn for one player: the game played again along the player's trajectory (see
+`infosets`), the player's own and the public moves as they were, every hidden chance outcome,
+every other player's secret move and every other player's `choose` answer drawn anew so that
+the player's observation (and each public move's label) is exactly as recorded after every
+step.
+
+A shuffle is first dealt from what the player saw: components seen from the shuffle on keep
+their draws, the others are dealt anew among the remaining draws of that shuffle. When a later
+observation contradicts a draw (a card comes into view, an opponent plays a card from a
+hidden hand, the flow shows who could act), draws are exchanged and the game is played again
+from the first one changed; a hidden answer is changed to the one shown. Repairs that go round
+in a circle give up, and the caller draws again.
+
+Owns: the plan of a world (a choice per step, the state before each), its repairs.
+"""
+from __future__ import annotations
+
+import collections
+import json
+
+from ..errors import RuleRuntimeError
+from . import visibility
+from .values import Action
+
+__all__ = ["draw_world", "view_text", "make_move", "same_value"]
+
+REFUSED = "refused"  # a public move the drawn world refuses
+MAX_REPAIRS = 100  # exchanges of draws per attempt
+MAX_EXCHANGES = 300  # pairs of hidden items tried to explain one observation
+MAX_BACKTRACKS = 8  # other answers given to earlier hidden moves per attempt
+
+
+def view_text(state, player: int) -> str:
+    """The player's observation as canonical JSON text (what a trajectory records)."""
+    return json.dumps(state.observe(player), sort_keys=True, default=str)
+
+
+class _Plan:
+    """One attempt at a world: the outcome or move chosen at each step (kept across repairs as
+    the preferred choice), the state before each step, and the run each chance step belongs
+    to: consecutive draws from a pool one smaller each time (one shuffle), or a single draw."""
+
+    def __init__(self, steps):
+        self.choices: list = [None] * len(steps)
+        self.before: list = [None] * len(steps)
+        self.run_of: list = []
+        run = -1
+        for index, step in enumerate(steps):
+            previous = steps[index - 1] if index else None
+            if "chance" in step.entry and (previous is None or "chance" not in previous.entry
+                                           or len(step.pool) != len(previous.pool) - 1):
+                run = index
+            self.run_of.append(run if "chance" in step.entry else None)
+
+    def deal_unseen(self, steps, entities, chooser) -> None:
+        """A first guess at every draw of a component: in each run of draws (a shuffle), the
+        components the player sees from then on keep the places they were drawn to, and the
+        ones never seen are dealt anew, at random, to the other places where the run drew a
+        component of their type. The guess reads the true draws only where the player later
+        saw the item."""
+        runs: dict = {}
+        for index, run in enumerate(self.run_of):
+            outcome = steps[index].entry.get("chance") if run is not None else None
+            if isinstance(outcome, str) and outcome in entities:
+                runs.setdefault((run, entities[outcome]["type"]), []).append(index)
+        for indices in runs.values():
+            later = [step.seen for step in steps[indices[0]:]]  # from the run on: what it put in view
+            seen = lambda item: any(json.dumps(item) in view for view in later)  # noqa: E731
+            unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
+            unseen = [steps[index].entry["chance"] for index in unseen_at]
+            for index in indices:
+                self.choices[index] = steps[index].entry["chance"]
+            last = steps[indices[-1]]
+            left = list(last.pool)
+            left.remove(last.entry["chance"])
+            if len(left) == 1 and left[0] in entities and not seen(left[0]):
+                unseen.append(left[0])  # the item the shuffle left last, never drawn
+            unseen.sort()
+            chooser.shuffle(unseen)
+            for index, item in zip(unseen_at, unseen):
+                self.choices[index] = item
+
+
+def draw_world(state, player: int, steps, chooser):
+    """Play the trajectory again with hidden choices drawn anew. When a later observation
+    contradicts what was drawn (a card of a shuffled deck comes into view), the draws that put
+    the wrong items there are exchanged for the right ones and the game is played again from
+    the first draw changed."""
+    from .state import State
+
+    plan = _Plan(steps)
+    plan.deal_unseen(steps, state.rs.entities, chooser)
+    sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
+    failures: set = set()
+    backtracks = 0
+    for _ in range(MAX_REPAIRS):
+        sample, failed, seen_instead = _play_plan(sample, start, steps, plan, player, chooser)
+        if failed is None:
+            return sample
+        if (failed, seen_instead, backtracks) in failures:
+            return None  # the repairs go round in a circle: draw again from the start
+        failures.add((failed, seen_instead, backtracks))
+        if seen_instead is REFUSED:
+            start = _repair_refused(plan, failed, sample, steps[failed].entry["action"], player)
+        elif seen_instead is None:
+            return None
+        else:
+            differences = _differences(json.loads(seen_instead), json.loads(steps[failed].seen))
+            start = _repair_hidden_move(plan, steps, failed, differences)
+            if start is None:
+                start = _repair(plan, failed, differences)
+        if start is None:
+            start = _repair_by_exchange(plan, failed, sample, steps[failed], player, chooser)
+        if start is None and backtracks < MAX_BACKTRACKS:
+            backtracks += 1
+            start = _answer_otherwise(plan, steps, failed, chooser)
+        if start is None:
+            return None
+        sample = plan.before[start]
+    return None
+
+
+def _answer_otherwise(plan: _Plan, steps, failed: int, chooser):
+    """Nothing explains the failing step: give the latest hidden answer before it another
+    legal answer, at random, and play again from there (bounded by MAX_BACKTRACKS)."""
+    for index in range(failed - 1, -1, -1):
+        chosen = plan.choices[index]
+        if not steps[index].secret or chosen is None:
+            continue
+        others = sorted((action for action in plan.before[index].legal_actions()
+                         if action.player == chosen.player and action != chosen), key=lambda action: action.label)
+        if not others:
+            continue
+        plan.choices[index] = chooser.choice(others)
+        return index
+    return None
+
+
+def _play_plan(sample, start: int, steps, plan: _Plan, player: int, chooser):
+    """Play steps[start:] from `sample` (the state before steps[start]), each hidden choice the
+    planned one when it still fits, else the first that fits. Returns (state, None, None) when
+    every observation was as recorded, else (state, index of the step that failed, the
+    observation the failing step gave instead, REFUSED for a public move refused here, or None
+    when it cannot tell)."""
+    for index in range(start, len(steps)):
+        plan.before[index] = sample
+        step = steps[index]
+        if "chance" not in step.entry and not step.secret:
+            if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
+                return sample, index, None  # a label that reads what is hidden (a price) tells more
+            after = sample.copy()
+            if not after.apply(step.entry["action"]):
+                return sample, index, REFUSED
+            view = view_text(after, player)
+            if view != step.seen:
+                return sample, index, view
+            sample = after
+            continue
+        chance = "chance" in step.entry
+        candidates = [plan.choices[index]] if plan.choices[index] is not None else []
+        after, chosen = _first_consistent(sample, candidates, player, step.seen, chance)
+        if after is None:
+            candidates = _candidates(sample, step, plan.choices[index], chooser)
+            after, chosen = _first_consistent(sample, candidates[1 if plan.choices[index] is not None else 0:],
+                                              player, step.seen, chance)
+        if after is None:
+            if not candidates:
+                return sample, index, None
+            plan.choices[index] = candidates[0]
+            trial = sample.copy()
+            return sample, index, view_text(trial, player) if make_move(trial, candidates[0], chance) else None
+        plan.choices[index] = chosen
+        sample = after
+    return sample, None, None
+
+
+def _label_of(state, move: dict):
+    """The label `move` (a history entry's action) is listed with in `state`, or its own when it
+    is not legal there (the apply that follows refuses it)."""
+    try:
+        wanted = Action.from_json(move)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return move.get("label")
+    for action in state.legal_actions():
+        if action == wanted:
+            return action.label
+    return move.get("label")
+
+
+def _candidates(sample, step, planned, chooser) -> list:
+    """The outcomes (or moves of the player who made the hidden move) to try at `step`, the
+    planned one first, the others in a random order."""
+    if "chance" in step.entry:
+        others = _weighted_order(sample.chance_outcomes(), chooser)
+        key = lambda outcome: json.dumps(outcome, sort_keys=True, default=str)  # noqa: E731
+    else:
+        mover = step.entry["action"].get("player")
+        others = sorted((action for action in sample.legal_actions() if action.player == mover),
+                        key=lambda action: action.label)
+        chooser.shuffle(others)
+        key = lambda action: action.key  # noqa: E731
+    if planned is None:
+        return others
+    planned_key = key(planned)
+    rest = [candidate for candidate in others if key(candidate) != planned_key]
+    return [planned] + rest if len(rest) < len(others) else others
+
+
+def make_move(trial, candidate, chance: bool) -> bool:
+    """Apply a chance outcome or a move to `trial`; whether it was accepted."""
+    return bool(trial.apply_chance(candidate) if chance else trial.apply(candidate))
+
+
+def _first_consistent(state, candidates, player: int, seen: str, chance: bool):
+    """(the state after the first candidate that leaves `player`'s observation as `seen`, that
+    candidate), or (None, None)."""
+    for candidate in candidates:
+        trial = state.copy()
+        if make_move(trial, candidate, chance) and view_text(trial, player) == seen:
+            return trial, candidate
+    return None, None
+
+
+def _repair_hidden_move(plan: _Plan, steps, failed: int, differences):
+    """When a value now shown was another player's hidden answer (a goal chosen in secret and
+    revealed later), answer it as shown: the latest hidden move whose drawn answer holds a
+    wrong value is given the answer with the wanted one, if that answer was legal there."""
+    for wrong, wanted in differences:
+        for index in range(failed - 1, -1, -1):
+            chosen = plan.choices[index]
+            if not steps[index].secret or chosen is None or wrong not in _scalars(dict(chosen.args), []):
+                continue
+            for action in plan.before[index].legal_actions():
+                if action.player == chosen.player and wanted in _scalars(dict(action.args), []):
+                    plan.choices[index] = action
+                    return index
+            break
+    return None
+
+
+def _repair(plan: _Plan, failed: int, differences):
+    """Exchange draws so that where a wrong value was seen (`differences`: [(wrong, wanted)]) the
+    wanted one is drawn instead: the wrong value's latest draw (up to the failing step) becomes the wanted
+    value and the wanted value's draw in the same run becomes the wrong one (a shuffle stays a
+    shuffle; the item a shuffle leaves last is never drawn, so either draw may be missing).
+    Returns the first step changed, or None when nothing can be exchanged."""
+    assigned: dict = {}  # step -> new choice, all found in the plan as it was
+    for wrong, wanted in differences:
+        wrong_at = _latest_draw(plan, failed, wrong)
+        wanted_at = _latest_draw(plan, failed, wanted)
+        if wrong_at is not None and wanted_at is not None and plan.run_of[wrong_at] != plan.run_of[wanted_at]:
+            wanted_at = None  # drawn in another shuffle: not this one's to give
+        if wrong_at is not None:
+            assigned.setdefault(wrong_at, wanted)
+        if wanted_at is not None:
+            assigned.setdefault(wanted_at, wrong)
+    for index, choice in assigned.items():
+        plan.choices[index] = choice
+    return min(assigned) if assigned else None
+
+
+def _repair_refused(plan: _Plan, failed: int, sample, move: dict, player: int):
+    """A public move that the drawn world refuses used a value its mover held unseen (a card
+    played from a hidden hand): find an item in the mover's hidden places whose exchange with
+    that value makes the move legal, and exchange their draws."""
+    mover = move.get("player")
+    declared = sample.rs.vars
+    places = [(name, mover) for name, decl in declared.items() if decl.visibility == "owner" and mover != player]
+    places += [(name, None) for name, decl in declared.items() if decl.visibility in ("hidden", "count")]
+    held: list = []
+    for name, seat in places:
+        value = sample.vars.get(name)
+        _scalars(value[seat] if seat is not None and isinstance(value, list) else value, held)
+    for wanted in _scalars(move.get("args"), []):
+        for wrong in dict.fromkeys(held):
+            if type(wrong) is not type(wanted) or wrong == wanted:
+                continue
+            if visibility.item_kind(sample.rs.entities, wrong) != visibility.item_kind(sample.rs.entities, wanted):
+                continue
+            trial = sample.copy()
+            _exchange(trial.vars, wrong, wanted)
+            trial.touched()
+            if _applies(trial, move):
+                return _repair(plan, failed, [(wrong, wanted)])
+    return None
+
+
+def _repair_by_exchange(plan: _Plan, failed: int, sample, step, player: int, chooser):
+    """A public move whose outcome depends on what is hidden (who may act next, a count): try
+    exchanging two items between two places hidden from `player` just before the move, and
+    exchange the draws of the first pair that makes the move look as it did."""
+    if "chance" in step.entry:
+        return None
+    places: list = []
+    for name, index in visibility.hidden_vars(sample.rs, sample.num_players, player):
+        value = sample.vars.get(name)
+        visibility.collect_lists(value[index] if index is not None and isinstance(value, list) else value, places)
+    entities = sample.rs.entities
+    pairs = [(first, second) for number, items in enumerate(places) for others in places[number + 1:]
+             for first in dict.fromkeys(items) for second in dict.fromkeys(others)
+             if first != second and visibility.item_kind(entities, first) == visibility.item_kind(entities, second)]
+    pairs.sort(key=repr)
+    chooser.shuffle(pairs)
+    for first, second in pairs[:MAX_EXCHANGES]:
+        trial = sample.copy()
+        _exchange(trial.vars, first, second)
+        trial.touched()
+        if _looks_as_seen(trial, step, player):
+            start = _repair(plan, failed, [(first, second)])
+            if start is not None:
+                return start
+    return None
+
+
+def _looks_as_seen(trial, step, player: int) -> bool:
+    """Whether the step's move (for another's hidden move: any answer of theirs) leaves the
+    player's observation as recorded in `trial`."""
+    if not step.secret:
+        return _applies(trial, step.entry["action"]) and view_text(trial, player) == step.seen
+    try:
+        answers = [action for action in trial.legal_actions() if action.player == step.entry["action"].get("player")]
+    except RuleRuntimeError:
+        return False
+    for action in answers:
+        after = trial.copy()
+        if _applies(after, action) and view_text(after, player) == step.seen:
+            return True
+    return False
+
+
+def _applies(trial, move) -> bool:
+    """Whether `move` is accepted in `trial` (a world with items exchanged by hand, which may
+    break a rule's expectations: then it is not)."""
+    try:
+        return bool(trial.apply(move))
+    except RuleRuntimeError:
+        return False
+
+
+def _scalars(value, out: list) -> list:
+    if isinstance(value, dict):
+        for item in value.values():
+            _scalars(item, out)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _scalars(item, out)
+    elif isinstance(value, str):
+        out.append(value)
+    return out
+
+
+def _exchange(value, first, second) -> None:
+    """Swap every `first` and `second` inside the lists and maps of `value` (in place)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in list(items):
+        if isinstance(item, (list, dict)):
+            _exchange(item, first, second)
+        elif type(item) is type(first) and item == first:
+            value[key] = second
+        elif type(item) is type(second) and item == second:
+            value[key] = first
+
+
+def _latest_draw(plan: _Plan, failed: int, value):
+    for index in range(failed, -1, -1):
+        if plan.run_of[index] is not None and same_value(plan.choices[index], value):
+            return index
+    return None
+
+
+def same_value(left, right) -> bool:
+    """Whether two plain values are equal as JSON (1 and True differ)."""
+    return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
+
+
+def _differences(have, want) -> list:
+    """[(value in `have`, value in `want`)] where two observations differ: place by place where
+    both hold a single value, then the values one holds anywhere and the other does not (an
+    item drawn into another place than the one seen), paired in order."""
+    pairs: list = []
+    _differing_places(have, want, pairs)
+    extra = collections.Counter(_scalars(have, []))
+    extra.subtract(_scalars(want, []))
+    surplus = [value for value, count in extra.items() for _ in range(count) if count > 0]
+    lacking = [value for value, count in extra.items() for _ in range(-count) if count < 0]
+    pairs.extend(zip(surplus, lacking))
+    return pairs
+
+
+def _differing_places(have, want, out: list) -> None:
+    if isinstance(have, dict) and isinstance(want, dict):
+        for key in have.keys() & want.keys():
+            _differing_places(have[key], want[key], out)
+    elif isinstance(have, list) and isinstance(want, list):
+        if len(have) == len(want):
+            for left, right in zip(have, want):
+                _differing_places(left, right, out)
+    elif have != want and not isinstance(have, (list, dict)) and not isinstance(want, (list, dict)):
+        out.append((have, want))
+
+
+def _weighted_order(outcomes: list, chooser) -> list:
+    """The outcomes in a random order, each earlier with a chance in proportion to its
+    probability (weighted sampling without replacement)."""
+    keyed = [(chooser.random() ** (1.0 / probability), index) for index, (_, probability) in enumerate(outcomes)]
+    keyed.sort(reverse=True)
+    return [outcomes[index][0] for _, index in keyed]
