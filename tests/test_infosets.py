@@ -158,7 +158,7 @@ def test_play_does_not_print_a_sealed_bid(tmp_path):
 # ----------------------------------------------------------------------------- choose answers
 def _sealed_by_choice(bid_of_0):
     """Player 0 sealed a bid by answering a `choose`: player 1 to seal theirs."""
-    state = interpreter.load(os.path.join(HERE, "rulesets", "sealed_bid"), modules=["by_choice"]).new_game(2, seed=0)
+    state = interpreter.load(os.path.join(HERE, "rulesets", "secret_bid"), modules=["by_choice"]).new_game(2, seed=0)
     assert state.apply("seal a bid") and state.apply(f"choose {bid_of_0}")
     return state
 

@@ -107,7 +107,7 @@ def _hide_differently(state, seat):
 
 
 @pytest.mark.parametrize("target,players", [("kuhn-poker", 2), (os.path.join(HERE, "rulesets", "hidden_die"), 2),
-                                            (os.path.join(HERE, "rulesets", "sealed_bid"), 2), ("deep-state", 3)])
+                                            (os.path.join(HERE, "rulesets", "secret_bid"), 2), ("deep-state", 3)])
 def test_view_depends_only_on_what_the_player_may_see(target, players):
     rs = interpreter.load(target)
     changed_any = False
@@ -137,7 +137,7 @@ def test_kuhn_other_card_is_hidden_and_own_card_shown():
 
 
 def test_another_players_secret_move_shows_only_its_kind():
-    rs = interpreter.load(os.path.join(HERE, "rulesets", "sealed_bid"))
+    rs = interpreter.load(os.path.join(HERE, "rulesets", "secret_bid"))
     state = rs.new_game(2, seed=1)
     while not state.is_terminal and not any(rs.actions[a.name].secret for a in state.legal_actions() if a.name in rs.actions):
         state.apply(state.legal_actions()[0])
