@@ -265,6 +265,7 @@ class State(Acting, Records):
         self.rs.budget.reset()
         return handle.fn(self.d["vars"], local_names or {})
 
+    # ------------------------------------------------------------------ the atomic contract
     def _settle_labels(self) -> None:
         """The state is about to change: the actions handed out render their labels now if
         they read the state (a label is the one of the state the action was listed in)."""
