@@ -1,7 +1,9 @@
 """The engine: one generic player of any compiled ruleset.
 
 Modules, each owning one concern:
-  state.py       State: plain data, queries, atomic apply, chance nodes, copy/JSON/hash/diff
+  state.py       State: plain data, queries, copy, the log, the atomic contract of apply
+  acting.py      State's mixin Acting: legal listing and ids, apply/apply_id/undo, chance nodes
+  records.py     State's mixin Records: to_json/from_json, history/from_history, hash/diff
   flow.py        the phase lifecycle: enter, turns, exit, leave, next/return/end, end_if
   turn_order.py  seats, first player, direction, skip, rounds, actions per turn
   effects.py     the effect machine: one dataclass per effect kind, run through a table

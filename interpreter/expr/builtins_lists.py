@@ -1,0 +1,247 @@
+"""The list and map builtins of the expression language (`count`, `distinct`, `union`, `most`,
+`biggest`, `keys`, `sum` of lists, ...): pure functions on plain data. Those that take the work
+budget as their first argument are named in `CHARGED` (builtins.py); the list-as-set ones
+(`distinct`, `union`, `intersection`, `difference`) use a hash set for hashable items.
+
+Owns: these functions. The whitelist that names them (`BUILTINS`) is in builtins.py.
+"""
+from __future__ import annotations
+
+from ..errors import RuleRuntimeError
+from .budget import MAX_RANGE, Budget, _key_back, _short, text_key
+
+def _biggest(budget, counts, *others):
+    """The single owner with strictly more than every other owner, else none.
+
+    `counts` is a mapping owner -> number (owners with 0 do not count), or a list of such
+    mappings, which are combined first."""
+    if others:
+        counts = _combined(budget, [counts, *others])
+    elif isinstance(counts, list):
+        counts = _combined(budget, counts)
+    if not counts:
+        return None
+    budget.charge(len(counts), "biggest")
+    best = None
+    best_n = 0
+    tie = False
+    for owner, n in counts.items():
+        if n > best_n:
+            best, best_n, tie = owner, n, False
+        elif n == best_n and n > 0:
+            tie = True
+    if best_n <= 0 or tie:
+        return None
+    return _key_back(best)
+
+
+def _combined(budget, maps):
+    out: dict = {}
+    read = 0
+    for m in maps:
+        if not m:
+            continue
+        read += len(m)
+        for k, v in m.items():
+            if type(k) is not str:
+                k = text_key(k)
+            out[k] = out.get(k, 0) + v
+    budget.charge(read, "combined")  # (the maps exist already: reading them cannot run away)
+    return out
+
+
+_NO_VALUE = object()
+
+
+def _count(it, value=_NO_VALUE):
+    if value is not _NO_VALUE:  # count(xs, none) counts the nones
+        if type(it) is list:
+            return it.count(value)
+        return sum(1 for x in it if x == value)
+    if isinstance(it, (list, str, dict, tuple, range)):
+        return len(it)
+    return sum(1 for _ in it)
+
+
+class _Seen:
+    """Membership for the list-as-set builtins: a hash set for hashable items, and a list
+    scanned item by item (each comparison charged) for the others (lists, maps)."""
+
+    __slots__ = ("hashable", "others", "budget")
+
+    def __init__(self, budget: Budget, items=()):
+        self.hashable: set = set()
+        self.others: list = []
+        self.budget = budget
+        for x in items:
+            self.add(x)
+
+    def __contains__(self, x) -> bool:
+        try:
+            return x in self.hashable
+        except TypeError:
+            self.budget.charge(len(self.others), "comparing lists or maps one by one")
+            return x in self.others
+
+    def add(self, x) -> None:
+        try:
+            self.hashable.add(x)
+        except TypeError:
+            self.others.append(x)
+
+
+def _distinct(budget, items):
+    seen = _Seen(budget)
+    out = []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def _min(*args, default=None, key=None):
+    seq = args[0] if len(args) == 1 else args
+    seq = list(seq)
+    if not seq:
+        return default
+    return min(seq, key=key) if key else min(seq)
+
+
+def _max(*args, default=None, key=None):
+    seq = args[0] if len(args) == 1 else args
+    seq = list(seq)
+    if not seq:
+        return default
+    return max(seq, key=key) if key else max(seq)
+
+
+def _range(a, b=None, step=1):
+    if b is None:
+        a, b = 0, a
+    r = range(int(a), int(b), int(step))
+    if len(r) > MAX_RANGE:
+        raise RuleRuntimeError(f"range of {len(r)} elements is larger than {MAX_RANGE}")
+    return list(r)
+
+
+def _most(items, key=None):
+    """All items that share the best (largest) key: the 'most X' with ties kept."""
+    items = list(items)
+    if not items:
+        return []
+    keys = [key(x) for x in items] if key is not None else items
+    best = max(keys)
+    return [x for x, k in zip(items, keys) if k == best]
+
+
+def _ranked(items, key, reverse=True):
+    """Items ordered best first by `key` (a number or a list of tie-breakers, compared in turn)."""
+    return sorted(items, key=key, reverse=reverse)
+
+
+def _get(m, k, default=None):
+    if isinstance(m, dict):
+        v = m.get(k, _missing)
+        if v is not _missing:
+            return v
+        return default if isinstance(k, str) else m.get(str(k), default)
+    if isinstance(m, list) and isinstance(k, int) and -len(m) <= k < len(m):
+        return m[k]
+    return default
+
+
+_missing = object()
+
+
+def _first(seq, default=None):
+    for x in seq:
+        return x
+    return default
+
+
+def _last(seq, default=None):
+    seq = list(seq)
+    return seq[-1] if seq else default
+
+
+def _index(seq, x):
+    try:
+        return list(seq).index(x)
+    except ValueError:
+        return -1
+
+
+def _keys(m):
+    if isinstance(m, dict):  # (_key_back, written out: this runs for every key)
+        return [int(k) if isinstance(k, str) and k.isdigit() else k for k in m]
+    return list(range(len(m)))
+
+
+def _values(m):
+    return list(m.values()) if isinstance(m, dict) else list(m)
+
+
+def _items(m):
+    return [[int(k) if isinstance(k, str) and k.isdigit() else k, v] for k, v in m.items()]
+
+
+def _union(budget, *seqs):
+    return _distinct(budget, [x for seq in seqs for x in seq])
+
+
+def _intersection(budget, first, *rest):
+    others = [_Seen(budget, r) for r in rest]
+    return [x for x in _distinct(budget, first) if all(x in r for r in others)]
+
+
+def _difference(budget, first, second):
+    budget.charge(len(second), "difference")
+    removed = _Seen(budget, second)
+    return [x for x in first if x not in removed]
+
+
+def _remove_one(seq, x):
+    seq = list(seq)
+    if x in seq:
+        seq.remove(x)
+    return seq
+
+
+def _sum(budget, seq, start=0):
+    """Python's sum; a sum of lists (`sum(hands, [])`) is built in one list, each element
+    charged, instead of copying the partial list at every step."""
+    if type(start) is not list:
+        return sum(seq, start)
+    out = list(start)
+    for part in seq:
+        if type(part) is not list:
+            raise RuleRuntimeError(f"sum of lists met {_short(part)}, which is not a list")
+        budget.charge(len(part), "sum of lists")
+        out.extend(part)
+    return out
+
+
+def _charging_result(fn, what):
+    """`fn`, charging the budget by the length of what it returns (the elements it built)."""
+    def charged(budget, *args, **kwargs):
+        result = fn(*args, **kwargs)
+        budget.charge(len(result), what)
+        return result
+    return charged
+
+
+def _sorted(seq, key=None, reverse=False):
+    return sorted(seq, key=key, reverse=reverse)
+
+
+def _enumerate(seq):
+    return [[i, x] for i, x in enumerate(seq)]
+
+
+def _zip(*seqs):
+    return [list(t) for t in zip(*seqs)]
+
+
+def _reversed(seq):
+    return list(reversed(seq))
