@@ -103,8 +103,11 @@ def draw_view(console, view: dict, sections=("board", "own", "others"), max_line
     for row in rows:
         console.print(row)
     if left_out:
-        titles = ", ".join(str(table.get("title") or "untitled") for table in left_out)
-        say(console, _cut(f"not shown: {titles}") + " (type board to see the whole table)")
+        titles = ", ".join(str(table.get("title") or "untitled").split(" (")[0] for table in left_out)
+        suffix = " (type board to see the whole table)"
+        line = f"not shown: {titles}"
+        room = console.width - len(suffix)
+        say(console, (line if len(line) <= room else line[:room - 1] + "…") + suffix)
 
 
 def layout(console, tables: list) -> list:
