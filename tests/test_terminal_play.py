@@ -216,3 +216,50 @@ def test_everyones_table_of_an_unfinished_game_is_refused(tmp_path):
     assert code == 2 and "add --player P" in err and "hand" not in out
     code, out, err = cli("replay", str(save), "--step", "--player", "0", stdin="\n")
     assert code == 0, err
+
+
+SCREEN_LINES, SCREEN_COLUMNS = 40, 120
+BUNDLED = sorted(name for name in os.listdir(os.path.join(HERE, "..", "rulesets"))
+                 if os.path.isfile(os.path.join(HERE, "..", "rulesets", name, "game.yaml")))
+
+
+def first_screen(tmp_path, game, players, seed):
+    """Everything printed up to and including the first prompt line (greeting, the moves of the
+    agents before it, the table and the menu), and the whole output."""
+    agents = ",".join(["human"] + ["random"] * (players - 1))
+    code, out, err = cli("play", game, "--players", str(players), "--agents", agents, "--seed", str(seed),
+                         "--save", str(tmp_path / "g.json"), stdin="q\n")
+    assert code == 0, err
+    return out.split("player 0> ")[0] + "player 0> ", out
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_davos_first_screen_fits_120_by_40(tmp_path, players, seed):
+    screen, out = first_screen(tmp_path, "davos", players, seed)
+    lines = screen.splitlines()
+    assert len(lines) <= SCREEN_LINES, screen
+    assert max(len(line) for line in out.splitlines()) <= SCREEN_COLUMNS
+    assert "what do you do?" in screen and "RED (you)" in screen  # the menu and the players table
+    assert "not shown:" not in screen  # Davos' whole board fits on the first screen
+
+
+@pytest.mark.parametrize("game", BUNDLED)
+def test_every_bundled_first_screen_fits_120_by_40(tmp_path, game):
+    rs = interpreter.load(game)
+    for players in rs.players:
+        screen, out = first_screen(tmp_path, game, players, 1)
+        assert len(screen.splitlines()) <= SCREEN_LINES, (players, screen)
+        assert max(len(line) for line in out.splitlines()) <= SCREEN_COLUMNS, players
+        assert "player 0> " in screen
+
+
+def test_board_command_draws_the_tables_the_first_screen_left_out(tmp_path):
+    screen, out = first_screen(tmp_path, "global-mogul", 2, 1)
+    assert "not shown:" in screen
+    left_out = screen.split("not shown: ")[1].split(" (type board")[0].split(", ")
+    assert left_out and all(title for title in left_out)
+    code, out, err = cli("play", "global-mogul", "--players", "2", "--agents", "human,random", "--seed", "1",
+                         "--save", str(tmp_path / "g.json"), stdin="board\nq\n")
+    after_board = out.split("player 0> ")[1]
+    assert all(title in after_board for title in left_out), left_out

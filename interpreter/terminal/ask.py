@@ -110,6 +110,14 @@ def _open_parameter(remaining: list, order: list):
     return None
 
 
+def menu_height(console, menu: Menu) -> int:
+    """The lines `draw_menu` takes for this menu (its question and options)."""
+    lines = [Text(f"  {key!s:>3}. {text}") for key, text, _ in menu.options]
+    if len(lines) < COLUMNS_FROM:
+        return 1 + len(lines)
+    return 1 + len(console.render_lines(Columns(lines, padding=(0, 2)), console.options, pad=False))
+
+
 def draw_menu(console, menu: Menu) -> None:
     say(console, menu.question, "bold")
     lines = [Text(f"  {key!s:>3}. {text}") for key, text, _ in menu.options]

@@ -7,8 +7,8 @@ the 120×40 terminal the play command is designed for.
 """
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -16,6 +16,7 @@ from rich.text import Text
 __all__ = ["make_console", "say", "table_of", "draw_view", "draw_changes", "view_diff", "header_line", "PIPE_WIDTH"]
 
 PIPE_WIDTH = 120
+TABLE_GAP = 3  # blank columns between tables drawn side by side
 MAX_CELL = 60  # a cell longer than this is cut (a long list of cards is still one line)
 
 
@@ -33,13 +34,15 @@ def say(console, text, style=None) -> None:
 
 def table_of(table: dict) -> Table:
     title = str(table.get("title") or "")
-    grid = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, expand=False,
-                 title_style="bold", min_width=min(len(title), 60))
+    grid = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold underline",
+                 expand=False, title_style="bold", min_width=min(len(title), 60))
     columns = list(table.get("columns") or [])
     if not any(str(column) for column in columns):
         grid.show_header = False
-    for column in columns:
-        grid.add_column(str(column), overflow="fold")
+    colours = list(table.get("colours") or [])
+    for index, column in enumerate(columns):
+        colour = colours[index] if index < len(colours) else None
+        grid.add_column(_styled({"text": str(column), "colour": colour}) if colour else str(column), overflow="fold")
     for row in table.get("rows") or []:
         cells = [_styled(cell) for cell in row][:len(columns) or None]
         cells += [Text("")] * (len(columns) - len(cells))
@@ -78,15 +81,81 @@ def header_line(view: dict) -> str:
     return f"── {who} · phase {view.get('phase')} · step {view.get('step')} ──"
 
 
-def draw_view(console, view: dict, sections=("board", "own", "others")) -> None:
-    """The view's tables, section by section, tables side by side where they fit."""
-    from rich.columns import Columns
-
+def draw_view(console, view: dict, sections=("board", "own", "others"), max_lines=None) -> None:
+    """The view's tables, packed side by side where they fit the width; the own area and the
+    other players' rows drawn as one players table (a row per field, a column per player).
+    With `max_lines`, board tables are left out from the last one on until the drawing fits,
+    and one line names them (the `board` command draws everything)."""
     say(console, header_line(view), "bold")
-    for section in sections:
-        tables = [table_of(table) for table in view.get(section) or [] if table.get("rows")]
-        if tables:
-            console.print(Columns(tables, padding=(0, 3)))
+    players = players_table(view) if "own" in sections and "others" in sections else None
+    board = [table for table in view.get("board") or [] if table.get("rows")] if "board" in sections else []
+    areas = [players] if players is not None else [
+        table for section in ("own", "others") if section in sections for table in view.get(section) or []
+        if table.get("rows")]
+    rows = layout(console, [table_of(table) for table in board + areas])
+    left_out = []
+    if max_lines is not None and height(console, rows) > max_lines - 1:
+        kept = []  # the board tables, in order, that still fit with a line naming the others
+        for table in board:
+            trial = layout(console, [table_of(item) for item in kept + [table] + areas])
+            (kept if height(console, trial) <= max_lines - 2 else left_out).append(table)
+        rows = layout(console, [table_of(table) for table in kept + areas])
+    for row in rows:
+        console.print(row)
+    if left_out:
+        titles = ", ".join(str(table.get("title") or "untitled").split(" (")[0] for table in left_out)
+        suffix = " (type board to see the whole table)"
+        line = f"not shown: {titles}"
+        room = console.width - len(suffix)
+        say(console, (line if len(line) <= room else line[:room - 1] + "…") + suffix)
+
+
+def layout(console, tables: list) -> list:
+    """Rich tables in rows: each table goes on the first row it fits beside (first fit, in the
+    view's order), so narrow tables share the width instead of each taking its own lines."""
+    rows = []  # [(width used, [table])]
+    for table in tables:
+        width = Measurement.get(console, console.options, table).maximum
+        for index, (used, members) in enumerate(rows):
+            if used + TABLE_GAP + width <= console.width:
+                rows[index] = (used + TABLE_GAP + width, members + [table])
+                break
+        else:
+            rows.append((width, [table]))
+    drawn = []
+    for _, members in rows:
+        grid = Table.grid(padding=(0, TABLE_GAP, 0, 0))
+        for _ in members:
+            grid.add_column(vertical="top")
+        grid.add_row(*members)
+        drawn.append(members[0] if len(members) == 1 else grid)
+    return drawn
+
+
+def height(console, renderables: list) -> int:
+    """The lines these renderables take at the console's width."""
+    return sum(len(console.render_lines(item, console.options, pad=False)) for item in renderables)
+
+
+def players_table(view: dict):
+    """The own area (a field a row) and the other players' table (a player a row, a field a
+    column) as one table with a row per field and a column per player, you first; None when
+    their fields differ (then both are drawn as they are)."""
+    own, others = view.get("own") or [], view.get("others") or []
+    if len(own) != 1 or len(others) != 1 or len(own[0].get("columns") or []) != 2:
+        return None
+    fields = [cell_text(row[0]) for row in own[0].get("rows") or [] if row]
+    columns = [str(column) for column in others[0].get("columns") or []]
+    if not fields or columns[1:] != fields:
+        return None
+    you = view.get("you") or {}
+    name = f"{str(you.get('name') or 'you').upper()} (you)"
+    heads = [{"text": name, "colour": you.get("colour")}] + [row[0] for row in others[0]["rows"] if row]
+    rows = []
+    for index, (field, value) in enumerate((row[0], row[1] if len(row) > 1 else "") for row in own[0]["rows"]):
+        rows.append([field, value] + [row[index + 1] if index + 1 < len(row) else "" for row in others[0]["rows"]])
+    return {"title": "players", "columns": [""] + [cell_text(head) for head in heads], "rows": rows,
+            "colours": [None] + [head.get("colour") if isinstance(head, dict) else None for head in heads]}
 
 
 def draw_changes(console, before: dict, view: dict, limit: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .ask import QUIT, UNDO, ask_action
+from .ask import QUIT, UNDO, ask_action, menu_height, next_menu
 from .commands import run_command
 from .ending import decided_by, score_table
 from .render import draw_view, make_console, say
@@ -24,6 +24,7 @@ MAX_REFUSALS = 20  # an agent that proposes this many refused moves in a row is 
 
 class PlaySession:
     MAX_CHANGES = 12  # lines of "what changed" shown before a decision (the screen is 40 lines)
+    SCREEN_LINES = 40  # the terminal the play command is designed for: 120 columns × 40 lines
 
     def __init__(self, rs, players, seed, agents, specs, out, err, stdin, console=None, state=None):
         self.rs, self.players, self.seed = rs, players, seed
@@ -42,6 +43,8 @@ class PlaySession:
         self.last_seen: dict = {}  # seat -> the view it was last shown
         self.last_human = None  # the seat the terminal was last showing
         self.log_public = _log_is_public(rs)
+        self.lines_since_prompt = 0  # lines printed outside the transcript since the last prompt
+        self.transcript_at_prompt = 0  # len(transcript) at the last prompt
 
     # ------------------------------------------------------------------ saving
     def save_to(self, opener, path) -> None:
@@ -77,6 +80,7 @@ class PlaySession:
         return (f"{name} — " if name else "") + f"player {player} ({spec})"
 
     def read_line(self, player):
+        self.lines_since_prompt, self.transcript_at_prompt = 0, len(self.transcript)
         self.console.file.write(f"player {player}> ")
         self.console.file.flush()
         line = self.stdin.readline()
@@ -126,6 +130,7 @@ class PlaySession:
             name = player_name(view, seat)
             who = name if name == f"player {seat}" else f"{name.upper()} (player {seat})"
             say(self.console, f"{title}: you are {who}; type help at a prompt for the commands", "bold")
+            self.lines_since_prompt += 1
 
     def _next_actor(self):
         """(player, their legal actions): the first of the current players who has a move."""
@@ -143,7 +148,7 @@ class PlaySession:
         view = self.view_for(player)
         before = self.last_seen.get(player)
         if before is None:
-            draw_view(self.console, view)
+            draw_view(self.console, view, max_lines=self._room_for_view(player, legal, view))
         else:  # the board once, then what changed since this seat last moved (`board` draws it all)
             draw_changes(self.console, before, view, self.MAX_CHANGES)
         self.last_seen[player] = view
@@ -157,6 +162,15 @@ class PlaySession:
             return None
         self._play(player, action, own=True)
         return None
+
+    def _room_for_view(self, player, legal, view) -> int:
+        """The lines left for the table on this screen: the screen less what was printed since
+        the last prompt, the menu that follows and the prompt line."""
+        decision = view.get("decision")
+        prompt = decision.get("prompt") if decision and decision.get("player") == player else None
+        menu = next_menu(self.rs, legal, prompt, view.get("asking"))
+        printed = self.lines_since_prompt + len(self.transcript) - self.transcript_at_prompt
+        return self.SCREEN_LINES - printed - menu_height(self.console, menu) - 1
 
     def _hand_over(self, player) -> bool:
         """Hot seat with hidden information: before another person's view is drawn, the terminal
