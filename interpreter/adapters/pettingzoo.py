@@ -5,8 +5,8 @@ Owns: `RulebookAEC`, whose agents are "player_0".."player_{n-1}", whose action s
 ruleset's fixed `ActionSpace` (Discrete) and whose observations are
 `{"observation": float32 vector (ObservationLayout), "action_mask": int8 vector}`; the mask is
 all zeros for an agent whose turn it is not. Rewards come at the end (`Utility`: score totals
-when they sum to zero, else +1 for winners and -1 for the others). Every game so far is
-sequential, so there is no `parallel_env` yet (it comes with simultaneous phases).
+when they sum to zero, else +1 for winners and -1 for the others). `parallel_env` (for games
+with simultaneous phases) lives in parallel.py and is re-exported here.
 Requires `pettingzoo`, `gymnasium` and `numpy` (`pip install rulebook[pettingzoo]`).
 """
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pettingzoo.utils import wrappers
 
 from .encoding import ActionSpace
 from .observation import ObservationLayout, render_view
+from .parallel import RulebookParallel, parallel_env, raw_parallel_env
 from .returns import Utility, utility_of
 
-__all__ = ["env", "raw_env", "RulebookAEC"]
+__all__ = ["env", "raw_env", "RulebookAEC", "parallel_env", "raw_parallel_env", "RulebookParallel"]
 
 
 def _load(ruleset, modules):

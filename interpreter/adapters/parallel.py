@@ -1,0 +1,183 @@
+"""Any ruleset as a PettingZoo parallel environment (for games with simultaneous phases):
+`parallel_env(ruleset, modules=(), players=None, render_mode=None)`, also reachable as
+`interpreter.adapters.pettingzoo.parallel_env`.
+
+Owns: `RulebookParallel`, on the same action space and observations as the AEC env
+(pettingzoo.py): agents "player_0".."player_{n-1}", `Discrete(ActionSpace.size)`, observations
+`{"observation": float32 vector, "action_mask": int8 vector}`. Each `step(actions)` applies the
+moves of the agents who must act now: every player still to choose at a simultaneous node, the
+one current player elsewhere. The entries of the other agents are ignored, and their
+`action_mask` is all zeros (so `infos[agent]["must_act"]` and the mask say who acts). All the
+acting agents' ids are checked before any is applied: a missing or illegal one raises
+ValueError with the state unchanged. Chance is drawn by the game's seeded RNG, as in the AEC
+env. Observations are `observe(player)` encoded: nobody's choice shows to another player before
+the rules reveal it. Requires `pettingzoo`, `gymnasium`, `numpy`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from .encoding import ActionSpace, _key
+from .observation import ObservationLayout, render_view
+from .returns import Utility, utility_of
+
+__all__ = ["parallel_env", "raw_parallel_env", "RulebookParallel", "acting_players", "player_legal_ids"]
+
+
+def parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
+    """The parallel environment (a ruleset name or a loaded ruleset)."""
+    return raw_parallel_env(ruleset, modules, players, render_mode, utility)
+
+
+def raw_parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
+    """The parallel environment itself (it needs no wrapper: bad ids are refused by `step`)."""
+    if isinstance(ruleset, str):
+        import interpreter
+
+        ruleset = interpreter.load(ruleset, modules)
+    return RulebookParallel(ruleset, players, render_mode, utility)
+
+
+def acting_players(state) -> list:
+    """The seats that must act now: all still to choose at a simultaneous node, else the one."""
+    if state.is_terminal:
+        return []
+    if state.is_simultaneous():
+        return list(state.current_players)
+    return [state.current_player]
+
+
+def player_legal_ids(space: ActionSpace, state, player: int) -> list:
+    """[(id, action)] for `player`'s legal moves, ids distinct, in legal order. A list answer to
+    a decision is numbered by its position among this player's own options."""
+    out, seen = [], set()
+    moves = state.legal_actions(player)
+    options = [m for m in moves if m.name == "choose"]
+    option_block = space.by_name.get("choose#")
+    for action in moves:
+        if action.name == "choose" and action.args and _key(action.args[0][1]) is None:
+            position = options.index(action)
+            fits = option_block is not None and position < option_block.size
+            number = option_block.offset + position if fits else None
+        else:
+            number = space.encode(action)
+        if number is None:
+            space._check_bounds(action)  # a broken declared bound is an error, never a gap
+            space.dropped += 1
+            continue
+        if number not in seen:
+            seen.add(number)
+            out.append((number, action))
+    return out
+
+
+class RulebookParallel(ParallelEnv):
+    """A ruleset as a parallel (simultaneous-step) game; see the module docstring."""
+
+    def __init__(self, rs, players=None, render_mode=None, utility="auto"):
+        self.rs = rs
+        self.players = players if players is not None else rs.players[0]
+        if self.players not in rs.players:
+            raise ValueError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {self.players}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.space = ActionSpace(rs, self.players)
+        self.layout = ObservationLayout(rs, self.players)
+        self.utility = Utility.infer(rs, self.players, utility)
+        self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{rs.name}_parallel"}
+        self.possible_agents = [f"player_{p}" for p in range(self.players)]
+        observation = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8)})
+        self.observation_spaces = {a: observation for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.space.size) for a in self.possible_agents}
+        self.agents = []
+        self.state = None
+        self._seed = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        """A new game; `seed` picks the game's chance (the same seed, the same game); without
+        one, the next seed after the last game's."""
+        if seed is not None:
+            self._seed = seed
+        elif self._seed is None:
+            self._seed = 0
+        else:
+            self._seed += 1
+        self.state = self.rs.new_game(self.players, self._seed)
+        self.agents = self.possible_agents[:]
+        return self._observations(self.agents), self._infos(self.agents)
+
+    def observe(self, agent):
+        """What `agent` sees now: its observation vector and its action mask."""
+        player = self.possible_agents.index(agent)
+        vector = np.asarray(self.layout.encode(self.state, player), dtype=np.float32)
+        mask = np.zeros(self.space.size, dtype=np.int8)
+        if player in acting_players(self.state):
+            for number, _ in player_legal_ids(self.space, self.state, player):
+                mask[number] = 1
+        return {"observation": vector, "action_mask": mask}
+
+    def step(self, actions):
+        """Apply the acting agents' ids (the others' entries are ignored); returns observations,
+        rewards, terminations, truncations and infos for every agent alive before the step."""
+        live = self.agents[:]
+        moves = self._decode(actions)
+        for move in moves:
+            outcome = self.state.apply(move)
+            if not outcome:
+                raise ValueError(f"the engine refused {move.label}: {outcome.reason}")
+        rewards = dict.fromkeys(live, 0.0)
+        finished = self.state.is_terminal
+        if finished:
+            for agent, value in zip(self.possible_agents, utility_of(self.state, self.utility.mode)):
+                if agent in rewards:
+                    rewards[agent] = value
+        terminations = dict.fromkeys(live, finished)
+        truncations = dict.fromkeys(live, False)
+        observations, infos = self._observations(live), self._infos(live)
+        if finished:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    def _decode(self, actions) -> list:
+        """The acting agents' moves, every id checked before any is applied."""
+        if not self.agents:
+            raise ValueError("the game is over: call reset()")
+        moves = []
+        for player in acting_players(self.state):
+            agent = self.possible_agents[player]
+            if agent not in actions:
+                raise ValueError(f"{agent} must act now and has no entry in the actions")
+            number = int(actions[agent])
+            legal = dict(player_legal_ids(self.space, self.state, player))
+            if number not in legal:
+                raise ValueError(f"{agent}: action id {number} is not legal here ({self.space.describe(number)})")
+            moves.append(legal[number])
+        return moves
+
+    def _observations(self, agents) -> dict:
+        return {agent: self.observe(agent) for agent in agents}
+
+    def _infos(self, agents) -> dict:
+        """Per agent: whether it must act in the next step (public: who is to act is open)."""
+        acting = {self.possible_agents[p] for p in acting_players(self.state)}
+        return {agent: {"must_act": agent in acting} for agent in agents}
+
+    def render(self):
+        """The public view (what a spectator sees: no player's secrets) as text."""
+        return render_view(self.state, -1, self.render_mode)
+
+    def close(self):
+        pass
