@@ -73,27 +73,33 @@ def player_legal_ids(space: ActionSpace, state, player: int) -> list:
     return out
 
 
+def set_up_env(env, rs, players, render_mode, utility) -> None:
+    """What the AEC and the parallel env share: the player count checked, the fixed action space,
+    the observation layout, the utility, and each agent's observation and action spaces."""
+    env.rs = rs
+    env.players = players if players is not None else rs.players[0]
+    if env.players not in rs.players:
+        raise ValueError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {env.players}")
+    if render_mode not in (None, "human", "ansi"):
+        raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
+    env.render_mode = render_mode
+    env.space = ActionSpace(rs, env.players)
+    env.layout = ObservationLayout(rs, env.players)
+    env.utility = Utility.infer(rs, env.players, utility)
+    env.possible_agents = [f"player_{p}" for p in range(env.players)]
+    observation = spaces.Dict({
+        "observation": spaces.Box(-np.inf, np.inf, (env.layout.size,), np.float32),
+        "action_mask": spaces.Box(0, 1, (env.space.size,), np.int8)})
+    env.observation_spaces = {agent: observation for agent in env.possible_agents}
+    env.action_spaces = {agent: spaces.Discrete(env.space.size) for agent in env.possible_agents}
+
+
 class RulebookParallel(ParallelEnv):
     """A ruleset as a parallel (simultaneous-step) game; see the module docstring."""
 
     def __init__(self, rs, players=None, render_mode=None, utility="auto"):
-        self.rs = rs
-        self.players = players if players is not None else rs.players[0]
-        if self.players not in rs.players:
-            raise ValueError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {self.players}")
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
-        self.space = ActionSpace(rs, self.players)
-        self.layout = ObservationLayout(rs, self.players)
-        self.utility = Utility.infer(rs, self.players, utility)
+        set_up_env(self, rs, players, render_mode, utility)
         self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{rs.name}_parallel"}
-        self.possible_agents = [f"player_{p}" for p in range(self.players)]
-        observation = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8)})
-        self.observation_spaces = {a: observation for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.space.size) for a in self.possible_agents}
         self.agents = []
         self.state = None
         self._seed = None

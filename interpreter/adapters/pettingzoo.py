@@ -12,14 +12,12 @@ Requires `pettingzoo`, `gymnasium` and `numpy` (`pip install rulebook[pettingzoo
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .encoding import ActionSpace
-from .observation import ObservationLayout, render_view
-from .parallel import RulebookParallel, parallel_env, raw_parallel_env
-from .returns import Utility, utility_of
+from .observation import render_view
+from .parallel import RulebookParallel, parallel_env, raw_parallel_env, set_up_env
+from .returns import utility_of
 
 __all__ = ["env", "raw_env", "RulebookAEC", "parallel_env", "raw_parallel_env", "RulebookParallel"]
 
@@ -52,24 +50,9 @@ class RulebookAEC(AECEnv):
 
     def __init__(self, rs, players=None, render_mode=None, utility="auto"):
         super().__init__()
-        self.rs = rs
-        self.players = players if players is not None else rs.players[0]
-        if self.players not in rs.players:
-            raise ValueError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {self.players}")
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
-        self.space = ActionSpace(rs, self.players)
-        self.layout = ObservationLayout(rs, self.players)
-        self.utility = Utility.infer(rs, self.players, utility)
+        set_up_env(self, rs, players, render_mode, utility)
         self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{rs.name}",
                          "is_parallelizable": False}
-        self.possible_agents = [f"player_{p}" for p in range(self.players)]
-        observation = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8)})
-        self.observation_spaces = {a: observation for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.space.size) for a in self.possible_agents}
         self.state = None
         self._seed = None
 
