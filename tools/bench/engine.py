@@ -2,7 +2,7 @@
 
 1. Random playouts per second of rulesets/tictactoe through the Python API (`load`,
    `new_game`, `legal_actions`, `apply`), against the hand-written plain-Python tic-tac-toe of
-   tools/bench/games.py (bitboards, no any()), in the same run. Issue 15: the ratio rulebook /
+   tools/bench/games.py (issue 15's integer board, no any()), in the same run. Issue 15: the ratio rulebook /
    plain Python must reach 0.2 (aim: 0.33). tools/bench/games.py prints every issue-15 figure.
 2. Full random games per second of every bundled ruleset (and its module combinations with
    --combinations), with `interpreter.play.play_game` and random agents. A ruleset that does not
@@ -24,7 +24,7 @@ from interpreter import load  # noqa: E402
 from interpreter.errors import RulebookError  # noqa: E402
 
 sys.path.insert(0, HERE)
-from games import plain_playout  # noqa: E402 - the tight hand-written reference (bitboards, no any())
+from games import integer_board_playout as plain_playout  # noqa: E402 - issue 15's reference (integer board, no any())
 
 
 def engine_playout(rs, rng: random.Random, seed: int):
