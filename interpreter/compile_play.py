@@ -38,6 +38,7 @@ class Action:
     req_levels: tuple = ((),)  # the requirements checked once the first k parameters are bound
     label_static: bool = False  # the label reads only the parameters and the player
     secret: bool = False  # other players see only that the move was made, not its arguments
+    fixed_domains: tuple = ()  # per parameter: its values do not read the parameters before it
 
 
 @dataclass
@@ -123,6 +124,8 @@ class PlayCompiler:
                 level = max([names.index(name) + 1 for name in names if name in used] or [0])
                 levels[level].append(handle.fn)
             action.req_levels = tuple(tuple(level) for level in levels)
+            action.fixed_domains = tuple(not set(handle.names or ()) & set(names[:index])
+                                         for index, (_, handle) in enumerate(action.params))
 
     def template(self, text, scope):
         """'Place in {cell}' -> ['Place in ', Handle]."""

@@ -217,10 +217,26 @@ def run_block(state, block: int, local_names: dict) -> bool:
     """Run a block in place when nothing in it can suspend (and chance is seeded), else push it
     on the stack; True when it ran in place."""
     if state.rs.simple_blocks[block] and state.d["rng"] is not None:
-        execute(state, effect_frame(block, local_names))
+        _run_in_place(state, block, local_names)
         return True
     state.d["stack"].append(effect_frame(block, local_names))
     return False
+
+
+def _run_in_place(state, block: int, names: dict) -> None:
+    """`execute` for a block that cannot suspend, in a seeded game: no frame is needed (its
+    `next` pointer and chance draws serve only a block that may wait); errors are located the
+    same way."""
+    game_vars = state.d["vars"]
+    for effect in state.rs.blocks[block]:
+        try:
+            _HANDLERS[type(effect)](state, effect, None, game_vars, names)
+        except RuleRuntimeError as error:
+            if error.where or getattr(error, "pos", None) is not None:  # located already
+                raise
+            raise located_error(str(error), effect) from None
+        except ENGINE_ERRORS as error:
+            raise located_error(describe_error(error), effect) from None
 
 
 def _stmt(state, effect, frame, game_vars, names):

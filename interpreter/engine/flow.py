@@ -105,9 +105,11 @@ def _phase_error(message, state, frame) -> RuleRuntimeError:
 
 def _phase_step(state, frame) -> bool:
     """Advance a phase frame by one stage; True when a player must now act."""
-    data = state.d
-    phase = state.rs.phases[frame["phase"]]
     stage = frame["stage"]
+    phase = state.rs.phases[frame["phase"]]
+    if stage == "turns":
+        return turn_step(state, frame, phase)
+    data = state.d
     local_names = {"player": frame["player"], "round": frame["round"]}
     if stage == "enter":
         if phase.kind == "end":
@@ -117,8 +119,6 @@ def _phase_step(state, frame) -> bool:
         if phase.enter_block is not None:
             data["stack"].append(effect_frame(phase.enter_block, local_names))
         return False
-    if stage == "turns":
-        return turn_step(state, frame, phase)
     if stage == "exit":
         frame["stage"] = "leave"
         if phase.exit_block is not None:

@@ -52,23 +52,30 @@ def legal_moves(state) -> list:
 
 def actions_for(state, phase, player, frame) -> list:
     """The legal moves of `player` in `phase` (fallbacks only when nothing else is legal)."""
-    ruleset = state.rs
+    rule_actions = state.rs.actions
     game_vars = state.d["vars"]
     found: list = []
     fallbacks: list = []
+    turn_round = frame.get("round", 1)
     for action_id in phase.actions:
-        action = ruleset.actions[action_id]
-        target = fallbacks if action.fallback else found
-        names = {"player": player, "round": frame.get("round", 1)}
-        if not all(check(game_vars, names) for check in action.req_levels[0]):
-            continue
-        if not action.params:
-            target.append(_listed(action, (), game_vars, names))
-        elif len(action.params) == 1 and not action.req_levels[1] and (not action.label_parts or action.label_static):
-            _one_parameter(state, action, game_vars, names, target)
+        action = rule_actions[action_id]
+        names = {"player": player, "round": turn_round}
+        for check in action.req_levels[0]:
+            if not check(game_vars, names):
+                break
         else:
-            _enumerate(state, action, game_vars, names, 0, target, [None] * len(action.params))
+            _add_moves(state, action, game_vars, names, fallbacks if action.fallback else found)
     return found or fallbacks
+
+
+def _add_moves(state, action, game_vars, names, target) -> None:
+    """The moves of `action` (its requirements on no parameter hold) added to `target`."""
+    if not action.params:
+        target.append(_listed(action, (), game_vars, names))
+    elif len(action.params) == 1 and not action.req_levels[1] and (not action.label_parts or action.label_static):
+        _one_parameter(state, action, game_vars, names, target)
+    else:
+        _enumerate(state, action, game_vars, names, 0, target, [None] * len(action.params))
 
 
 def _listed(action, args, game_vars, names) -> tuple:
@@ -110,15 +117,32 @@ def _enumerate(state, action, game_vars, names, level, target, domains, prefix=(
     params = action.params
     name, handle = params[level]
     checks = action.req_levels[level + 1]
-    last = level == len(params) - 1
     domain = domains[level]
     if domain is None:
         domain = _domain(state, handle, game_vars, names)
-        if level and not handle.names & _earlier_names(action, level):
+        if level and action.fixed_domains[level]:
             domains[level] = domain
     else:
         state.rs.budget.take(domain)  # every value tried is charged, as when it is computed
+    if level < len(params) - 1:
+        for value in domain:
+            names[name] = value
+            for check in checks:
+                if not check(game_vars, names):
+                    break
+            else:
+                args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
+                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
+    else:
+        _last_parameter(action, game_vars, names, name, domain, checks, target, prefix)
+    names.pop(name, None)
+
+
+def _last_parameter(action, game_vars, names, name, domain, checks, target, prefix) -> None:
+    """The moves of `action` for each value of its last parameter `name` that passes `checks`."""
     fixed_label = not action.label_parts or action.label_static
+    parts = action.label_parts or None
+    action_id = action.id
     for value in domain:
         names[name] = value
         for check in checks:
@@ -126,20 +150,11 @@ def _enumerate(state, action, game_vars, names, level, target, domains, prefix=(
                 break
         else:
             args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
-            if not last:
-                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
-            elif len(target) >= MAX_PARAM_COMBINATIONS:
-                raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal "
+            if len(target) >= MAX_PARAM_COMBINATIONS:
+                raise RuleRuntimeError(f"action '{action_id}' has more than {MAX_PARAM_COMBINATIONS} legal "
                                        "combinations")
-            elif fixed_label:
-                target.append((action.id, args, None, action.label_parts or None, None))
-            else:
-                target.append(_listed(action, args, game_vars, names))
-    names.pop(name, None)
-
-
-def _earlier_names(action, level) -> set:
-    return {name for name, _ in action.params[:level]}
+            target.append((action_id, args, None, parts, None) if fixed_label
+                          else _listed(action, args, game_vars, names))
 
 
 def refusal(state, action) -> Outcome:

@@ -20,7 +20,6 @@ def turn_step(state, frame, phase) -> bool:
     are left in `state.waiting`)."""
     if phase.simultaneous:
         return simultaneous.turn_step(state, frame, phase)
-    game_vars = state.d["vars"]
     if frame["order"] is None and not start_turns(state, frame, phase):
         return False
     if frame["player"] is not None:
@@ -29,6 +28,13 @@ def turn_step(state, frame, phase) -> bool:
             return waiting
         if not _end_turn(state, frame, phase):
             return False
+    return _next_turn(state, frame, phase)
+
+
+def _next_turn(state, frame, phase) -> bool:
+    """Between two turns: the round's end and the phase's, `on_round`, the next seat and its
+    `on_turn`; True when that seat must act now."""
+    game_vars = state.d["vars"]
     names = {"player": None, "round": frame["round"]}
     if phase.rounds is not None and frame["round"] > phase.rounds.fn(game_vars, names):
         frame["stage"] = "exit"
@@ -75,7 +81,7 @@ def _turn_goes_on(state, frame, phase):
     game_vars = state.d["vars"]
     names = {"player": frame["player"], "round": frame["round"]}
     acted = frame["acted"]
-    if acted == 0 or acted < (phase.per_turn.fn(game_vars, names) if phase.per_turn is not None else 1):
+    if acted == 0 or (phase.per_turn is not None and acted < phase.per_turn.fn(game_vars, names)):
         if phase.end is not None and phase.end.fn(game_vars, names):
             frame["stage"] = "exit"
             frame["player"] = None
