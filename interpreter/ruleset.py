@@ -317,7 +317,7 @@ class _Compiler(PlayCompiler):
             phases=phases,
             blocks=self.blocks,
             proc_blocks={k: v["block"] for k, v in self.procs.items()},
-            simple_blocks=fx.simple_blocks(self.blocks),
+            simple_blocks=fx.simple_blocks(self.blocks, {k: v["block"] for k, v in self.procs.items()}),
             end_if=end_if,
             max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
             score_rows=rows,

@@ -152,15 +152,29 @@ class EndPhase:
 _SIMPLE = (Stmt, Let, Log, Move, Shuffle, Random, Fail)
 
 
-def simple_blocks(blocks) -> list:
-    """For each block: can it run to its end without suspending (no decision, loop frame,
-    procedure call, sub-phase or phase end)? Nested blocks have larger indices."""
+def simple_blocks(blocks, proc_blocks=None) -> list:
+    """For each block: can it run to its end without suspending (no decision, sub-phase or
+    phase end; its `if` branches, loop bodies and the procedures it calls (`proc_blocks`:
+    procedure -> block) likewise)? A procedure that calls itself is never simple."""
     simple = [False] * len(blocks)
-    for index in range(len(blocks) - 1, -1, -1):
-        simple[index] = all(isinstance(effect, _SIMPLE) or (
-            isinstance(effect, If) and simple[effect.then_block] and (effect.else_block is None or simple[effect.else_block]))
-            for effect in blocks[index] or ())
+    changed = True
+    while changed:  # a block is simple once everything it runs is known to be
+        changed = False
+        for index in range(len(blocks) - 1, -1, -1):
+            if not simple[index] and all(_runs_through(effect, simple, proc_blocks) for effect in blocks[index] or ()):
+                simple[index] = changed = True
     return simple
+
+
+def _runs_through(effect, simple, proc_blocks) -> bool:
+    """Can `effect` run to its end without suspending, given the blocks known `simple`?"""
+    if isinstance(effect, _SIMPLE):
+        return True
+    if isinstance(effect, If):
+        return simple[effect.then_block] and (effect.else_block is None or simple[effect.else_block])
+    if isinstance(effect, For):
+        return simple[effect.body]
+    return isinstance(effect, Call) and proc_blocks is not None and simple[proc_blocks[effect.procedure]]
 
 
 # ----------------------------------------------------------------------------- running
@@ -261,6 +275,12 @@ def _for(state, effect, frame, game_vars, names):
     items = effect.items.fn(game_vars, names)
     if not isinstance(items, (list, tuple, dict, str)):
         raise RuleRuntimeError(f"'for' needs a list or a map, not {fmt(items)}")
+    if state.rs.simple_blocks[effect.body] and state.d["rng"] is not None:  # each body in place
+        for item in list(items):
+            local_names = dict(names)
+            local_names[effect.var] = item
+            _run_in_place(state, effect.body, local_names)
+        return True
     state.d["stack"].append(for_frame(effect.body, effect.var, list(items), dict(names)))
     return False
 
@@ -271,8 +291,7 @@ def _call(state, effect, frame, game_vars, names):
         bound[SECRET_TO] = names[SECRET_TO]
     for parameter, handle in effect.binds:
         bound[parameter] = handle.fn(game_vars, names)
-    state.d["stack"].append(effect_frame(state.rs.proc_blocks[effect.procedure], bound))
-    return False
+    return run_block(state, state.rs.proc_blocks[effect.procedure], bound)
 
 
 def _move(state, effect, frame, game_vars, names):
