@@ -74,11 +74,17 @@ class Acting:
         move = self._moves()[index]
         return move[0], move[1]
 
-    def cache_legal(self, moves) -> None:
+    def cache_legal(self, moves, turn=None) -> None:
+        """Keep `moves` as this step's legal moves. `turn`: the phase frame whose player (not a
+        simultaneous round) must act now, when the flow knows it (saves finding it again)."""
         self._moves_now = moves
-        self._mover = self.current_player
-        # at a simultaneous node every move carries its seat: several players choose at once
-        self._movers = [move[5] for move in moves] if simultaneous.open_node(self) is not None else None
+        if turn is not None:
+            self._mover = turn["player"]
+            self._movers = None
+        else:
+            self._mover = self.current_player
+            # at a simultaneous node every move carries its seat: several players choose at once
+            self._movers = [move[5] for move in moves] if simultaneous.open_node(self) is not None else None
         self._legal = None
         self._handed = {}
         self._legal_step = self.d["step"]
@@ -196,19 +202,20 @@ class Acting:
         self._history = (self._history, entry)
         pending = data["pending"]
         if pending is not None:
-            value = thaw(dict(args)["value"])
+            value = thaw(args[0][1])  # (("value", option),): the answer to the decision
             data["pending"] = None
             data["stack"][pending["frame"]]["locals"][pending["bind"]] = value
             flow.run(self)
             return
-        frame = top_phase(data["stack"])
+        stack = data["stack"]
+        frame = stack[-1] if stack and stack[-1]["kind"] == "phase" else top_phase(stack)
         rule = self.rs.actions[name]
-        local_names = {"player": player, "round": frame.get("round", 1)}
+        local_names = {"player": player, "round": frame["round"]}
         for key, value in args:
             local_names[key] = value if type(value) in SCALARS else thaw(value)
         if rule.secret:  # its effects' log lines are the mover's only
             local_names[SECRET_TO] = player
-        frame["acted"] = frame.get("acted", 0) + 1
+        frame["acted"] += 1
         run_block(self, rule.block, local_names)
         flow.run(self)
 

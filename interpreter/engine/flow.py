@@ -66,7 +66,7 @@ def run(state) -> None:
             if _game_over(state):
                 data["terminal"] = True
             else:
-                state.cache_legal(state.waiting)
+                state.cache_legal(state.waiting, top if top.get("sim") is None else None)
             return
     raise RuleRuntimeError(f"the flow did not come back to a player (phase '{state.phase}')")
 
