@@ -182,6 +182,7 @@ def _runs_through(effect, simple, proc_blocks) -> bool:
 # RuleRuntimeError naming the rule (and so a `rule_error` refusal)
 ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError,
                  OverflowError, RecursionError, MemoryError)
+_RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
 
 
 def located_error(message: str, effect) -> RuleRuntimeError:
@@ -214,12 +215,11 @@ def execute(state, frame) -> bool:
             frame.setdefault("draws", [])
             state.d["chance"] = {"options": need.options, "frame": len(state.d["stack"]) - 1}
             return False
-        except RuleRuntimeError as error:
-            if error.where or getattr(error, "pos", None) is not None:  # located already
+        except _RULE_ERRORS as error:
+            located = _located(error, effect)
+            if located is error:
                 raise
-            raise located_error(str(error), effect) from None
-        except ENGINE_ERRORS as error:
-            raise located_error(describe_error(error), effect) from None
+            raise located from None
         if "draws" in frame:  # the outcomes forced for that effect are used up
             del frame["draws"], frame["drawn"]
         if not go_on:
@@ -245,12 +245,21 @@ def _run_in_place(state, block: int, names: dict) -> None:
     for effect in state.rs.blocks[block]:
         try:
             _HANDLERS[type(effect)](state, effect, None, game_vars, names)
-        except RuleRuntimeError as error:
-            if error.where or getattr(error, "pos", None) is not None:  # located already
+        except _RULE_ERRORS as error:
+            located = _located(error, effect)
+            if located is error:
                 raise
-            raise located_error(str(error), effect) from None
-        except ENGINE_ERRORS as error:
-            raise located_error(describe_error(error), effect) from None
+            raise located from None
+
+
+def _located(error, effect):
+    """The error to raise for `error`, met while `effect` ran: itself when it already names
+    where it happened, else a RuleRuntimeError at the effect."""
+    if not isinstance(error, RuleRuntimeError):
+        return located_error(describe_error(error), effect)
+    if error.where or getattr(error, "pos", None) is not None:
+        return error
+    return located_error(str(error), effect)
 
 
 def _stmt(state, effect, frame, game_vars, names):

@@ -124,25 +124,8 @@ def _enumerate(state, action, game_vars, names, level, target, domains, prefix=(
             domains[level] = domain
     else:
         state.rs.budget.take(domain)  # every value tried is charged, as when it is computed
-    if level < len(params) - 1:
-        for value in domain:
-            names[name] = value
-            for check in checks:
-                if not check(game_vars, names):
-                    break
-            else:
-                args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
-                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
-    else:
-        _last_parameter(action, game_vars, names, name, domain, checks, target, prefix)
-    names.pop(name, None)
-
-
-def _last_parameter(action, game_vars, names, name, domain, checks, target, prefix) -> None:
-    """The moves of `action` for each value of its last parameter `name` that passes `checks`."""
+    last = level == len(params) - 1
     fixed_label = not action.label_parts or action.label_static
-    parts = action.label_parts or None
-    action_id = action.id
     for value in domain:
         names[name] = value
         for check in checks:
@@ -150,11 +133,15 @@ def _last_parameter(action, game_vars, names, name, domain, checks, target, pref
                 break
         else:
             args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
-            if len(target) >= MAX_PARAM_COMBINATIONS:
-                raise RuleRuntimeError(f"action '{action_id}' has more than {MAX_PARAM_COMBINATIONS} legal "
+            if not last:
+                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
+            elif len(target) >= MAX_PARAM_COMBINATIONS:
+                raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal "
                                        "combinations")
-            target.append((action_id, args, None, parts, None) if fixed_label
-                          else _listed(action, args, game_vars, names))
+            else:
+                target.append((action.id, args, None, action.label_parts or None, None) if fixed_label
+                              else _listed(action, args, game_vars, names))
+    names.pop(name, None)
 
 
 def refusal(state, action) -> Outcome:
