@@ -57,6 +57,11 @@ class Budget:
         raise RuleRuntimeError(f"the work bound of {self.limit} elements per step was exceeded ({what})")
 
     def take(self, seq):
+        if type(seq) is list:  # the common case first
+            self.left -= len(seq)
+            if self.left < 0:
+                self.exceeded()
+            return seq
         try:
             n = len(seq)
         except TypeError:

@@ -17,8 +17,8 @@ from ..errors import RuleRuntimeError
 # every name below is re-exported: `from interpreter.expr.builtins import X` keeps working
 from .budget import (_SMALL, MAX_INT_BITS, MAX_INT_DIGITS, MAX_RANGE, MAX_SEQUENCE, Budget,  # noqa: F401
                      _bounded_iter, _key_back, _short, int_too_big, one_kind_of_keys, text_key)
-from .builtins_lists import (_NO_VALUE, _biggest, _charging_result, _combined, _count,  # noqa: F401
-                             _difference, _distinct, _enumerate, _first, _get, _index, _intersection,
+from .builtins_lists import (_NO_VALUE, _biggest, _charging_result, _charging_result_of_one,  # noqa: F401
+                             _combined, _count, _difference, _distinct, _enumerate, _first, _get, _index, _intersection,
                              _items, _keys, _last, _max, _min, _missing, _most, _range, _ranked,
                              _remove_one, _reversed, _Seen, _sorted, _sum, _union, _values, _zip)
 from .operators import _access_helpers, _div, _fdiv, _mod, _operator_helpers, _pow  # noqa: F401
@@ -76,8 +76,8 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "index": (_index, 2, 2, ()),
     "int": (_int, 1, 1, ()),
     "intersection": (_intersection, 1, None, ()),
-    "items": (_charging_result(_items, "items"), 1, 1, ()),
-    "keys": (_charging_result(_keys, "keys"), 1, 1, ()),
+    "items": (_charging_result_of_one(_items, "items"), 1, 1, ()),
+    "keys": (_charging_result_of_one(_keys, "keys"), 1, 1, ()),
     "last": (_last, 1, 2, ()),
     "len": (len, 1, 1, ()),
     "list": (list, 1, 1, ()),
@@ -95,7 +95,7 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "str": (_str, 1, 1, ()),
     "sum": (_sum, 1, 2, ()),  # Python's sum(xs) and sum(xs, start); a sum of lists is linear
     "union": (_union, 1, None, ()),
-    "values": (_charging_result(_values, "values"), 1, 1, ()),
+    "values": (_charging_result_of_one(_values, "values"), 1, 1, ()),
     "zip": (_zip, 1, None, ()),
 }
 

@@ -54,6 +54,8 @@ _NO_VALUE = object()
 
 
 def _count(it, value=_NO_VALUE):
+    if type(it) is list:
+        return len(it) if value is _NO_VALUE else it.count(value)
     if value is not _NO_VALUE:  # count(xs, none) counts the nones
         if type(it) is list:
             return it.count(value)
@@ -101,16 +103,18 @@ def _distinct(budget, items):
 
 
 def _min(*args, default=None, key=None):
-    seq = args[0] if len(args) == 1 else args
-    seq = list(seq)
+    if len(args) > 1:  # min(a, b, ...): never empty
+        return min(args, key=key) if key else min(args)
+    seq = list(args[0])
     if not seq:
         return default
     return min(seq, key=key) if key else min(seq)
 
 
 def _max(*args, default=None, key=None):
-    seq = args[0] if len(args) == 1 else args
-    seq = list(seq)
+    if len(args) > 1:  # max(a, b, ...): never empty
+        return max(args, key=key) if key else max(args)
+    seq = list(args[0])
     if not seq:
         return default
     return max(seq, key=key) if key else max(seq)
@@ -141,10 +145,10 @@ def _ranked(items, key, reverse=True):
 
 
 def _get(m, k, default=None):
-    if isinstance(m, dict):
-        v = m.get(k, _missing)
-        if v is not _missing:
-            return v
+    if type(m) is dict or isinstance(m, dict):  # (the exact type first: the common case, and cheaper)
+        value = m.get(k, _missing)
+        if value is not _missing:
+            return value
         return default if isinstance(k, str) else m.get(str(k), default)
     if isinstance(m, list) and isinstance(k, int) and -len(m) <= k < len(m):
         return m[k]
@@ -224,9 +228,20 @@ def _sum(budget, seq, start=0):
 
 def _charging_result(fn, what):
     """`fn`, charging the budget by the length of what it returns (the elements it built)."""
-    def charged(budget, *args, **kwargs):
-        result = fn(*args, **kwargs)
+    def charged(budget, *args):
+        result = fn(*args)
         budget.charge(len(result), what)
+        return result
+    return charged
+
+
+def _charging_result_of_one(fn, what):
+    """`_charging_result` for a function of one argument (no argument tuple built per call)."""
+    def charged(budget, value):
+        result = fn(value)
+        budget.left -= len(result)
+        if budget.left < 0:
+            budget.exceeded(what)
         return result
     return charged
 

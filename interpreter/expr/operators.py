@@ -14,6 +14,11 @@ def _access_helpers(ent: dict) -> dict:
     with errors in the designer's words."""
 
     def _A(o, k):
+        if type(o) is dict:  # a key of a map (no failed record lookup first)
+            try:
+                return o[k]
+            except KeyError:
+                return _A_slow(o, k)
         try:  # the common case: an attribute of a component
             return ent[o][k]
         except (KeyError, TypeError):
