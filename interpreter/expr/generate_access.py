@@ -11,6 +11,9 @@ from __future__ import annotations
 from ..errors import suggest
 from .types import BOOL, NONE, NUM, _elem, _is_entity, _list_of, _tname
 
+# builtins that charge the length of the list they return (see `_charging_result`)
+_CHARGING_ITS_RESULT = ("keys", "values", "items", "range")
+
 
 class AccessCode:
     """The `g_*` methods of collections and access (mixed into `_Gen`, which gives `gen`,
@@ -53,13 +56,27 @@ class AccessCode:
             else:
                 for target in targets:
                     inner[target] = None
-            source = f"for {', '.join('u_' + target for target in targets)} in _T({iter_code})"
+            if not self._charged_when_built(iter_node):
+                iter_code = f"_T({iter_code})"
+            source = f"for {', '.join('u_' + target for target in targets)} in {iter_code}"
             for condition in conditions:
                 condition_code, _ = self.gen(condition.children[0], inner)
                 source += f" if {condition_code}"
             clauses.append(source)
         element_code, element_type = self.gen(element, inner)
         return " ".join(clauses), element_code, element_type
+
+    def _charged_when_built(self, node) -> bool:
+        """Was every element of this list charged to the work bound as it was made? (a
+        comprehension, or a builtin that charges the length of its result: then going through
+        it is not charged again; the work stays bounded by twice what is charged)"""
+        kind = getattr(node, "data", None)
+        if kind in ("listcomp", "setcomp"):
+            return True
+        if kind != "call":
+            return False
+        fname = str(node.children[0])
+        return fname in _CHARGING_ITS_RESULT and fname not in self.scope.defines
 
     def g_listcomp(self, node, lex):
         clauses, element_code, element_type = self._comp(node.children[0], node.children[1], lex)

@@ -14,7 +14,7 @@ from .types import BOOL, NONE, NUM, _builtin_type, _tname
 
 # builtins that iterate over every argument they are given (the others iterate the first only)
 _ITERATING_EVERY_ARGUMENT = ("union", "intersection", "zip")
-_BUILT_AS_LIST = ("genexp_arg", "listcomp", "setcomp")
+_SHORT_CIRCUIT = ("any", "all", "first")
 
 
 class CallCode:
@@ -41,8 +41,10 @@ class CallCode:
             return codes  # (min/max of several values, e.g. max(0, x), iterate over nothing)
         self.uses_budget = True
         # a comprehension argument was charged while it was built: it has at most as many
-        # elements as were iterated, so it is not charged twice
-        built = [getattr(argument, "data", None) in _BUILT_AS_LIST for _, _, argument in pos_args]
+        # elements as were iterated, so it is not charged twice (nor is the result of a
+        # builtin that charged its length)
+        built = [getattr(argument, "data", None) == "genexp_arg" or self._charged_when_built(argument)
+                 for _, _, argument in pos_args]
         if len(codes) == 1 or fname in _ITERATING_EVERY_ARGUMENT:
             return [code if was_built else f"_T({code})" for code, was_built in zip(codes, built)]
         if not built[0]:
@@ -58,7 +60,10 @@ class CallCode:
         if args_node.data == "genexp_arg":
             self.uses_budget = True
             clauses, element_code, _ = self._comp(args_node.children[0], args_node.children[1], lex)
-            pos_args.append((f"[{element_code} {clauses}]", None, args_node))
+            # any/all/first stop at the first item that decides (as in Python): a generator;
+            # every other builtin reads all the items, which a list gives faster
+            brackets = "()" if fname in _SHORT_CIRCUIT else "[]"
+            pos_args.append((f"{brackets[0]}{element_code} {clauses}{brackets[1]}", None, args_node))
             return pos_args, kw_args
         for argument in args_node.children:
             if argument is None:
