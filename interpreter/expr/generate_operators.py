@@ -23,14 +23,16 @@ class OperatorCode:
         else_code, else_type = self.gen(node.children[2], lex)
         return f"({then_code} if {condition} else {else_code})", then_type if then_type == else_type else None
 
+    def _operand_codes(self, node, lex) -> tuple:
+        """The code of the two operands of a binary operator (their types left aside)."""
+        return self.gen(node.children[0], lex)[0], self.gen(node.children[1], lex)[0]
+
     def g_or(self, node, lex):
-        left, _ = self.gen(node.children[0], lex)
-        right, _ = self.gen(node.children[1], lex)
+        left, right = self._operand_codes(node, lex)
         return f"({left} or {right})", None
 
     def g_and(self, node, lex):
-        left, _ = self.gen(node.children[0], lex)
-        right, _ = self.gen(node.children[1], lex)
+        left, right = self._operand_codes(node, lex)
         return f"({left} and {right})", None
 
     def g_not(self, node, lex):
@@ -132,6 +134,5 @@ class OperatorCode:
         return f"(+{operand})", NUM
 
     def g_pow(self, node, lex):
-        base, _ = self.gen(node.children[0], lex)
-        exponent, _ = self.gen(node.children[1], lex)
+        base, exponent = self._operand_codes(node, lex)
         return f"_pow({base}, {exponent})", NUM
