@@ -192,3 +192,25 @@ def test_budget_is_per_evaluation():
 def test_no_python_builtins_in_generated_code():
     ce = compile_expression("x", ["x"])
     assert ce._fn.__globals__["__builtins__"] == {}
+
+
+@pytest.mark.parametrize("src,expected", [
+    # any/all/first of a comprehension stop at the first item that decides, as in Python: the
+    # items after it are never computed (here: they would divide by zero)
+    ("any(10 // x > 1 for x in [1, 0])", True),
+    ("all(10 // x > 20 for x in [1, 0])", False),
+    ("first(10 // x for x in [2, 0])", 5),
+    ("first(x for x in [] if 10 // x > 1)", None),
+])
+def test_any_all_first_stop_at_the_deciding_item(src, expected):
+    assert ev(src) == expected
+
+
+@pytest.mark.parametrize("src", [
+    "any(10 // x > 100 for x in [1, 0])",  # no item decides before the bad one: it is reached
+    "any(x < 0 for x in range(100000) for y in range(100000))",  # still bounded
+    "sum(1 for x in keys(m) for y in values(m) for z in range(100000))",
+])
+def test_short_circuit_and_uncharged_results_stay_bounded(src):
+    with pytest.raises(RuleRuntimeError):
+        compile_expression(src, ["m"]).evaluate({"m": {str(key): key for key in range(1000)}})

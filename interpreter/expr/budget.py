@@ -16,12 +16,12 @@ MAX_INT_DIGITS = 1233  # decimal digits of the largest integer of MAX_INT_BITS b
 _SMALL = 1 << 64  # integers below this are multiplied without a check
 
 
-def int_too_big(a, b, op="*"):
+def int_too_big(left, right, operator="*"):
     """Would `a op b` on integers pass MAX_INT_BITS? (checked before computing it)"""
-    if type(a) is int and type(b) is int:
-        if op == "**":
-            return b > 0 and a.bit_length() * b > MAX_INT_BITS
-        return a.bit_length() + b.bit_length() > MAX_INT_BITS
+    if type(left) is int and type(right) is int:
+        if operator == "**":
+            return right > 0 and left.bit_length() * right > MAX_INT_BITS
+        return left.bit_length() + right.bit_length() > MAX_INT_BITS
     return False
 
 
@@ -31,7 +31,7 @@ class Budget:
     element (or 64-bit word of a big integer) an operator produces.
 
     The public API, for the engine and for builtins:
-      `charge(n, what)`  count `n` units of work; past the limit, refuse with a RuleRuntimeError
+      `charge(units, what)`  count `units` of work; past the limit, refuse with a RuleRuntimeError
                          that says what was being done (and start afresh for the next step)
       `take(seq)`        charge `len(seq)` and give the sequence back (an iterator is read
                          element by element, each charged)
@@ -47,8 +47,8 @@ class Budget:
     def reset(self) -> None:
         self.left = self.limit
 
-    def charge(self, n: int, what: str = "an expression iterates over too much") -> None:
-        self.left -= n
+    def charge(self, units: int, what: str = "an expression iterates over too much") -> None:
+        self.left -= units
         if self.left < 0:
             self.exceeded(what)
 
@@ -57,11 +57,16 @@ class Budget:
         raise RuleRuntimeError(f"the work bound of {self.limit} elements per step was exceeded ({what})")
 
     def take(self, seq):
+        if type(seq) is list:  # the common case first
+            self.left -= len(seq)
+            if self.left < 0:
+                self.exceeded()
+            return seq
         try:
-            n = len(seq)
+            length = len(seq)
         except TypeError:
             return list(_bounded_iter(seq, self))
-        self.left -= n
+        self.left -= length
         if self.left < 0:
             self.exceeded()
         if type(seq) is dict:
@@ -69,28 +74,28 @@ class Budget:
         return seq
 
 
-def _bounded_iter(it, budget):
-    for x in it:
+def _bounded_iter(items, budget):
+    for item in items:
         budget.left -= 1
         if budget.left < 0:
             budget.exceeded()
-        yield x
+        yield item
 
 
-def _key_back(k):
+def _key_back(key):
     # JSON object keys are strings; owners that are player numbers come back as ints
-    if isinstance(k, str) and k.isdigit():
-        return int(k)
-    return k
+    if isinstance(key, str) and key.isdigit():
+        return int(key)
+    return key
 
 
 def text_key(key):
     """A map key as it is stored: text as it is, a whole number as its text (player numbers
     come back as numbers through `keys`, `items` and iteration); any other key is refused."""
-    t = type(key)
-    if t is str:
+    kind = type(key)
+    if kind is str:
         return key
-    if t is int:
+    if kind is int:
         return str(key)
     raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(key)}")
 
@@ -107,6 +112,6 @@ def one_kind_of_keys(mapping: dict) -> dict:
                            f"({_short(list(mapping))})")
 
 
-def _short(x) -> str:
-    s = repr(x)
-    return s if len(s) <= 40 else s[:37] + "..."
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

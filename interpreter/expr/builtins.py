@@ -17,43 +17,43 @@ from ..errors import RuleRuntimeError
 # every name below is re-exported: `from interpreter.expr.builtins import X` keeps working
 from .budget import (_SMALL, MAX_INT_BITS, MAX_INT_DIGITS, MAX_RANGE, MAX_SEQUENCE, Budget,  # noqa: F401
                      _bounded_iter, _key_back, _short, int_too_big, one_kind_of_keys, text_key)
-from .builtins_lists import (_NO_VALUE, _biggest, _charging_result, _combined, _count,  # noqa: F401
-                             _difference, _distinct, _enumerate, _first, _get, _index, _intersection,
-                             _items, _keys, _last, _max, _min, _missing, _most, _range, _ranked,
+from .builtins_lists import (_NO_VALUE, _biggest, _charging_result, _charging_result_of_one,  # noqa: F401
+                             _combined, _count, _difference, _distinct, _enumerate, _first, _get, _index,
+                             _intersection, _items, _keys, _last, _max, _min, _missing, _most, _range, _ranked,
                              _remove_one, _reversed, _Seen, _sorted, _sum, _union, _values, _zip)
 from .operators import _access_helpers, _div, _fdiv, _mod, _operator_helpers, _pow  # noqa: F401
 
 __all__ = ["BUILTINS", "CHARGED", "Budget", "make_runtime"]
 
 
-def _clamp(x, lo, hi):
-    return max(lo, min(hi, x))
+def _clamp(value, low, high):
+    return max(low, min(high, value))
 
 
-def _round_down(x, step):
-    return (x // step) * step
+def _round_down(value, step):
+    return (value // step) * step
 
 
-def _str(budget, x):
-    if x is None:
+def _str(budget, value):
+    if value is None:
         return "none"
-    if x is True:
+    if value is True:
         return "true"
-    if x is False:
+    if value is False:
         return "false"
-    text = str(x)
+    text = str(value)
     budget.charge(len(text), "str")
     return text
 
 
-def _int(x):
-    if type(x) is str and len(x) > MAX_INT_DIGITS:
+def _int(value):
+    if type(value) is str and len(value) > MAX_INT_DIGITS:
         raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
-    return int(x)
+    return int(value)
 
 
-def _sign(x):
-    return (x > 0) - (x < 0)
+def _sign(value):
+    return (value > 0) - (value < 0)
 
 
 # name -> (function, min args, max args or None for any, allowed keywords). A function named in
@@ -76,8 +76,8 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "index": (_index, 2, 2, ()),
     "int": (_int, 1, 1, ()),
     "intersection": (_intersection, 1, None, ()),
-    "items": (_charging_result(_items, "items"), 1, 1, ()),
-    "keys": (_charging_result(_keys, "keys"), 1, 1, ()),
+    "items": (_charging_result_of_one(_items, "items"), 1, 1, ()),
+    "keys": (_charging_result_of_one(_keys, "keys"), 1, 1, ()),
     "last": (_last, 1, 2, ()),
     "len": (len, 1, 1, ()),
     "list": (list, 1, 1, ()),
@@ -95,7 +95,7 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "str": (_str, 1, 1, ()),
     "sum": (_sum, 1, 2, ()),  # Python's sum(xs) and sum(xs, start); a sum of lists is linear
     "union": (_union, 1, None, ()),
-    "values": (_charging_result(_values, "values"), 1, 1, ()),
+    "values": (_charging_result_of_one(_values, "values"), 1, 1, ()),
     "zip": (_zip, 1, None, ()),
 }
 
@@ -112,11 +112,11 @@ ITERATING = {"all", "any", "count", "distinct", "enumerate", "first",
 def make_runtime(entities: dict, budget: Budget) -> dict:
     """The namespace the generated code runs in: builtins under `_f_<name>`, helpers under
     `_<name>`, and no Python builtins at all."""
-    ns: dict = {"__builtins__": {}}
-    for name, (fn, *_rest) in BUILTINS.items():
-        ns["_f_" + name] = functools.partial(fn, budget) if name in CHARGED else fn
-    ns.update(_access_helpers(entities))
-    ns.update(_operator_helpers(budget))
-    ns.update(_LE=(KeyError, IndexError, TypeError), _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
+    namespace: dict = {"__builtins__": {}}
+    for name, (function, *_rest) in BUILTINS.items():
+        namespace["_f_" + name] = functools.partial(function, budget) if name in CHARGED else function
+    namespace.update(_access_helpers(entities))
+    namespace.update(_operator_helpers(budget))
+    namespace.update(_LE=(KeyError, IndexError, TypeError), _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
               _T=budget.take, _E=entities, _map=one_kind_of_keys)
-    return ns
+    return namespace

@@ -25,10 +25,10 @@ def _biggest(budget, counts, *others):
     best = None
     best_n = 0
     tie = False
-    for owner, n in counts.items():
-        if n > best_n:
-            best, best_n, tie = owner, n, False
-        elif n == best_n and n > 0:
+    for owner, number in counts.items():
+        if number > best_n:
+            best, best_n, tie = owner, number, False
+        elif number == best_n and number > 0:
             tie = True
     if best_n <= 0 or tie:
         return None
@@ -38,14 +38,14 @@ def _biggest(budget, counts, *others):
 def _combined(budget, maps):
     out: dict = {}
     read = 0
-    for m in maps:
-        if not m:
+    for mapping in maps:
+        if not mapping:
             continue
-        read += len(m)
-        for k, v in m.items():
-            if type(k) is not str:
-                k = text_key(k)
-            out[k] = out.get(k, 0) + v
+        read += len(mapping)
+        for key, value in mapping.items():
+            if type(key) is not str:
+                key = text_key(key)
+            out[key] = out.get(key, 0) + value
     budget.charge(read, "combined")  # (the maps exist already: reading them cannot run away)
     return out
 
@@ -53,14 +53,16 @@ def _combined(budget, maps):
 _NO_VALUE = object()
 
 
-def _count(it, value=_NO_VALUE):
+def _count(items, value=_NO_VALUE):
+    if type(items) is list:
+        return len(items) if value is _NO_VALUE else items.count(value)
     if value is not _NO_VALUE:  # count(xs, none) counts the nones
-        if type(it) is list:
-            return it.count(value)
-        return sum(1 for x in it if x == value)
-    if isinstance(it, (list, str, dict, tuple, range)):
-        return len(it)
-    return sum(1 for _ in it)
+        if type(items) is list:
+            return items.count(value)
+        return sum(1 for x in items if x == value)
+    if isinstance(items, (list, str, dict, tuple, range)):
+        return len(items)
+    return sum(1 for _ in items)
 
 
 class _Seen:
@@ -73,56 +75,58 @@ class _Seen:
         self.hashable: set = set()
         self.others: list = []
         self.budget = budget
-        for x in items:
-            self.add(x)
+        for item in items:
+            self.add(item)
 
-    def __contains__(self, x) -> bool:
+    def __contains__(self, item) -> bool:
         try:
-            return x in self.hashable
+            return item in self.hashable
         except TypeError:
             self.budget.charge(len(self.others), "comparing lists or maps one by one")
-            return x in self.others
+            return item in self.others
 
-    def add(self, x) -> None:
+    def add(self, item) -> None:
         try:
-            self.hashable.add(x)
+            self.hashable.add(item)
         except TypeError:
-            self.others.append(x)
+            self.others.append(item)
 
 
 def _distinct(budget, items):
     seen = _Seen(budget)
     out = []
-    for x in items:
-        if x not in seen:
-            seen.add(x)
-            out.append(x)
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
     return out
 
 
 def _min(*args, default=None, key=None):
-    seq = args[0] if len(args) == 1 else args
-    seq = list(seq)
+    if len(args) > 1:  # min(a, b, ...): never empty
+        return min(args, key=key) if key else min(args)
+    seq = list(args[0])
     if not seq:
         return default
     return min(seq, key=key) if key else min(seq)
 
 
 def _max(*args, default=None, key=None):
-    seq = args[0] if len(args) == 1 else args
-    seq = list(seq)
+    if len(args) > 1:  # max(a, b, ...): never empty
+        return max(args, key=key) if key else max(args)
+    seq = list(args[0])
     if not seq:
         return default
     return max(seq, key=key) if key else max(seq)
 
 
-def _range(a, b=None, step=1):
-    if b is None:
-        a, b = 0, a
-    r = range(int(a), int(b), int(step))
-    if len(r) > MAX_RANGE:
-        raise RuleRuntimeError(f"range of {len(r)} elements is larger than {MAX_RANGE}")
-    return list(r)
+def _range(start, stop=None, step=1):
+    if stop is None:
+        start, stop = 0, start
+    numbers = range(int(start), int(stop), int(step))
+    if len(numbers) > MAX_RANGE:
+        raise RuleRuntimeError(f"range of {len(numbers)} elements is larger than {MAX_RANGE}")
+    return list(numbers)
 
 
 def _most(items, key=None):
@@ -140,14 +144,14 @@ def _ranked(items, key, reverse=True):
     return sorted(items, key=key, reverse=reverse)
 
 
-def _get(m, k, default=None):
-    if isinstance(m, dict):
-        v = m.get(k, _missing)
-        if v is not _missing:
-            return v
-        return default if isinstance(k, str) else m.get(str(k), default)
-    if isinstance(m, list) and isinstance(k, int) and -len(m) <= k < len(m):
-        return m[k]
+def _get(mapping, key, default=None):
+    if type(mapping) is dict or isinstance(mapping, dict):  # (the exact type first: the common case, and cheaper)
+        value = mapping.get(key, _missing)
+        if value is not _missing:
+            return value
+        return default if isinstance(key, str) else mapping.get(str(key), default)
+    if isinstance(mapping, list) and isinstance(key, int) and -len(mapping) <= key < len(mapping):
+        return mapping[key]
     return default
 
 
@@ -155,8 +159,8 @@ _missing = object()
 
 
 def _first(seq, default=None):
-    for x in seq:
-        return x
+    for item in seq:
+        return item
     return default
 
 
@@ -165,25 +169,25 @@ def _last(seq, default=None):
     return seq[-1] if seq else default
 
 
-def _index(seq, x):
+def _index(seq, item):
     try:
-        return list(seq).index(x)
+        return list(seq).index(item)
     except ValueError:
         return -1
 
 
-def _keys(m):
-    if isinstance(m, dict):  # (_key_back, written out: this runs for every key)
-        return [int(k) if isinstance(k, str) and k.isdigit() else k for k in m]
-    return list(range(len(m)))
+def _keys(mapping):
+    if isinstance(mapping, dict):  # (_key_back, written out: this runs for every key)
+        return [int(k) if isinstance(k, str) and k.isdigit() else k for k in mapping]
+    return list(range(len(mapping)))
 
 
-def _values(m):
-    return list(m.values()) if isinstance(m, dict) else list(m)
+def _values(mapping):
+    return list(mapping.values()) if isinstance(mapping, dict) else list(mapping)
 
 
-def _items(m):
-    return [[int(k) if isinstance(k, str) and k.isdigit() else k, v] for k, v in m.items()]
+def _items(mapping):
+    return [[int(k) if isinstance(k, str) and k.isdigit() else k, v] for k, v in mapping.items()]
 
 
 def _union(budget, *seqs):
@@ -191,20 +195,20 @@ def _union(budget, *seqs):
 
 
 def _intersection(budget, first, *rest):
-    others = [_Seen(budget, r) for r in rest]
-    return [x for x in _distinct(budget, first) if all(x in r for r in others)]
+    others = [_Seen(budget, rest_items) for rest_items in rest]
+    return [x for x in _distinct(budget, first) if all(x in rest_items for rest_items in others)]
 
 
 def _difference(budget, first, second):
     budget.charge(len(second), "difference")
     removed = _Seen(budget, second)
-    return [x for x in first if x not in removed]
+    return [item for item in first if item not in removed]
 
 
-def _remove_one(seq, x):
+def _remove_one(seq, item):
     seq = list(seq)
-    if x in seq:
-        seq.remove(x)
+    if item in seq:
+        seq.remove(item)
     return seq
 
 
@@ -222,11 +226,22 @@ def _sum(budget, seq, start=0):
     return out
 
 
-def _charging_result(fn, what):
+def _charging_result(function, what):
     """`fn`, charging the budget by the length of what it returns (the elements it built)."""
-    def charged(budget, *args, **kwargs):
-        result = fn(*args, **kwargs)
+    def charged(budget, *args):
+        result = function(*args)
         budget.charge(len(result), what)
+        return result
+    return charged
+
+
+def _charging_result_of_one(function, what):
+    """`_charging_result` for a function of one argument (no argument tuple built per call)."""
+    def charged(budget, value):
+        result = function(value)
+        budget.left -= len(result)
+        if budget.left < 0:
+            budget.exceeded(what)
         return result
     return charged
 

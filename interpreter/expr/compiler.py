@@ -25,7 +25,7 @@ from .builtins import CHARGED, Budget, make_runtime
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
-from .runtime import (_PY_ERRORS, _aug, _clip, _cp, _get_or0, _key, _located,
+from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _stored_copy,
                       _runtime_error)
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name"]
@@ -65,8 +65,8 @@ class CodeUnit:
 
     def _gen(self, source: str, start: str, scope: Scope):
         tree = parse(source, start)
-        g = _Gen(scope, source)
-        return g, tree
+        generator = _Gen(scope, source)
+        return generator, tree
 
     def add_expression(self, source: str, scope: Optional[Scope] = None, lex: Optional[dict] = None):
         """Compile-check one expression now; return a handle whose `.fn` is set by build()."""
@@ -83,21 +83,21 @@ class CodeUnit:
         if hit is not None:
             code, typ, fcode, names_used = hit
         else:
-            g, tree = self._gen(str(source), "expression", scope)
-            code, typ = g.gen(tree, dict(lex or {}))
+            generator, tree = self._gen(str(source), "expression", scope)
+            code, typ = generator.gen(tree, dict(lex or {}))
             if _indexes(str(source)):
                 fast = _Gen(scope, str(source), fast=True)
                 fcode, _ = fast.gen(tree, dict(lex or {}))
             else:  # no indexing and no attribute: the fast variant would be the same code
                 fcode = code
-            names_used = g.names_used
+            names_used = generator.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.count += 1
         name, entries = _expression_source(str(source), code, fcode)
         self.lines.extend(entries)
-        h = Handle(name, str(source), typ, set(names_used))
-        self.pending.append(h)
-        return h
+        handle = Handle(name, str(source), typ, set(names_used))
+        self.pending.append(handle)
+        return handle
 
     def add_statement(self, source: str, scope: Optional[Scope] = None):
         """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
@@ -106,45 +106,45 @@ class CodeUnit:
         self.typed.append((source, scope, None, "statement", key))
         hit = _cached_gen(key)
         if hit is not None:
-            root, path, op, vcode, names_used = hit
+            root, path, operator, vcode, names_used = hit
             path = list(path)
         else:
-            g, tree = self._gen(str(source), "statement", scope)
-            root, path, op, vcode = g.statement(tree, {})
-            names_used = g.names_used
-            _store_gen(key, (root, list(path), op, vcode, sorted(names_used)))
+            generator, tree = self._gen(str(source), "statement", scope)
+            root, path, operator, vcode = generator.statement(tree, {})
+            names_used = generator.names_used
+            _store_gen(key, (root, list(path), operator, vcode, sorted(names_used)))
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
-        name = "_s" + _digest(base, repr(path), op, vcode, str(source))
+        name = "_s" + _digest(base, repr(path), operator, vcode, str(source))
         self.count += 1
         body = []
         if not path:
             tgt = base
-            if op == "=":
+            if operator == "=":
                 body.append(f"    {tgt} = _cp({vcode})")
             else:
-                body.append(f"    {tgt} = _aug({tgt}, {op[:-1]!r}, {vcode})")
+                body.append(f"    {tgt} = _aug({tgt}, {operator[:-1]!r}, {vcode})")
         else:
             body.append(f"    _o = {base}")
-            for k in path[:-1]:
-                body.append(f"    _o = _I(_o, {k})")
+            for step_key in path[:-1]:
+                body.append(f"    _o = _I(_o, {step_key})")
             body.append(f"    _k = _key(_o, {path[-1]})")
-            if op == "=":
+            if operator == "=":
                 body.append(f"    _o[_k] = _cp({vcode})")
             else:
-                body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {op[:-1]!r}, {vcode})")
+                body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {operator[:-1]!r}, {vcode})")
         body = ["    try:"] + ["    " + b for b in body]
         body.append(_guard(name, str(source)).rstrip("\n"))
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
-        h = Handle(name, str(source), None, set(names_used))
-        h.target = root
-        self.pending.append(h)
-        return h
+        handle = Handle(name, str(source), None, set(names_used))
+        handle.target = root
+        self.pending.append(handle)
+        return handle
 
     def add_define(self, name: str, params: list, source: str, scope: Optional[Scope] = None):
         """A named expression `name(params)`: generates `def d_name(_V, _L, ...)`."""
         scope = scope or self.scope
-        for n in [name, *params]:
-            problem = check_name(n)
+        for given in [name, *params]:
+            problem = check_name(given)
             if problem is not None:
                 raise ExpressionError(problem[0], 1, 1, code="name", hint=problem[1], source=str(source))
         lex = {p: None for p in params}
@@ -155,10 +155,10 @@ class CodeUnit:
         if hit is not None:
             code, typ, fcode, names_used = hit
         else:
-            g, tree = self._gen(str(source), "expression", scope)
-            code, typ = g.gen(tree, dict(lex))
+            generator, tree = self._gen(str(source), "expression", scope)
+            code, typ = generator.gen(tree, dict(lex))
             fcode = _Gen(scope, str(source), fast=True).gen(tree, dict(lex))[0] if _indexes(str(source)) else code
-            names_used = g.names_used
+            names_used = generator.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.lines.append(_define_source(name, params, code, fcode))
         self.define_calls[name] = sorted(set(names_used) & set(scope.defines) - set(params) - {name}
@@ -171,17 +171,17 @@ class CodeUnit:
         return define_problems(self.define_calls)
 
     def build(self, constants: Optional[dict] = None) -> dict:
-        ns = make_runtime(self.entities, self.budget)
-        ns["_K"] = dict(constants if constants is not None else self.scope.constants)
-        ns["_aug"] = functools.partial(_aug, self.budget)
-        ns["_key"] = _key
-        ns["_get_or0"] = _get_or0
-        ns["_cp"] = _cp
-        ns["_PE"] = _PY_ERRORS
-        ns["_NOV"] = _NO_VALUES
-        ns["_rt"] = functools.partial(_runtime_error, self.pending)
-        ns["_at"] = functools.partial(_located, self.pending)
-        ns["_RRE"] = RuleRuntimeError
+        namespace = make_runtime(self.entities, self.budget)
+        namespace["_K"] = dict(constants if constants is not None else self.scope.constants)
+        namespace["_aug"] = functools.partial(_aug, self.budget)
+        namespace["_key"] = _key
+        namespace["_get_or0"] = _get_or0
+        namespace["_cp"] = _stored_copy
+        namespace["_PE"] = _PY_ERRORS
+        namespace["_NOV"] = _NO_VALUES
+        namespace["_rt"] = functools.partial(_runtime_error, self.pending)
+        namespace["_at"] = functools.partial(_located, self.pending)
+        namespace["_RRE"] = RuleRuntimeError
         # each generated function is compiled once per process (by its source text) and bound
         # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
         # A function not compiled yet is bound as a stub that compiles it on its first call and
@@ -189,22 +189,22 @@ class CodeUnit:
         # ruleset compiles only what its set-up runs, and play pays once per function it uses.
         entries = list(dict.fromkeys(self.lines))
         lazy: dict = {}
-        for e in entries:
-            codes = _CODE_CACHE.get(e)
+        for entry in entries:
+            codes = _CODE_CACHE.get(entry)
             if codes is not None:
-                for n, code, defaults in codes:
-                    ns[n] = _FunctionType(code, ns, n, defaults)
+                for name, code, defaults in codes:
+                    namespace[name] = _FunctionType(code, namespace, name, defaults)
             else:
-                for n in _def_names(e):
-                    stub = ns[n] = _FunctionType(_stub_code(), ns, n)
-                    stub.__kwdefaults__ = {"_me_": n}
-                    lazy[n] = e
+                for name in _def_names(entry):
+                    stub = namespace[name] = _FunctionType(_stub_code(), namespace, name)
+                    stub.__kwdefaults__ = {"_me_": name}
+                    lazy[name] = entry
         if lazy:
-            ns["_LAZY"] = lambda name: _materialize(ns, lazy, name)
-        for h in self.pending:
-            h.fn = ns[h.name]
-        self.ns = ns
-        return ns
+            namespace["_LAZY"] = lambda name: _materialize(namespace, lazy, name)
+        for handle in self.pending:
+            handle.fn = namespace[handle.name]
+        self.ns = namespace
+        return namespace
 
 
 def _indexes(source: str) -> bool:
@@ -247,7 +247,7 @@ def _stub_code():
     return scratch["_stub"].__code__
 
 
-def _materialize(ns: dict, lazy: dict, name: str):
+def _materialize(namespace: dict, lazy: dict, name: str):
     """Compile the generated source that defines `name` and give its functions (the stubs in
     `ns`, which other code may already hold) their compiled code."""
     entry = lazy.get(name)
@@ -257,21 +257,21 @@ def _materialize(ns: dict, lazy: dict, name: str):
             scratch = {"__builtins__": {}, "_NOV": _NO_VALUES}
             try:
                 code = compile(entry, "<rulebook expressions>", "exec")
-            except SyntaxError as e:  # a generator bug (tests compile every bundled function)
+            except SyntaxError as error:  # a generator bug (tests compile every bundled function)
                 from ..errors import RuleRuntimeError
 
-                raise RuleRuntimeError(f"internal error: generated code failed to compile: {e}") from None
+                raise RuleRuntimeError(f"internal error: generated code failed to compile: {error}") from None
             exec(code, scratch)  # noqa: S102
-            codes = [(n, scratch[n].__code__, scratch[n].__defaults__) for n in _def_names(entry)]
+            codes = [(name, scratch[name].__code__, scratch[name].__defaults__) for name in _def_names(entry)]
             _CODE_CACHE.put(entry, codes)
-        for n, code, defaults in codes:
-            fn = ns[n]
-            if fn.__code__ is _stub_code():
-                fn.__code__ = code
-                fn.__defaults__ = defaults
-                fn.__kwdefaults__ = None
-            lazy.pop(n, None)
-    return ns[name]
+        for function_name, code, defaults in codes:
+            function = namespace[function_name]
+            if function.__code__ is _stub_code():
+                function.__code__ = code
+                function.__defaults__ = defaults
+                function.__kwdefaults__ = None
+            lazy.pop(function_name, None)
+    return namespace[name]
 
 
 _NO_VALUES = MappingProxyType({})
@@ -292,24 +292,24 @@ def _signature(source: str, scope, lex) -> tuple:
     scope says it is (local, var, constant, define, builtin) with its type, and the component
     types' attributes (for the attribute checks)."""
     sig = []
-    lx = lex or {}
+    lexical = lex or {}
     locs, vars_, consts, defs = scope.locals, scope.vars, scope.constants, scope.defines
-    for n in _text_names(source):
+    for name in _text_names(source):
         # types are strings, tuples or None: hashable as they are (repr only for the disk key)
-        if n in lx:
-            sig.append((n, "x", lx[n]))
-        elif n in locs:
-            sig.append((n, "l", locs[n]))
-        elif n in vars_:
-            sig.append((n, "v", vars_[n]))
-        elif n in consts:
-            v = consts[n]
-            sig.append((n, "k", repr(v) if isinstance(v, (int, float, str, bool)) or v is None
-                        else (scope.const_types.get(n), type(v).__name__)))
-        elif n in defs:
-            sig.append((n, "d", tuple(defs[n])))
+        if name in lexical:
+            sig.append((name, "x", lexical[name]))
+        elif name in locs:
+            sig.append((name, "l", locs[name]))
+        elif name in vars_:
+            sig.append((name, "v", vars_[name]))
+        elif name in consts:
+            value = consts[name]
+            sig.append((name, "k", repr(value) if isinstance(value, (int, float, str, bool)) or value is None
+                        else (scope.const_types.get(name), type(value).__name__)))
+        elif name in defs:
+            sig.append((name, "d", tuple(defs[name])))
         else:
-            sig.append((n, "?", ""))
+            sig.append((name, "?", ""))
     return (tuple(sig), _entity_signature(scope.entity_types))
 
 
@@ -386,19 +386,19 @@ class CompiledExpression:
 
     __slots__ = ("source", "_fn", "_budget", "names", "evaluate")
 
-    def __init__(self, source, fn, budget, names):
+    def __init__(self, source, function, budget, names):
         self.source = source
-        self._fn = fn
+        self._fn = function
         self._budget = budget  # None when the expression charges no work
         self.names = names
         # `evaluate(mapping)` is the generated function itself when there is no work budget to
         # reset (no call in between); otherwise a small closure resets the budget first
         if budget is None:
-            self.evaluate = fn
+            self.evaluate = function
         else:
-            def evaluate(mapping=_NO_VALUES, _fn=fn, _b=budget):
-                _b.left = _b.limit
-                return _fn(mapping)
+            def evaluate(mapping=_NO_VALUES, _function=function, _budget=budget):
+                _budget.left = _budget.limit
+                return _function(mapping)
             self.evaluate = evaluate
 
     def __call__(self, mapping=None):
@@ -424,24 +424,24 @@ def compile_expression(source: str, names=(), *, functions: Optional[dict] = Non
     unit = CodeUnit(scope, entities or {}, budget)
     for fname, (params, body) in (functions or {}).items():
         unit.add_define(fname, list(params), body)
-    h = unit.add_expression(source)
+    handle = unit.add_expression(source)
     unit.build()
     charges = any(_CHARGING.search(line) for line in unit.lines)
-    return CompiledExpression(source, h.fn, budget if charges else None, sorted(h.names))
+    return CompiledExpression(source, handle.fn, budget if charges else None, sorted(handle.names))
 
 
 # generated code that may charge the work budget: then each evaluation starts with a full budget
 _CHARGING = re.compile(r"_T\(|_in\(|_add\(|_mul|_aug\(|_f_(" + "|".join(sorted(CHARGED)) + r")\(")
 
 
-def _example_type(v, entities=None):
+def _example_type(value, entities=None):
     """The type of an example value; a list also tells its elements' type when they agree
     (all numbers, or all ids of components of one type)."""
-    if isinstance(v, list) and v:
-        if all(type(x) is int for x in v):
+    if isinstance(value, list) and value:
+        if all(type(x) is int for x in value):
             return _list_of(NUM)
-        if entities and all(isinstance(x, str) and x in entities for x in v):
-            kinds = {(entities[x] or {}).get("type") for x in v}
+        if entities and all(isinstance(x, str) and x in entities for x in value):
+            kinds = {(entities[x] or {}).get("type") for x in value}
             if len(kinds) == 1 and None not in kinds:
                 return _list_of(("entity", kinds.pop()))
-    return _type_of_value(v)
+    return _type_of_value(value)

@@ -9,47 +9,52 @@ from __future__ import annotations
 from ..errors import RuleRuntimeError
 from .budget import _SMALL, MAX_INT_BITS, MAX_SEQUENCE, Budget, _short, int_too_big
 
-def _access_helpers(ent: dict) -> dict:
+def _access_helpers(entities: dict) -> dict:
     """`_A(o, k)` (an attribute of a component or a key of a map) and `_I(o, k)` (indexing),
     with errors in the designer's words."""
 
-    def _A(o, k):
+    def attribute(obj, key):
+        if type(obj) is dict:  # a key of a map (no failed record lookup first)
+            try:
+                return obj[key]
+            except KeyError:
+                return attribute_checked(obj, key)
         try:  # the common case: an attribute of a component
-            return ent[o][k]
+            return entities[obj][key]
         except (KeyError, TypeError):
-            return _A_slow(o, k)
+            return attribute_checked(obj, key)
 
-    def _A_slow(o, k):
-        t = type(o)
-        if t is str:
+    def attribute_checked(obj, key):
+        kind = type(obj)
+        if kind is str:
             try:
-                rec = ent[o]
+                rec = entities[obj]
             except KeyError:
-                raise RuleRuntimeError(f"'{o}' is not a component, so it has no '{k}'") from None
-            if k == "id":
-                return o
+                raise RuleRuntimeError(f"'{obj}' is not a component, so it has no '{key}'") from None
+            if key == "id":
+                return obj
             try:
-                return rec[k]
+                return rec[key]
             except KeyError:
-                raise RuleRuntimeError(f"component '{o}' has no attribute '{k}'") from None
-        if t is dict:
+                raise RuleRuntimeError(f"component '{obj}' has no attribute '{key}'") from None
+        if kind is dict:
             try:
-                return o[k]
+                return obj[key]
             except KeyError:
-                raise RuleRuntimeError(f"no '{k}' in {_short(o)}") from None
-        raise RuleRuntimeError(f"{_short(o)} has no attribute '{k}'")
+                raise RuleRuntimeError(f"no '{key}' in {_short(obj)}") from None
+        raise RuleRuntimeError(f"{_short(obj)} has no attribute '{key}'")
 
-    def _I(o, k):
+    def index(obj, key):
         try:
-            return o[k]
+            return obj[key]
         except (KeyError, IndexError, TypeError):
-            if type(o) is dict and type(k) is int and str(k) in o:
-                return o[str(k)]
-            if type(o) is dict and k not in o:
-                raise RuleRuntimeError(f"no key {_short(k)} in {_short(o)}") from None
-            raise RuleRuntimeError(f"cannot index {_short(o)} with {_short(k)}") from None
+            if type(obj) is dict and type(key) is int and str(key) in obj:
+                return obj[str(key)]
+            if type(obj) is dict and key not in obj:
+                raise RuleRuntimeError(f"no key {_short(key)} in {_short(obj)}") from None
+            raise RuleRuntimeError(f"cannot index {_short(obj)} with {_short(key)}") from None
 
-    return {"_A": _A, "_I": _I}
+    return {"_A": attribute, "_I": index}
 
 
 def _operator_helpers(budget: Budget) -> dict:
@@ -57,73 +62,73 @@ def _operator_helpers(budget: Budget) -> dict:
     integers, repeated sequences), `+` of lists or texts, `in` on a list or a text."""
     charge = budget.charge
 
-    def _mul(a, b):
-        ta, tb = type(a), type(b)
-        if ta is int and tb is int:
-            bits = a.bit_length() + b.bit_length()
+    def multiply(left, right):
+        left_type, right_type = type(left), type(right)
+        if left_type is int and right_type is int:
+            bits = left.bit_length() + right.bit_length()
             if bits > MAX_INT_BITS:
                 raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
             if bits > 128:
                 charge(bits >> 6, "multiplying large numbers")
-            return a * b
-        if ta is list or ta is str or tb is list or tb is str:
-            times, seq = (b, a) if ta is list or ta is str else (a, b)
+            return left * right
+        if left_type is list or left_type is str or right_type is list or right_type is str:
+            times, seq = (right, left) if left_type is list or left_type is str else (left, right)
             if type(times) is int and times > 0:
                 if len(seq) * times > MAX_SEQUENCE:
                     raise RuleRuntimeError("a repeated sequence would be too long")
                 charge(len(seq) * times, "repeating a sequence")
-        return a * b
+        return left * right
 
-    def _mulk(a, k):
+    def multiply_by_literal(left, times):
         # a * k for a literal whole number k: small numbers directly, anything else checked
-        t = type(a)
-        if t is float or (t is int and -_SMALL < a < _SMALL):
-            return a * k
-        return _mul(a, k)
+        kind = type(left)
+        if kind is float or (kind is int and -_SMALL < left < _SMALL):
+            return left * times
+        return multiply(left, times)
 
-    def _add(a, b):
+    def add(left, right):
         # a + b where the operands may be lists or text: the elements produced are charged
-        ta = type(a)
-        if (ta is list or ta is str) and type(b) is ta:
-            charge(len(a) + len(b), "joining lists or texts")
-        return a + b
+        left_type = type(left)
+        if (left_type is list or left_type is str) and type(right) is left_type:
+            charge(len(left) + len(right), "joining lists or texts")
+        return left + right
 
-    def _in(a, b):
-        tb = type(b)
-        if tb is dict:
-            if type(a) is int:
-                return str(a) in b or a in b
-        elif tb is list or tb is str:
-            charge(len(b) >> 3 if tb is str else len(b), "looking for an item in a list")
+    def contains(left, right):
+        right_type = type(right)
+        if right_type is dict:
+            if type(left) is int:
+                return str(left) in right or left in right
+        elif right_type is list or right_type is str:
+            charge(len(right) >> 3 if right_type is str else len(right), "looking for an item in a list")
         try:
-            return a in b
+            return left in right
         except TypeError:
-            raise RuleRuntimeError(f"cannot look for {_short(a)} in {_short(b)}") from None
+            raise RuleRuntimeError(f"cannot look for {_short(left)} in {_short(right)}") from None
 
-    return {"_mul": _mul, "_mulk": _mulk, "_add": _add, "_in": _in}
+    return {"_mul": multiply, "_mulk": multiply_by_literal, "_add": add, "_in": contains}
 
 
-def _pow(a, b):
-    if isinstance(b, (int, float)) and abs(b) > 64:
+def _pow(base, exponent):
+    if isinstance(exponent, (int, float)) and abs(exponent) > 64:
         raise RuleRuntimeError("exponent too large")
-    if int_too_big(a, b, "**"):
+    if int_too_big(base, exponent, "**"):
         raise RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
-    return a ** b
+    return base ** exponent
 
 
-def _div(a, b):
-    if b == 0:
+def _div(left, right):
+    if right == 0:
         raise RuleRuntimeError("division by zero")
-    return a / b
+    return left / right
 
 
-def _fdiv(a, b):
-    if b == 0:
+def _fdiv(left, right):
+    if right == 0:
         raise RuleRuntimeError("division by zero")
-    return a // b
+    return left // right
 
 
-def _mod(a, b):
-    if b == 0:
+def _mod(left, right):
+    if right == 0:
         raise RuleRuntimeError("modulo by zero")
-    return a % b
+    return left % right

@@ -73,26 +73,26 @@ def _parse(source: str, start: str = "expression"):
         tree = _parser().parse(source, start=start)
         _check_depth(tree, source)
         return tree
-    except UnexpectedCharacters as e:
-        ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else ""
+    except UnexpectedCharacters as error:
+        character = source[error.pos_in_stream] if error.pos_in_stream < len(source) else ""
         hint = None
-        if ch == "_":
+        if character == "_":
             hint = "names may not start with an underscore"
-        elif ch in "&|":
+        elif character in "&|":
             hint = "use 'and' / 'or'"
-        elif ch == "!":
+        elif character == "!":
             hint = "use 'not' (or '!=' to compare)"
-        elif ch == "=" and start == "expression":
+        elif character == "=" and start == "expression":
             hint = "use '==' to compare; effects assign with 'name = value'"
-        raise ExpressionError(f"unexpected character {ch!r}", e.line, e.column, hint=hint,
+        raise ExpressionError(f"unexpected character {character!r}", error.line, error.column, hint=hint,
                               source=source) from None
     except UnexpectedEOF:
         line, col = _end_of(source)
         raise ExpressionError("the expression ends too early", line, col,
                               hint="is a bracket or an operand missing?", source=source) from None
-    except UnexpectedToken as e:
-        tok = e.token
-        if "ELSE" in e.expected:
+    except UnexpectedToken as error:
+        tok = error.token
+        if "ELSE" in error.expected:
             line, col = (tok.line, tok.column) if tok.type != "$END" else _end_of(source)
             raise ExpressionError("a conditional expression needs `else`: `A if COND else B`", line, col,
                                   hint="add `else` and the value to use otherwise", source=source) from None
@@ -103,14 +103,14 @@ def _parse(source: str, start: str = "expression"):
         hint = None
         if str(tok) == "=" or tok.type in ("EQUAL", "ASSIGN_OP"):
             hint = "use '==' to compare" if start == "expression" else None
-        expected = sorted(_TOKEN_NAMES.get(t, repr(t)) for t in list(e.expected)[:6])
+        expected = sorted(_TOKEN_NAMES.get(t, repr(t)) for t in list(error.expected)[:6])
         if not hint and expected:
             hint = "expected " + ", ".join(expected)
         raise ExpressionError(f"unexpected {str(tok)!r}", tok.line, tok.column, hint=hint,
                               source=source) from None
-    except UnexpectedInput as e:  # pragma: no cover - other lark errors
-        raise ExpressionError(str(e).splitlines()[0], getattr(e, "line", 1) or 1,
-                              getattr(e, "column", 1) or 1, source=source) from None
+    except UnexpectedInput as error:  # pragma: no cover - other lark errors
+        raise ExpressionError(str(error).splitlines()[0], getattr(error, "line", 1) or 1,
+                              getattr(error, "column", 1) or 1, source=source) from None
 
 
 def _end_of(source: str) -> tuple:
@@ -126,13 +126,13 @@ def _check_depth(tree, source):
 
     stack = [(tree, 1)]
     while stack:
-        node, d = stack.pop()
-        if d > MAX_DEPTH:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
             line, col = position_of(node)
             raise ExpressionError(f"the expression is nested more than {MAX_DEPTH} levels deep", line, col,
                                   code="too-deep", hint="split it with 'let' or a named expression (define)",
                                   source=source)
-        for c in node.children:
-            if isinstance(c, Tree):
-                stack.append((c, d + 1))
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append((child, depth + 1))
 

@@ -47,25 +47,25 @@ def _plain_words(message: str) -> str:
     def kind(name):
         return _PYTHON_TYPES.get(name, "a value")
 
-    m = re.match(r"'(\S+)' not supported between instances of '(\w+)' and '(\w+)'", message)
-    if m:
-        return f"cannot compare {kind(m[2])} with {kind(m[3])} using '{m[1]}'"
-    m = re.match(r"unsupported operand type\(s\) for (\S+?): '(\w+)' and '(\w+)'", message)
-    if m:
-        return f"cannot use '{m[1]}' on {kind(m[2])} and {kind(m[3])}"
-    m = re.match(r'can only concatenate (\w+) \(not "(\w+)"\) to \w+', message)
-    if m:
-        return f"cannot add {kind(m[2])} to {kind(m[1])}"
-    m = re.match(r"bad operand type for unary (\S+): '(\w+)'", message)
-    if m:
-        return f"cannot use '{m[1]}' on {kind(m[2])}"
-    m = re.match(r"'(\w+)' object is not (iterable|subscriptable)", message)
-    if m:
-        return f"{kind(m[1])} is not a list or a map" + (" (it cannot be gone through)" if m[2] == "iterable" else
-                                                          " (it cannot be indexed)")
-    m = re.match(r"object of type '(\w+)' has no len\(\)", message)
-    if m:
-        return f"{kind(m[1])} has no length"
+    match = re.match(r"'(\S+)' not supported between instances of '(\w+)' and '(\w+)'", message)
+    if match:
+        return f"cannot compare {kind(match[2])} with {kind(match[3])} using '{match[1]}'"
+    match = re.match(r"unsupported operand type\(s\) for (\S+?): '(\w+)' and '(\w+)'", message)
+    if match:
+        return f"cannot use '{match[1]}' on {kind(match[2])} and {kind(match[3])}"
+    match = re.match(r'can only concatenate (\w+) \(not "(\w+)"\) to \w+', message)
+    if match:
+        return f"cannot add {kind(match[2])} to {kind(match[1])}"
+    match = re.match(r"bad operand type for unary (\S+): '(\w+)'", message)
+    if match:
+        return f"cannot use '{match[1]}' on {kind(match[2])}"
+    match = re.match(r"'(\w+)' object is not (iterable|subscriptable)", message)
+    if match:
+        why = " (it cannot be gone through)" if match[2] == "iterable" else " (it cannot be indexed)"
+        return f"{kind(match[1])} is not a list or a map" + why
+    match = re.match(r"object of type '(\w+)' has no len\(\)", message)
+    if match:
+        return f"{kind(match[1])} has no length"
     return message
 
 
@@ -90,75 +90,75 @@ def _too_large():
     return RuleRuntimeError(f"a number larger than {MAX_INT_BITS} bits")
 
 
-def _aug(budget, a, op, b):
-    """`a op= b` of an assignment (bound to the ruleset's work budget in `build`)."""
-    if op == "+":
-        if a is None:
-            return b
-        t = type(a)
-        if (t is list or t is str) and type(b) is t:
-            budget.charge(len(a) + len(b), "joining lists or texts")
-        result = a + b
-    elif op == "-":
-        result = (a or 0) - b
-    elif op == "*":
-        if int_too_big(a, b):
+def _aug(budget, current, operator, operand):
+    """`current operator= operand` of an assignment (bound to the ruleset's work budget in `build`)."""
+    if operator == "+":
+        if current is None:
+            return operand
+        kind = type(current)
+        if (kind is list or kind is str) and type(operand) is kind:
+            budget.charge(len(current) + len(operand), "joining lists or texts")
+        result = current + operand
+    elif operator == "-":
+        result = (current or 0) - operand
+    elif operator == "*":
+        if int_too_big(current, operand):
             raise _too_large()
-        result = _mul_checked(budget, a, b)
-    elif op == "//":
-        if b == 0:
+        result = _mul_checked(budget, current, operand)
+    elif operator == "//":
+        if operand == 0:
             raise RuleRuntimeError("division by zero")
-        result = a // b
+        result = current // operand
     else:
-        raise AssertionError(op)
+        raise AssertionError(operator)
     if type(result) is int and not -_BIGGEST_INT < result < _BIGGEST_INT:
         raise _too_large()
     return result
 
 
-def _mul_checked(budget, a, b):
-    for seq, times in ((a, b), (b, a)):
+def _mul_checked(budget, left, right):
+    for seq, times in ((left, right), (right, left)):
         if type(seq) in (list, str) and type(times) is int and times > 0:
             budget.charge(len(seq) * times, "repeating a sequence")
-    return a * b
+    return left * right
 
 
-def _key(o, k):
+def _key(container, key):
     # JSON objects have text keys: a player number used as a key is stored as text
-    if type(o) is dict:
-        return k if type(k) is str else text_key(k)
-    if type(o) is list and type(k) is int and not (-len(o) <= k < len(o)):
-        raise RuleRuntimeError(f"index {k} is outside a list of {len(o)}")
-    return k
+    if type(container) is dict:
+        return key if type(key) is str else text_key(key)
+    if type(container) is list and type(key) is int and not (-len(container) <= key < len(container)):
+        raise RuleRuntimeError(f"index {key} is outside a list of {len(container)}")
+    return key
 
 
-def _cp(x):
+def _stored_copy(value):
     """Assignment copies a list or map: rules have value semantics, never aliasing. A number
     stored is at most MAX_INT_BITS bits (a loop of multiplications stops there)."""
-    t = type(x)
-    if t is list or t is dict:
+    kind = type(value)
+    if kind is list or kind is dict:
         try:
-            return _marshal.loads(_marshal.dumps(x, 2))
-        except ValueError as e:  # something marshal cannot copy: not plain data, or too deep
-            if "deep" in str(e):
+            return _marshal.loads(_marshal.dumps(value, 2))
+        except ValueError as error:  # something marshal cannot copy: not plain data, or too deep
+            if "deep" in str(error):
                 raise RuleRuntimeError("a list or map nested too deeply to be stored") from None
-            raise _not_data(x) from None
-    if t is int and not -_BIGGEST_INT < x < _BIGGEST_INT:
+            raise _not_data(value) from None
+    if kind is int and not -_BIGGEST_INT < value < _BIGGEST_INT:
         raise _too_large()
-    if t not in _PLAIN:
-        raise _not_data(x)
-    return x
+    if kind not in _PLAIN:
+        raise _not_data(value)
+    return value
 
 
 _PLAIN = frozenset({int, float, str, bool, type(None)})
 
 
-def _not_data(x):
+def _not_data(value):
     return RuleRuntimeError("only numbers, text, booleans, none, lists and maps can be stored")
 
 
-def _get_or0(o, k):
-    if type(o) is dict:
-        return o.get(k, 0)
-    return o[k]
+def _get_or0(container, key):
+    if type(container) is dict:
+        return container.get(key, 0)
+    return container[key]
 

@@ -10,17 +10,17 @@ __all__ = ["NUM", "STR", "BOOL", "NONE"]
 NUM, STR, BOOL, NONE = "number", "text", "boolean", "none"
 
 
-def _list_of(t):
-    return ("list", t)
+def _list_of(typ):
+    return ("list", typ)
 
 
-def _is_entity(t):
-    return isinstance(t, tuple) and t[0] == "entity"
+def _is_entity(typ):
+    return isinstance(typ, tuple) and typ[0] == "entity"
 
 
-def _elem(t):
-    if isinstance(t, tuple) and t[0] == "list":
-        return t[1]
+def _elem(typ):
+    if isinstance(typ, tuple) and typ[0] == "list":
+        return typ[1]
     return None
 
 
@@ -54,10 +54,10 @@ def _sum_type(args):
     return NUM
 
 
-def _tname(t):
-    if isinstance(t, tuple):
-        return "a list" if t[0] == "list" else f"a {t[1]}"
-    return {NUM: "a number", STR: "text", BOOL: "a boolean", NONE: "none"}.get(t, "a value")
+def _tname(typ):
+    if isinstance(typ, tuple):
+        return "a list" if typ[0] == "list" else f"a {typ[1]}"
+    return {NUM: "a number", STR: "text", BOOL: "a boolean", NONE: "none"}.get(typ, "a value")
 
 
 def _is_int_literal(code: str) -> bool:
@@ -77,17 +77,17 @@ def _is_num_literal(code: str) -> bool:
         return False
 
 
-def _type_of_value(v, scope=None):
-    if isinstance(v, bool):
+def _type_of_value(value, scope=None):
+    if isinstance(value, bool):
         return BOOL
-    if isinstance(v, (int, float)):
+    if isinstance(value, (int, float)):
         return NUM
-    if isinstance(v, str):
+    if isinstance(value, str):
         return STR
-    if v is None:
+    if value is None:
         return NONE
-    if isinstance(v, list):
+    if isinstance(value, list):
         return _list_of(None)
-    if isinstance(v, dict):
+    if isinstance(value, dict):
         return "map"
     return None

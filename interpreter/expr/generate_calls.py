@@ -1,0 +1,139 @@
+"""The generated code of calls: a builtin (`_f_<name>(...)`, its arity and keywords checked, an
+iterated argument given to the work bound), a named expression of the ruleset
+(`d_<name>(_V, _L, ...)`), a lambda given to a builtin, and `let`.
+
+Owns: `CallCode`, a part of the generator (`_Gen` in generate.py).
+"""
+from __future__ import annotations
+
+from lark import Token
+
+from ..errors import suggest
+from .builtins import BUILTINS, ITERATING
+from .types import BOOL, NONE, NUM, _builtin_type, _tname
+
+# builtins that iterate over every argument they are given (the others iterate the first only)
+_ITERATING_EVERY_ARGUMENT = ("union", "intersection", "zip")
+_SHORT_CIRCUIT = ("any", "all", "first")
+
+
+class CallCode:
+    """The `g_*` methods of calls (mixed into `_Gen`, which gives `gen`, `err` and `scope`)."""
+
+    def g_call(self, node, lex):
+        fname = str(node.children[0])
+        pos_args, kw_args = self._call_arguments(fname, node.children[1], lex)
+        if fname in self.scope.defines and (fname not in lex):
+            return self._call_define(node, fname, pos_args, kw_args)
+        if fname not in BUILTINS:
+            self.err(node.children[0], f"unknown function '{fname}'",
+                     suggest(fname, list(BUILTINS) + list(self.scope.defines)))
+        self._check_builtin_call(node, fname, pos_args, kw_args)
+        codes = self._bounded_arguments(fname, pos_args)
+        parts = codes + [f"{keyword}={code}" for keyword, code, _ in kw_args]
+        return f"_f_{fname}({', '.join(parts)})", _builtin_type(fname, pos_args)
+
+    def _bounded_arguments(self, fname, pos_args) -> list:
+        """The code of the positional arguments, each that the builtin iterates given to the
+        work bound (`_T`)."""
+        codes = [code for code, _, _ in pos_args]
+        if fname not in ITERATING or not codes or (fname in ("min", "max") and len(codes) > 1):
+            return codes  # (min/max of several values, e.g. max(0, x), iterate over nothing)
+        self.uses_budget = True
+        # a comprehension argument was charged while it was built: it has at most as many
+        # elements as were iterated, so it is not charged twice (nor is the result of a
+        # builtin that charged its length)
+        built = [getattr(argument, "data", None) == "genexp_arg" or self._charged_when_built(argument)
+                 for _, _, argument in pos_args]
+        if len(codes) == 1 or fname in _ITERATING_EVERY_ARGUMENT:
+            return [code if was_built else f"_T({code})" for code, was_built in zip(codes, built)]
+        if not built[0]:
+            codes[0] = f"_T({codes[0]})"
+        return codes
+
+    def _call_arguments(self, fname, args_node, lex) -> tuple:
+        """([(code, type, node)] of the positional arguments, [(keyword, code, node)])."""
+        pos_args: list = []
+        kw_args: list = []
+        if args_node is None:
+            return pos_args, kw_args
+        if args_node.data == "genexp_arg":
+            self.uses_budget = True
+            clauses, element_code, _ = self._comp(args_node.children[0], args_node.children[1], lex)
+            # any/all/first stop at the first item that decides (as in Python): a generator;
+            # every other builtin reads all the items, which a list gives faster
+            brackets = "()" if fname in _SHORT_CIRCUIT else "[]"
+            pos_args.append((f"{brackets[0]}{element_code} {clauses}{brackets[1]}", None, args_node))
+            return pos_args, kw_args
+        for argument in args_node.children:
+            if argument is None:
+                continue
+            if getattr(argument, "data", None) == "kwarg":
+                code, _ = self._argument(fname, argument.children[1], lex)
+                kw_args.append((str(argument.children[0]), code, argument))
+            else:
+                code, typ = self._argument(fname, argument, lex)
+                pos_args.append((code, typ, argument))
+        return pos_args, kw_args
+
+    def _call_define(self, node, fname, pos_args, kw_args):
+        self.names_used.add(fname)  # a called define is used (no false 'unused' warning)
+        params = self.scope.defines[fname]
+        if kw_args:
+            self.err(kw_args[0][2], f"'{fname}' takes no keyword arguments", code="arity")
+        if len(pos_args) != len(params):
+            self.err(node, f"'{fname}' takes {len(params)} argument(s) "
+                           f"({', '.join(params)}), got {len(pos_args)}", code="arity")
+        args = ", ".join(["_V", "_L"] + [code for code, _, _ in pos_args])
+        return f"d_{fname}({args})", None
+
+    def _check_builtin_call(self, node, fname, pos_args, kw_args):
+        """Arity, keywords, and a number given where a collection is needed."""
+        _, least, most, keywords = BUILTINS[fname]
+        given = len(pos_args)
+        if given < least or (most is not None and given > most):
+            want = (f"{least}" if least == most else
+                    (f"{least} or more" if most is None else f"{least} to {most}"))
+            self.err(node, f"'{fname}' takes {want} argument(s), got {given}", code="arity")
+        for keyword, _, keyword_node in kw_args:
+            if keyword not in keywords:
+                self.err(keyword_node, f"'{fname}' has no keyword '{keyword}'",
+                         suggest(keyword, keywords) or (f"it takes {', '.join(keywords)}" if keywords else None),
+                         code="arity")
+        if fname in ("len", "count", "sum") and pos_args and pos_args[0][1] in (NUM, BOOL, NONE):
+            self.err(pos_args[0][2], f"'{fname}' needs a collection, not {_tname(pos_args[0][1])}",
+                     code="type")
+
+    def _argument(self, fname, node, lex):
+        """An argument of a call: a lambda is allowed here, and only for a builtin."""
+        if getattr(node, "data", None) == "lambda_" and fname in BUILTINS and fname not in self.scope.defines:
+            return self._lambda_argument(node, lex)
+        return self.gen(node, lex)
+
+    def _lambda_argument(self, node, lex):
+        params = [str(param) for param in node.children[0].children]
+        inner = dict(lex)
+        for param in params:
+            inner[param] = None
+        body, _ = self.gen(node.children[1], inner)
+        return f"(lambda {', '.join('u_' + param for param in params)}: {body})", "function"
+
+    def g_lambda(self, node, lex):
+        # (the tree keeps no `lambda` keyword: the error points at it, just before the parameters)
+        first_param = node.children[0].children[0]
+        start = self.source.rfind("lambda", 0, first_param.start_pos)
+        where = first_param
+        if start >= 0 and "\n" not in self.source[start:first_param.start_pos]:
+            where = Token("LAMBDA", "lambda", start, first_param.line,
+                          first_param.column - (first_param.start_pos - start))
+        self.err(where, "a lambda is not a value: it can only be given to a builtin, "
+                        "as in sorted(xs, key=lambda x: ...)", code="type",
+                 hint="store or return the value it computes, or name it as a define with params")
+
+    def g_let(self, node, lex):
+        name = str(node.children[0])
+        value, value_type = self.gen(node.children[1], lex)
+        inner = dict(lex)
+        inner[name] = value_type
+        body, body_type = self.gen(node.children[2], inner)
+        return f"(lambda u_{name}: {body})({value})", body_type
