@@ -112,6 +112,7 @@ class MCTSAgent(Agent):
         self.rollout_limit = rollout_limit
         self.c = c  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
+        self._kept: dict = {}  # player -> the worlds of their last decision, played on at the next when they fit
 
     def act(self, state, player):
         actions = state.legal_actions(player)
@@ -119,8 +120,11 @@ class MCTSAgent(Agent):
             return actions[0]
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         root = _Node()
-        worlds = [state.determinize(player, self.rng.randrange(1 << 30))
-                  for _ in range(max(1, min(self.worlds, self.iterations)))]
+        count = max(1, min(self.worlds, self.iterations))
+        kept = self._kept.get(player, [])
+        kept = kept + [None] * (count - len(kept))
+        worlds = [state.determinize(player, self.rng.randrange(1 << 30), kept[index]) for index in range(count)]
+        self._kept[player] = worlds
         for iteration in range(self.iterations):
             if deadline is not None and iteration and time.perf_counter() >= deadline:
                 break

@@ -32,13 +32,14 @@ import random
 
 from . import worlds
 from .chance import seeded_index
+from .values import Action
 from .worlds import make_move, same_value, view_text
 
 __all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
-_MEMO: dict = {}  # (id(ruleset), id(history link), player, state hash) -> (history link, trajectory)
-_MEMO_LIMIT = 16
+_MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
+_MEMO_LIMIT = 64
 
 
 class _Steps(list):
@@ -86,49 +87,89 @@ def _is_hidden_move(ruleset, entry: dict, player: int) -> bool:
 
 def trajectory(state, player: int):
     """The list of _Step of `state`'s game as `player` saw it, or None when the state cannot be
-    reached again from its history (it was arranged from outside: a scenario, edited vars)."""
+    reached again from its history (it was arranged from outside: a scenario, edited vars).
+    A later state of a game whose trajectory is known extends it: only the moves and outcomes
+    since are played again."""
     link = state._history
-    key = (id(state.rs), id(link), player, state.hash())  # a fresh game's link is None: the hash tells games apart
-    cached = _MEMO.get(key)
-    if cached is not None and cached[0] is link:
-        return cached[1]
-    steps = _replay_truth(state, player)
+    fresh_key = state.hash() if link is None else None  # a fresh game's link is None: the hash tells games apart
+    cached = _MEMO.get((id(state.rs), player, id(link), fresh_key))
+    if cached is not None and cached.link is link:
+        return cached.steps
+    earlier, entries = _known_earlier(state.rs, player, link)
+    replay = _Replay(state, player) if earlier is None else earlier.extended()
+    steps = replay.play(entries, state)
     if len(_MEMO) >= _MEMO_LIMIT:
         _MEMO.clear()
-    _MEMO[key] = (link, steps)
+    if steps is not None:
+        _MEMO[(id(state.rs), player, id(link), fresh_key)] = replay
     return steps
 
 
-def _replay_truth(state, player: int):
-    from .state import State  # the state module imports this one
+def _known_earlier(ruleset, player: int, link):
+    """(the memoized _Replay of the latest earlier state of this game, the history entries
+    since), or (None, every entry of the history)."""
+    entries = []
+    while link is not None:
+        cached = _MEMO.get((id(ruleset), player, id(link), None))
+        if cached is not None and cached.link is link:
+            entries.reverse()
+            return cached, entries
+        link, entry = link
+        entries.append({"action": entry.to_json()} if isinstance(entry, Action) else entry)
+    entries.reverse()
+    return None, entries
 
-    history = state.history()
-    manual = any("chance" in entry for entry in history)
-    shadow = [state.d["seed"], 0]  # the seeded RNG as it ran, to recover a seeded game's outcomes
-    replay = State.new(state.rs, state.num_players, 0, "manual")
-    steps = _Steps()
-    forced = [entry for entry in history if "chance" in entry] if manual else None
-    moves = [entry for entry in history if "chance" not in entry]
-    for entry in moves + [None]:
-        while replay.is_chance():
-            options = replay.d["chance"]["options"]
-            if forced is not None:
-                if not forced:
+
+class _Replay:
+    """The true game played again in manual-chance mode, the player's trajectory recorded as
+    it goes; kept (memoized) so that a later state of the same game only plays what is new."""
+
+    def __init__(self, state, player: int):
+        from .state import State  # the state module imports this one
+
+        self.player = player
+        self.shadow = [state.d["seed"], 0]  # the seeded RNG as it ran, to recover a seeded game's outcomes
+        self.state = State.new(state.rs, state.num_players, 0, "manual")
+        self.steps = _Steps()
+        self.link = None
+        link, self.manual = state._history, False  # outcomes forced from the history, not from the seed
+        while link is not None and not self.manual:
+            link, entry = link
+            self.manual = isinstance(entry, dict) and "chance" in entry
+
+    def extended(self) -> "_Replay":
+        """A copy to play on (this one stays memoized for its own state)."""
+        twin = object.__new__(_Replay)
+        twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
+        twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
+        return twin
+
+    def play(self, entries: list, state):
+        """Play `entries` (history entries of `state` since this replay's point), recording
+        each step; the steps, or None when the game cannot be played again to `state`."""
+        replay, player, steps = self.state, self.player, self.steps
+        forced = [entry for entry in entries if "chance" in entry] if self.manual else None
+        for entry in [entry for entry in entries if "chance" not in entry] + [None]:
+            while replay.is_chance():
+                options = replay.d["chance"]["options"]
+                if forced is not None:
+                    if not forced:
+                        return None
+                    outcome = forced.pop(0)["chance"]
+                else:
+                    outcome = options[seeded_index(self.shadow, len(options))]
+                if not replay.apply_chance(outcome):
                     return None
-                outcome = forced.pop(0)["chance"]
-            else:
-                outcome = options[seeded_index(shadow, len(options))]
-            if not replay.apply_chance(outcome):
+                steps.append(_Step({"chance": outcome}, view_text(replay, player), False, tuple(options)))
+            if entry is None:
+                break
+            if not replay.apply(entry["action"]):
                 return None
-            steps.append(_Step({"chance": outcome}, view_text(replay, player), False, tuple(options)))
-        if entry is None:
-            break
-        if not replay.apply(entry["action"]):
+            steps.append(_Step(entry, view_text(replay, player), _is_hidden_move(state.rs, entry, player)))
+        if not _same_game(replay, state):
             return None
-        steps.append(_Step(entry, view_text(replay, player), _is_hidden_move(state.rs, entry, player)))
-    if not _same_game(replay, state):
-        return None
-    return steps
+        self.link = state._history
+        return steps
 
 
 def _same_game(replay, state) -> bool:
@@ -201,19 +242,35 @@ def _after(state, move, chance: bool):
     return trial
 
 
-def determinize_by_history(state, player: int, seed: int):
+def determinize_by_history(state, player: int, seed: int, earlier=None):
     """A full state consistent with everything `player` has seen (see the module's note), or
-    None when the state's history cannot be re-played (the caller then swaps hidden items)."""
+    None when the state's history cannot be re-played (the caller then swaps hidden items).
+    `earlier`, a world drawn for the same player at an earlier state of this game, is played on
+    along what happened since when it still fits (a particle kept from one decision to the
+    next); else a world is drawn anew."""
     steps = trajectory(state, player)
     if steps is None or steps.unsampleable:
         return None
     chooser = random.Random(seed)
+    kept = getattr(earlier, "_world", None)
+    if kept is not None and kept[0] == player and 0 < len(kept[1]) <= len(steps) and steps[len(kept[1]) - 1] is kept[1][-1]:
+        world = worlds.continue_world(kept[2], player, steps, len(kept[1]), chooser)
+        if world is not None:
+            return _seeded(world, player, steps, seed)
     for _ in range(MAX_RESTARTS):
-        sample = worlds.draw_world(state, player, steps, chooser)
-        if sample is not None:
-            sample.d["rng"] = [f"determinized:{seed}", 0]
-            sample.d["seed"] = f"determinized:{seed}"
-            sample.touched()
-            return sample
+        world = worlds.draw_world(state, player, steps, chooser)
+        if world is not None:
+            return _seeded(world, player, steps, seed)
     steps.unsampleable = True
     return None
+
+
+def _seeded(world, player: int, steps, seed: int):
+    """A copy of a drawn manual-chance world whose chance from now on is seeded; the world
+    itself is kept with it so that it can be played on later (`earlier` above)."""
+    sample = world.copy()
+    sample.d["rng"] = [f"determinized:{seed}", 0]
+    sample.d["seed"] = f"determinized:{seed}"
+    sample.touched()
+    sample._world = (player, steps, world)
+    return sample

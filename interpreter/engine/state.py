@@ -37,7 +37,7 @@ class State(Acting, Records):
     """A game in progress. `d` is plain JSON data; everything else is derived from it. The
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
-    __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_log",
+    __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_world", "_log",
                  "_log_shared", "_undo", "_handed", "_mover", "_movers")
 
     def __init__(self, ruleset, data: dict, log: Optional[list] = None):
@@ -55,6 +55,7 @@ class State(Acting, Records):
         self.waiting = None  # the legal moves found by the flow when it stopped
         self._history = None  # a chain (earlier, entry), shared by copies
         self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
+        self._world = None  # (player, trajectory, manual-chance world) of a world drawn by replay
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -250,11 +251,14 @@ class State(Acting, Records):
         anew): it matches the player's observation now, not necessarily every earlier one."""
         return self._drawn_for is None
 
-    def determinize(self, player: int, seed: int) -> "State":
+    def determinize(self, player: int, seed: int, earlier: Optional["State"] = None) -> "State":
         """A full state consistent with everything `player` has seen: the game is played again
         from its history with hidden chance outcomes and the others' secret moves drawn anew
-        (a state not reachable from its history has its hidden items re-dealt instead)."""
-        sample = infosets.determinize_by_history(self, player, seed)
+        (a state not reachable from its history has its hidden items re-dealt instead).
+        `earlier`, a world this returned for the same player at an earlier state of the same
+        game, is played on along what happened since, when it still fits, instead of
+        replaying the whole history."""
+        sample = infosets.determinize_by_history(self, player, seed, earlier)
         if sample is None:
             sample = visibility.determinize(self, player, seed)
             sample._drawn_for = (player, sample.hash(), self.information_state(player))

@@ -22,7 +22,7 @@ from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
 
-__all__ = ["draw_world", "view_text", "make_move", "same_value"]
+__all__ = ["draw_world", "continue_world", "view_text", "make_move", "same_value"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -118,6 +118,16 @@ def draw_world(state, player: int, steps, chooser):
             return None
         sample = plan.before[start]
     return None
+
+
+def continue_world(world, player: int, steps, start: int, chooser):
+    """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
+    steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now, or None
+    when a new observation contradicts it (the caller then draws a world anew)."""
+    if start == len(steps):
+        return world.copy()
+    sample, failed, _ = _play_plan(world.copy(), start, steps, _Plan(steps), player, chooser)
+    return sample if failed is None else None
 
 
 def _answer_otherwise(plan: _Plan, steps, failed: int, chooser):
@@ -337,13 +347,16 @@ def _applies(trial, move) -> bool:
         return False
 
 
-def _scalars(value, out: list) -> list:
+def _scalars(value, out: list, keys: bool = False) -> list:
+    """The texts inside `value` (lists and maps, nested), and with `keys` the maps' keys too."""
     if isinstance(value, dict):
+        if keys:
+            out.extend(value)
         for item in value.values():
-            _scalars(item, out)
+            _scalars(item, out, keys)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _scalars(item, out)
+            _scalars(item, out, keys)
     elif isinstance(value, str):
         out.append(value)
     return out
@@ -376,11 +389,12 @@ def same_value(left, right) -> bool:
 def _differences(have, want) -> list:
     """[(value in `have`, value in `want`)] where two observations differ: place by place where
     both hold a single value, then the values one holds anywhere and the other does not (an
-    item drawn into another place than the one seen), paired in order."""
+    item drawn into another place than the one seen, or a map keyed by another place: a corp
+    placed at another position than the one seen), paired in order."""
     pairs: list = []
     _differing_places(have, want, pairs)
-    extra = collections.Counter(_scalars(have, []))
-    extra.subtract(_scalars(want, []))
+    extra = collections.Counter(_scalars(have, [], keys=True))
+    extra.subtract(_scalars(want, [], keys=True))
     surplus = [value for value, count in extra.items() for _ in range(count) if count > 0]
     lacking = [value for value, count in extra.items() for _ in range(-count) if count < 0]
     pairs.extend(zip(surplus, lacking))
