@@ -103,7 +103,7 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7,
-                 worlds: int = 16, seconds: Optional[float] = None):
+                 worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 4):
         super().__init__(seed)
         self.iterations = iterations
         # a time budget per move: no iteration starts once `seconds` have passed since the move
@@ -112,7 +112,10 @@ class MCTSAgent(Agent):
         self.rollout_limit = rollout_limit
         self.c = c  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
-        self._kept: dict = {}  # player -> the worlds of their last decision, played on at the next when they fit
+        # at most this many worlds are drawn anew per decision (replaying the whole history);
+        # the others are the last decision's worlds played on, or copies of those that fit
+        self.new_worlds = new_worlds
+        self._kept: dict = {}  # player -> the worlds of their last decision
 
     def act(self, state, player):
         actions = state.legal_actions(player)
@@ -120,11 +123,7 @@ class MCTSAgent(Agent):
             return actions[0]
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         root = _Node()
-        count = max(1, min(self.worlds, self.iterations))
-        kept = self._kept.get(player, [])
-        kept = kept + [None] * (count - len(kept))
-        worlds = [state.determinize(player, self.rng.randrange(1 << 30), kept[index]) for index in range(count)]
-        self._kept[player] = worlds
+        worlds = self._draw_worlds(state, player)
         for iteration in range(self.iterations):
             if deadline is not None and iteration and time.perf_counter() >= deadline:
                 break
@@ -142,6 +141,29 @@ class MCTSAgent(Agent):
                 child.value += rewards[mover] if mover is not None else 0.0
         return max(actions, key=lambda action: (root.children.get(action.key, (_Node(),))[0].visits,
                                                  self.rng.random()))
+
+    def _draw_worlds(self, state, player) -> list:
+        """The worlds of this decision, consistent with what `player` has seen (a particle
+        filter): each world of the player's last decision played on to now where it still fits;
+        in place of one that does not, a world drawn anew (up to `new_worlds`), then the worlds
+        that fit, in turn."""
+        seeds = [self.rng.randrange(1 << 30) for _ in range(max(1, min(self.worlds, self.iterations)))]
+        kept = self._kept.get(player, [])
+        worlds = [state.determinize_from(earlier, player, seed) for earlier, seed in zip(kept, seeds)]
+        worlds += [None] * (len(seeds) - len(worlds))
+        fitting = [world for world in worlds if world is not None]
+        drawn = []
+        for index, seed in enumerate(seeds):
+            if worlds[index] is not None:
+                continue
+            if len(drawn) < self.new_worlds:
+                drawn.append(state.determinize(player, seed))
+                worlds[index] = drawn[-1]
+            else:
+                pool = fitting or drawn
+                worlds[index] = pool[index % len(pool)]
+        self._kept[player] = worlds
+        return worlds
 
     def _descend(self, node, sample, player) -> tuple:
         """Selection and expansion in `sample` (changed in place): the path of (node, mover)

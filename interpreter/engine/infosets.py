@@ -33,9 +33,9 @@ import random
 from . import worlds
 from .chance import seeded_index
 from .values import Action
-from .worlds import make_move, same_value, view_text
+from .worlds import make_move, same_value, seen_as, view_text
 
-__all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
+__all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
@@ -54,11 +54,12 @@ class _Step:
     {"chance": outcome}; `seen` is the observation (JSON text) after it; `shown` says whether a
     chance outcome was seen (filled only for information states)."""
 
-    __slots__ = ("entry", "seen", "secret", "shown", "pool")
+    __slots__ = ("entry", "seen", "view", "secret", "shown", "pool")
 
     def __init__(self, entry: dict, seen: str, secret: bool, pool: tuple = ()):
         self.entry = entry
         self.seen = seen
+        self.view = None  # `seen` read back as data, once compared (worlds.seen_as)
         self.secret = secret
         self.shown = None
         self.pool = pool  # the items a chance node drew from (a shuffle's draws count down)
@@ -220,7 +221,7 @@ def _mark_shown(state, player: int, steps) -> None:
         if "chance" in step.entry:
             if known_prefix:
                 others = [outcome for outcome, _ in replay.chance_outcomes() if not same_value(outcome, step.entry["chance"])]
-                known_prefix = not any(view_text(_after(replay, outcome, True), player) == step.seen for outcome in others)
+                known_prefix = not any(seen_as(_after(replay, outcome, True), player, step) for outcome in others)
             step.shown = known_prefix
             replay.apply_chance(step.entry["chance"])
         else:
@@ -229,7 +230,7 @@ def _mark_shown(state, player: int, steps) -> None:
                 if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
                     others = [action for action in replay.legal_actions()
                               if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
-                    known_prefix = not any(view_text(_after(replay, action, False), player) == step.seen for action in others)
+                    known_prefix = not any(seen_as(_after(replay, action, False), player, step) for action in others)
                 else:
                     known_prefix = False
                 step.shown = known_prefix
@@ -242,21 +243,13 @@ def _after(state, move, chance: bool):
     return trial
 
 
-def determinize_by_history(state, player: int, seed: int, earlier=None):
+def determinize_by_history(state, player: int, seed: int):
     """A full state consistent with everything `player` has seen (see the module's note), or
-    None when the state's history cannot be re-played (the caller then swaps hidden items).
-    `earlier`, a world drawn for the same player at an earlier state of this game, is played on
-    along what happened since when it still fits (a particle kept from one decision to the
-    next); else a world is drawn anew."""
+    None when the state's history cannot be re-played (the caller then swaps hidden items)."""
     steps = trajectory(state, player)
     if steps is None or steps.unsampleable:
         return None
     chooser = random.Random(seed)
-    kept = getattr(earlier, "_world", None)
-    if kept is not None and kept[0] == player and 0 < len(kept[1]) <= len(steps) and steps[len(kept[1]) - 1] is kept[1][-1]:
-        world = worlds.continue_world(kept[2], player, steps, len(kept[1]), chooser)
-        if world is not None:
-            return _seeded(world, player, steps, seed)
     for _ in range(MAX_RESTARTS):
         world = worlds.draw_world(state, player, steps, chooser)
         if world is not None:
@@ -265,9 +258,25 @@ def determinize_by_history(state, player: int, seed: int, earlier=None):
     return None
 
 
+def play_on(state, earlier, player: int, seed: int):
+    """`earlier` (a world drawn by replay for `player` at an earlier state of this game)
+    played on along what happened since, with the new hidden choices drawn as in a fresh
+    world: a world consistent with everything `player` has seen now, or None when something
+    seen since contradicts it (or `earlier` is no such world)."""
+    kept = getattr(earlier, "_world", None)
+    if kept is None or kept[0] != player or earlier.rs is not state.rs:
+        return None
+    steps = trajectory(state, player)
+    known = len(kept[1])
+    if steps is None or not 0 < known <= len(steps) or steps[known - 1] is not kept[1][-1]:
+        return None  # not the same game (a trajectory extended from the same replay shares its steps)
+    world = worlds.continue_world(kept[2], player, steps, known, random.Random(seed))
+    return None if world is None else _seeded(world, player, steps, seed)
+
+
 def _seeded(world, player: int, steps, seed: int):
     """A copy of a drawn manual-chance world whose chance from now on is seeded; the world
-    itself is kept with it so that it can be played on later (`earlier` above)."""
+    itself is kept with it so that it can be played on later (`play_on`)."""
     sample = world.copy()
     sample.d["rng"] = [f"determinized:{seed}", 0]
     sample.d["seed"] = f"determinized:{seed}"

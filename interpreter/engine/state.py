@@ -251,18 +251,22 @@ class State(Acting, Records):
         anew): it matches the player's observation now, not necessarily every earlier one."""
         return self._drawn_for is None
 
-    def determinize(self, player: int, seed: int, earlier: Optional["State"] = None) -> "State":
+    def determinize(self, player: int, seed: int) -> "State":
         """A full state consistent with everything `player` has seen: the game is played again
         from its history with hidden chance outcomes and the others' secret moves drawn anew
-        (a state not reachable from its history has its hidden items re-dealt instead).
-        `earlier`, a world this returned for the same player at an earlier state of the same
-        game, is played on along what happened since, when it still fits, instead of
-        replaying the whole history."""
-        sample = infosets.determinize_by_history(self, player, seed, earlier)
+        (a state not reachable from its history has its hidden items re-dealt instead)."""
+        sample = infosets.determinize_by_history(self, player, seed)
         if sample is None:
             sample = visibility.determinize(self, player, seed)
             sample._drawn_for = (player, sample.hash(), self.information_state(player))
         return sample
+
+    def determinize_from(self, earlier: "State", player: int, seed: int) -> Optional["State"]:
+        """`earlier`, a world `determinize` (or this) gave for `player` at an earlier state of
+        this game, played on along what happened since (new hidden outcomes drawn as in
+        `determinize`): a world consistent with everything `player` has seen now, far cheaper
+        than a new one; None when something seen since contradicts it."""
+        return infosets.play_on(self, earlier, player, seed)
 
     def evaluate(self, handle, local_names: Optional[dict] = None):
         """The value of a compiled expression of this ruleset in this state."""
