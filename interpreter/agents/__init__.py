@@ -116,6 +116,7 @@ class MCTSAgent(Agent):
         # the others are the last decision's worlds played on, or copies of those that fit
         self.new_worlds = new_worlds
         self._kept: dict = {}  # player -> the worlds of their last decision
+        self.tree: Optional[_Node] = None  # the search tree of the last decision
 
     def act(self, state, player):
         actions = state.legal_actions(player)
@@ -139,7 +140,10 @@ class MCTSAgent(Agent):
             for child, mover in path:
                 child.visits += 1
                 child.value += rewards[mover] if mover is not None else 0.0
-        return max(actions, key=lambda action: (root.children.get(action.key, (_Node(),))[0].visits,
+        tag = ("seat", player) if len(state.current_players) > 1 else None  # as _choose_at_once keys them
+        self.tree = root
+        return max(actions, key=lambda action: (root.children.get(action.key if tag is None else (tag, action.key),
+                                                                  (_Node(),))[0].visits,
                                                  self.rng.random()))
 
     def _draw_worlds(self, state, player) -> list:
@@ -167,32 +171,67 @@ class MCTSAgent(Agent):
 
     def _descend(self, node, sample, player) -> tuple:
         """Selection and expansion in `sample` (changed in place): the path of (node, mover)
-        and how many moves were made."""
+        and how many moves were made. At a simultaneous node every seat still to choose picks
+        from its own statistics at that node (decoupled UCT): no seat's choice in the tree
+        depends on another's choice of the same round, the searching player's included."""
         path = []
         moves = 0
         while not sample.is_terminal:
-            mover = _mover(sample, player)
+            seats = sample.current_players
+            if len(seats) > 1:
+                node, made, expanded = self._choose_at_once(node, sample, list(seats), path)
+                moves += made
+                if expanded or not made:
+                    break
+                continue
             ids = sample.legal_action_ids()
-            if len(sample.current_players) > 1:  # a simultaneous node: the mover's moves only
-                ids = [index for index in ids if sample.legal_action(index).player == mover]
             if not ids:
                 break
-            keys = {index: sample.action_key(index) for index in ids}
-            for key in keys.values():
-                entry = node.children.get(key)
-                if entry is None:
-                    entry = node.children[key] = (_Node(), mover)
-                entry[0].avail += 1
-            unvisited = [index for index in ids if node.children[keys[index]][0].visits == 0]
-            chosen = self.rng.choice(unvisited) if unvisited else self._best(node, keys)
+            mover = seats[0] if seats else None
+            chosen, child, expanded = self._select(node, sample, ids, mover, None)
             if sample.apply_id(chosen):
                 moves += 1
-            child, mover = node.children[keys[chosen]]
             path.append((child, mover))
             node = child
-            if unvisited:
+            if expanded:
                 break
         return path, moves
+
+    def _choose_at_once(self, node, sample, seats: list, path: list) -> tuple:
+        """Each of `seats` picks a move from its own statistics at `node` (keyed by seat), then
+        all are applied; the node that follows is the one of this joint choice. Returns (that
+        node, moves made, whether a seat tried a move for the first time)."""
+        picks = []
+        for seat in seats:
+            ids = [index for index in sample.legal_action_ids() if sample.legal_action(index).player == seat]
+            if ids:
+                chosen, child, expanded = self._select(node, sample, ids, seat, ("seat", seat))
+                picks.append((seat, sample.action_key(chosen), child, expanded))
+        made = 0
+        for seat, key, child, _ in picks:
+            ids = [index for index in sample.legal_action_ids() if sample.action_key(index) == key
+                   and sample.legal_action(index).player == seat]  # ids shift as seats choose
+            if ids and sample.apply_id(ids[0]):
+                made += 1
+            path.append((child, seat))
+        joint = ("joint", tuple((seat, key) for seat, key, _, _ in picks))
+        entry = node.children.get(joint)
+        if entry is None:
+            entry = node.children[joint] = (_Node(), None)
+        return entry[0], made, any(expanded for *_, expanded in picks)
+
+    def _select(self, node, sample, ids: list, mover, tag) -> tuple:
+        """UCT at `node` among the legal ids (a random untried one first): (the id, its child
+        node, whether it was untried). `tag` sets a seat's moves apart at a simultaneous node."""
+        keys = {index: sample.action_key(index) if tag is None else (tag, sample.action_key(index)) for index in ids}
+        for key in keys.values():
+            entry = node.children.get(key)
+            if entry is None:
+                entry = node.children[key] = (_Node(), mover)
+            entry[0].avail += 1
+        unvisited = [index for index in ids if node.children[keys[index]][0].visits == 0]
+        chosen = self.rng.choice(unvisited) if unvisited else self._best(node, keys)
+        return chosen, node.children[keys[chosen]][0], bool(unvisited)
 
     def _best(self, node, keys: dict) -> int:
         best, best_score = None, -1e18
@@ -214,16 +253,6 @@ class MCTSAgent(Agent):
                 moves += 1
             steps += 1
         return moves
-
-
-def _mover(sample, player):
-    """Who moves at this node of the tree: the player to act; at a simultaneous node the
-    searching player first (the others' replies in the tree follow it: the search is cautious,
-    as if they knew it, and never clairvoyant), then the others in seat order."""
-    current = sample.current_players
-    if player in current:
-        return player
-    return current[0] if current else None
 
 
 def _rewards(state, players):

@@ -38,30 +38,32 @@ from .worlds import make_move, same_value, seen_as, view_text
 __all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
+REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
+REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
 _MEMO_LIMIT = 64
 
 
 class _Steps(list):
-    """A trajectory: the _Step list, and whether drawing a world by replay has failed for it
-    (every restart dead-ended), so the fallback is used at once next time."""
+    """A trajectory: the _Step list, whether drawing a world by replay has failed for it
+    (every restart dead-ended, so the fallback is used at once next time), and which steps the
+    player saw (`_shown_flags`)."""
 
     unsampleable = False
+    shown_flags = None
 
 
 class _Step:
     """One entry of the true game seen by a player: `entry` is {"action": json} or
-    {"chance": outcome}; `seen` is the observation (JSON text) after it; `shown` says whether a
-    chance outcome was seen (filled only for information states)."""
+    {"chance": outcome}; `seen` is the observation (JSON text) after it."""
 
-    __slots__ = ("entry", "seen", "view", "secret", "shown", "pool")
+    __slots__ = ("entry", "seen", "view", "secret", "pool")
 
     def __init__(self, entry: dict, seen: str, secret: bool, pool: tuple = ()):
         self.entry = entry
         self.seen = seen
         self.view = None  # `seen` read back as data, once compared (worlds.seen_as)
         self.secret = secret
-        self.shown = None
         self.pool = pool  # the items a chance node drew from (a shuffle's draws count down)
 
 
@@ -96,28 +98,39 @@ def trajectory(state, player: int):
     cached = _MEMO.get((id(state.rs), player, id(link), fresh_key))
     if cached is not None and cached.link is link:
         return cached.steps
-    earlier, entries = _known_earlier(state.rs, player, link)
+    earlier, entries = _known_earlier(state, player)
     replay = _Replay(state, player) if earlier is None else earlier.extended()
     steps = replay.play(entries, state)
     if len(_MEMO) >= _MEMO_LIMIT:
         _MEMO.clear()
     if steps is not None:
         _MEMO[(id(state.rs), player, id(link), fresh_key)] = replay
+        if link is None:  # a seeded game's set-up: what its later states extend
+            _MEMO[_start_key(state, player)] = replay
     return steps
 
 
-def _known_earlier(ruleset, player: int, link):
+def _start_key(state, player: int) -> tuple:
+    return ("set-up", id(state.rs), player, state.num_players, state.d["seed"])
+
+
+def _known_earlier(state, player: int):
     """(the memoized _Replay of the latest earlier state of this game, the history entries
     since), or (None, every entry of the history)."""
     entries = []
+    link = state._history
     while link is not None:
-        cached = _MEMO.get((id(ruleset), player, id(link), None))
+        cached = _MEMO.get((id(state.rs), player, id(link), None))
         if cached is not None and cached.link is link:
             entries.reverse()
             return cached, entries
         link, entry = link
         entries.append({"action": entry.to_json()} if isinstance(entry, Action) else entry)
     entries.reverse()
+    if not any("chance" in entry for entry in entries):  # a seeded game: its set-up may be known
+        cached = _MEMO.get(_start_key(state, player))
+        if cached is not None:
+            return cached, entries
     return None, entries
 
 
@@ -200,41 +213,74 @@ def information_state(state, player: int) -> dict:
         history = [public_entry(state.rs, entry, player) if "action" in entry else {"chance": "hidden"}
                    for entry in state.history()]
     else:
-        _mark_shown(state, player, steps)
-        history = [public_entry(state.rs, step.entry, player, step.shown) if "action" in step.entry
-                   else {"chance": step.entry["chance"] if step.shown else "hidden"} for step in steps]
+        flags = _shown_flags(state, player, steps)
+        history = [public_entry(state.rs, step.entry, player, shown) if "action" in step.entry
+                   else {"chance": step.entry["chance"] if shown else "hidden"} for step, shown in zip(steps, flags)]
     return {"player": player, "observation": state.observe(player), "history": history}
 
 
-def _mark_shown(state, player: int, steps) -> None:
-    """Decide, once per trajectory, which chance outcomes and which of the others' `choose`
-    answers the player saw: those for which nothing before is hidden from them and no other
-    outcome (answer) at the same point gives the same observation. Another's secret action is
-    never shown."""
-    if all(step.shown is not None or ("chance" not in step.entry and not step.secret) for step in steps):
-        return
+def _shown_flags(state, player: int, steps) -> list:
+    """Which steps of the trajectory the player saw, decided once per trajectory (a later
+    state's trajectory shares the steps but not the flags: a later reveal must not show an
+    answer in an earlier state's history). Seen: a chance outcome or another's `choose` answer
+    for which nothing before is hidden from the player and no other outcome (answer) at the
+    same point gives the same observation — for an answer, the same observations over the
+    REVEAL_WINDOW steps that follow, whatever hidden moves and outcomes they held (the rules
+    may reveal it a step later). Another's secret action is never shown."""
+    if steps.shown_flags is not None:
+        return steps.shown_flags
     from .state import State
 
+    flags: list = []
     replay = State.new(state.rs, state.num_players, 0, "manual")
     known_prefix = True  # everything before this step is known to the player
-    for step in steps:
+    for index, step in enumerate(steps):
         if "chance" in step.entry:
             if known_prefix:
                 others = [outcome for outcome, _ in replay.chance_outcomes() if not same_value(outcome, step.entry["chance"])]
                 known_prefix = not any(seen_as(_after(replay, outcome, True), player, step) for outcome in others)
-            step.shown = known_prefix
+            flags.append(known_prefix)
             replay.apply_chance(step.entry["chance"])
-        else:
-            if step.secret:
-                move = step.entry["action"]
-                if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
-                    others = [action for action in replay.legal_actions()
-                              if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
-                    known_prefix = not any(seen_as(_after(replay, action, False), player, step) for action in others)
-                else:
-                    known_prefix = False
-                step.shown = known_prefix
-            replay.apply(step.entry["action"])
+            continue
+        if step.secret:
+            move = step.entry["action"]
+            if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
+                others = [action for action in replay.legal_actions()
+                          if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
+                known_prefix = not any(_explains(_after(replay, action, False), steps, index, player, [REVEAL_BUDGET])
+                                       for action in others)
+            else:
+                known_prefix = False
+        flags.append(known_prefix if step.secret else None)
+        replay.apply(step.entry["action"])
+    steps.shown_flags = flags
+    return flags
+
+
+def _explains(trial, steps, index: int, player: int, budget: list) -> bool:
+    """Whether the game in `trial` (after step `index` was made otherwise) could give the
+    observations recorded from step `index` on over REVEAL_WINDOW steps: public moves as
+    recorded, any outcome of a hidden chance step, any answer of another's hidden move. True
+    when unsure (the search spent `budget`, a count of states kept in a list)."""
+    if not seen_as(trial, player, steps[index]):
+        return False
+    following = index + 1
+    if following >= len(steps) or following > index + REVEAL_WINDOW or budget[0] <= 0:
+        return True
+    step = steps[following]
+    if "chance" in step.entry:
+        branches = [(outcome, True) for outcome, _ in trial.chance_outcomes()]
+    elif step.secret:
+        mover = step.entry["action"].get("player")
+        branches = [(action, False) for action in trial.legal_actions() if action.player == mover]
+    else:
+        branches = [(step.entry["action"], False)]
+    for move, chance in branches:
+        budget[0] -= 1
+        after = trial.copy()
+        if make_move(after, move, chance) and _explains(after, steps, following, player, budget):
+            return True
+    return False
 
 
 def _after(state, move, chance: bool):
