@@ -103,7 +103,7 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7,
-                 worlds: int = 16, seconds: Optional[float] = None):
+                 worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 4):
         super().__init__(seed)
         self.iterations = iterations
         # a time budget per move: no iteration starts once `seconds` have passed since the move
@@ -112,6 +112,11 @@ class MCTSAgent(Agent):
         self.rollout_limit = rollout_limit
         self.c = c  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
+        # at most this many worlds are drawn anew per decision (replaying the whole history);
+        # the others are the last decision's worlds played on, or copies of those that fit
+        self.new_worlds = new_worlds
+        self._kept: dict = {}  # player -> the worlds of their last decision
+        self.tree: Optional[_Node] = None  # the search tree of the last decision
 
     def act(self, state, player):
         actions = state.legal_actions(player)
@@ -119,8 +124,7 @@ class MCTSAgent(Agent):
             return actions[0]
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         root = _Node()
-        worlds = [state.determinize(player, self.rng.randrange(1 << 30))
-                  for _ in range(max(1, min(self.worlds, self.iterations)))]
+        worlds = self._draw_worlds(state, player)
         for iteration in range(self.iterations):
             if deadline is not None and iteration and time.perf_counter() >= deadline:
                 break
@@ -136,37 +140,98 @@ class MCTSAgent(Agent):
             for child, mover in path:
                 child.visits += 1
                 child.value += rewards[mover] if mover is not None else 0.0
-        return max(actions, key=lambda action: (root.children.get(action.key, (_Node(),))[0].visits,
+        tag = ("seat", player) if len(state.current_players) > 1 else None  # as _choose_at_once keys them
+        self.tree = root
+        return max(actions, key=lambda action: (root.children.get(action.key if tag is None else (tag, action.key),
+                                                                  (_Node(),))[0].visits,
                                                  self.rng.random()))
+
+    def _draw_worlds(self, state, player) -> list:
+        """The worlds of this decision, consistent with what `player` has seen (a particle
+        filter): each world of the player's last decision played on to now where it still fits;
+        in place of one that does not, a world drawn anew (up to `new_worlds`), then the worlds
+        that fit, in turn."""
+        seeds = [self.rng.randrange(1 << 30) for _ in range(max(1, min(self.worlds, self.iterations)))]
+        kept = self._kept.get(player, [])
+        worlds = [state.determinize_from(earlier, player, seed) for earlier, seed in zip(kept, seeds)]
+        worlds += [None] * (len(seeds) - len(worlds))
+        fitting = [world for world in worlds if world is not None]
+        drawn = []
+        for index, seed in enumerate(seeds):
+            if worlds[index] is not None:
+                continue
+            if len(drawn) < self.new_worlds:
+                drawn.append(state.determinize(player, seed))
+                worlds[index] = drawn[-1]
+            else:
+                pool = fitting or drawn
+                worlds[index] = pool[index % len(pool)]
+        self._kept[player] = worlds
+        return worlds
 
     def _descend(self, node, sample, player) -> tuple:
         """Selection and expansion in `sample` (changed in place): the path of (node, mover)
-        and how many moves were made."""
+        and how many moves were made. At a simultaneous node every seat still to choose picks
+        from its own statistics at that node (decoupled UCT): no seat's choice in the tree
+        depends on another's choice of the same round, the searching player's included."""
         path = []
         moves = 0
         while not sample.is_terminal:
-            mover = _mover(sample, player)
+            seats = sample.current_players
+            if len(seats) > 1:
+                node, made, expanded = self._choose_at_once(node, sample, list(seats), path)
+                moves += made
+                if expanded or not made:
+                    break
+                continue
             ids = sample.legal_action_ids()
-            if len(sample.current_players) > 1:  # a simultaneous node: the mover's moves only
-                ids = [index for index in ids if sample.legal_action(index).player == mover]
             if not ids:
                 break
-            keys = {index: sample.action_key(index) for index in ids}
-            for key in keys.values():
-                entry = node.children.get(key)
-                if entry is None:
-                    entry = node.children[key] = (_Node(), mover)
-                entry[0].avail += 1
-            unvisited = [index for index in ids if node.children[keys[index]][0].visits == 0]
-            chosen = self.rng.choice(unvisited) if unvisited else self._best(node, keys)
+            mover = seats[0] if seats else None
+            chosen, child, expanded = self._select(node, sample, ids, mover, None)
             if sample.apply_id(chosen):
                 moves += 1
-            child, mover = node.children[keys[chosen]]
             path.append((child, mover))
             node = child
-            if unvisited:
+            if expanded:
                 break
         return path, moves
+
+    def _choose_at_once(self, node, sample, seats: list, path: list) -> tuple:
+        """Each of `seats` picks a move from its own statistics at `node` (keyed by seat), then
+        all are applied; the node that follows is the one of this joint choice. Returns (that
+        node, moves made, whether a seat tried a move for the first time)."""
+        picks = []
+        for seat in seats:
+            ids = [index for index in sample.legal_action_ids() if sample.legal_action(index).player == seat]
+            if ids:
+                chosen, child, expanded = self._select(node, sample, ids, seat, ("seat", seat))
+                picks.append((seat, sample.action_key(chosen), child, expanded))
+        made = 0
+        for seat, key, child, _ in picks:
+            ids = [index for index in sample.legal_action_ids() if sample.action_key(index) == key
+                   and sample.legal_action(index).player == seat]  # ids shift as seats choose
+            if ids and sample.apply_id(ids[0]):
+                made += 1
+            path.append((child, seat))
+        joint = ("joint", tuple((seat, key) for seat, key, _, _ in picks))
+        entry = node.children.get(joint)
+        if entry is None:
+            entry = node.children[joint] = (_Node(), None)
+        return entry[0], made, any(expanded for *_, expanded in picks)
+
+    def _select(self, node, sample, ids: list, mover, tag) -> tuple:
+        """UCT at `node` among the legal ids (a random untried one first): (the id, its child
+        node, whether it was untried). `tag` sets a seat's moves apart at a simultaneous node."""
+        keys = {index: sample.action_key(index) if tag is None else (tag, sample.action_key(index)) for index in ids}
+        for key in keys.values():
+            entry = node.children.get(key)
+            if entry is None:
+                entry = node.children[key] = (_Node(), mover)
+            entry[0].avail += 1
+        unvisited = [index for index in ids if node.children[keys[index]][0].visits == 0]
+        chosen = self.rng.choice(unvisited) if unvisited else self._best(node, keys)
+        return chosen, node.children[keys[chosen]][0], bool(unvisited)
 
     def _best(self, node, keys: dict) -> int:
         best, best_score = None, -1e18
@@ -188,16 +253,6 @@ class MCTSAgent(Agent):
                 moves += 1
             steps += 1
         return moves
-
-
-def _mover(sample, player):
-    """Who moves at this node of the tree: the player to act; at a simultaneous node the
-    searching player first (the others' replies in the tree follow it: the search is cautious,
-    as if they knew it, and never clairvoyant), then the others in seat order."""
-    current = sample.current_players
-    if player in current:
-        return player
-    return current[0] if current else None
 
 
 def _rewards(state, players):

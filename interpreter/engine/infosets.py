@@ -32,34 +32,38 @@ import random
 
 from . import worlds
 from .chance import seeded_index
-from .worlds import make_move, same_value, view_text
+from .values import Action
+from .worlds import make_move, same_value, seen_as, view_text
 
-__all__ = ["information_state", "determinize_by_history", "public_entry", "trajectory"]
+__all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
-_MEMO: dict = {}  # (id(ruleset), id(history link), player, state hash) -> (history link, trajectory)
-_MEMO_LIMIT = 16
+REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
+REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
+_MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
+_MEMO_LIMIT = 64
 
 
 class _Steps(list):
-    """A trajectory: the _Step list, and whether drawing a world by replay has failed for it
-    (every restart dead-ended), so the fallback is used at once next time."""
+    """A trajectory: the _Step list, whether drawing a world by replay has failed for it
+    (every restart dead-ended, so the fallback is used at once next time), and which steps the
+    player saw (`_shown_flags`)."""
 
     unsampleable = False
+    shown_flags = None
 
 
 class _Step:
     """One entry of the true game seen by a player: `entry` is {"action": json} or
-    {"chance": outcome}; `seen` is the observation (JSON text) after it; `shown` says whether a
-    chance outcome was seen (filled only for information states)."""
+    {"chance": outcome}; `seen` is the observation (JSON text) after it."""
 
-    __slots__ = ("entry", "seen", "secret", "shown", "pool")
+    __slots__ = ("entry", "seen", "view", "secret", "pool")
 
     def __init__(self, entry: dict, seen: str, secret: bool, pool: tuple = ()):
         self.entry = entry
         self.seen = seen
+        self.view = None  # `seen` read back as data, once compared (worlds.seen_as)
         self.secret = secret
-        self.shown = None
         self.pool = pool  # the items a chance node drew from (a shuffle's draws count down)
 
 
@@ -86,49 +90,100 @@ def _is_hidden_move(ruleset, entry: dict, player: int) -> bool:
 
 def trajectory(state, player: int):
     """The list of _Step of `state`'s game as `player` saw it, or None when the state cannot be
-    reached again from its history (it was arranged from outside: a scenario, edited vars)."""
+    reached again from its history (it was arranged from outside: a scenario, edited vars).
+    A later state of a game whose trajectory is known extends it: only the moves and outcomes
+    since are played again."""
     link = state._history
-    key = (id(state.rs), id(link), player, state.hash())  # a fresh game's link is None: the hash tells games apart
-    cached = _MEMO.get(key)
-    if cached is not None and cached[0] is link:
-        return cached[1]
-    steps = _replay_truth(state, player)
+    fresh_key = state.hash() if link is None else None  # a fresh game's link is None: the hash tells games apart
+    cached = _MEMO.get((id(state.rs), player, id(link), fresh_key))
+    if cached is not None and cached.link is link:
+        return cached.steps
+    earlier, entries = _known_earlier(state, player)
+    replay = _Replay(state, player) if earlier is None else earlier.extended()
+    steps = replay.play(entries, state)
     if len(_MEMO) >= _MEMO_LIMIT:
         _MEMO.clear()
-    _MEMO[key] = (link, steps)
+    if steps is not None:
+        _MEMO[(id(state.rs), player, id(link), fresh_key)] = replay
+        if link is None:  # a seeded game's set-up: what its later states extend
+            _MEMO[_start_key(state, player)] = replay
     return steps
 
 
-def _replay_truth(state, player: int):
-    from .state import State  # the state module imports this one
+def _start_key(state, player: int) -> tuple:
+    return ("set-up", id(state.rs), player, state.num_players, state.d["seed"])
 
-    history = state.history()
-    manual = any("chance" in entry for entry in history)
-    shadow = [state.d["seed"], 0]  # the seeded RNG as it ran, to recover a seeded game's outcomes
-    replay = State.new(state.rs, state.num_players, 0, "manual")
-    steps = _Steps()
-    forced = [entry for entry in history if "chance" in entry] if manual else None
-    moves = [entry for entry in history if "chance" not in entry]
-    for entry in moves + [None]:
-        while replay.is_chance():
-            options = replay.d["chance"]["options"]
-            if forced is not None:
-                if not forced:
+
+def _known_earlier(state, player: int):
+    """(the memoized _Replay of the latest earlier state of this game, the history entries
+    since), or (None, every entry of the history)."""
+    entries = []
+    link = state._history
+    while link is not None:
+        cached = _MEMO.get((id(state.rs), player, id(link), None))
+        if cached is not None and cached.link is link:
+            entries.reverse()
+            return cached, entries
+        link, entry = link
+        entries.append({"action": entry.to_json()} if isinstance(entry, Action) else entry)
+    entries.reverse()
+    if not any("chance" in entry for entry in entries):  # a seeded game: its set-up may be known
+        cached = _MEMO.get(_start_key(state, player))
+        if cached is not None:
+            return cached, entries
+    return None, entries
+
+
+class _Replay:
+    """The true game played again in manual-chance mode, the player's trajectory recorded as
+    it goes; kept (memoized) so that a later state of the same game only plays what is new."""
+
+    def __init__(self, state, player: int):
+        from .state import State  # the state module imports this one
+
+        self.player = player
+        self.shadow = [state.d["seed"], 0]  # the seeded RNG as it ran, to recover a seeded game's outcomes
+        self.state = State.new(state.rs, state.num_players, 0, "manual")
+        self.steps = _Steps()
+        self.link = None
+        link, self.manual = state._history, False  # outcomes forced from the history, not from the seed
+        while link is not None and not self.manual:
+            link, entry = link
+            self.manual = isinstance(entry, dict) and "chance" in entry
+
+    def extended(self) -> "_Replay":
+        """A copy to play on (this one stays memoized for its own state)."""
+        twin = object.__new__(_Replay)
+        twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
+        twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
+        return twin
+
+    def play(self, entries: list, state):
+        """Play `entries` (history entries of `state` since this replay's point), recording
+        each step; the steps, or None when the game cannot be played again to `state`."""
+        replay, player, steps = self.state, self.player, self.steps
+        forced = [entry for entry in entries if "chance" in entry] if self.manual else None
+        for entry in [entry for entry in entries if "chance" not in entry] + [None]:
+            while replay.is_chance():
+                options = replay.d["chance"]["options"]
+                if forced is not None:
+                    if not forced:
+                        return None
+                    outcome = forced.pop(0)["chance"]
+                else:
+                    outcome = options[seeded_index(self.shadow, len(options))]
+                if not replay.apply_chance(outcome):
                     return None
-                outcome = forced.pop(0)["chance"]
-            else:
-                outcome = options[seeded_index(shadow, len(options))]
-            if not replay.apply_chance(outcome):
+                steps.append(_Step({"chance": outcome}, view_text(replay, player), False, tuple(options)))
+            if entry is None:
+                break
+            if not replay.apply(entry["action"]):
                 return None
-            steps.append(_Step({"chance": outcome}, view_text(replay, player), False, tuple(options)))
-        if entry is None:
-            break
-        if not replay.apply(entry["action"]):
+            steps.append(_Step(entry, view_text(replay, player), _is_hidden_move(state.rs, entry, player)))
+        if not _same_game(replay, state):
             return None
-        steps.append(_Step(entry, view_text(replay, player), _is_hidden_move(state.rs, entry, player)))
-    if not _same_game(replay, state):
-        return None
-    return steps
+        self.link = state._history
+        return steps
 
 
 def _same_game(replay, state) -> bool:
@@ -158,41 +213,74 @@ def information_state(state, player: int) -> dict:
         history = [public_entry(state.rs, entry, player) if "action" in entry else {"chance": "hidden"}
                    for entry in state.history()]
     else:
-        _mark_shown(state, player, steps)
-        history = [public_entry(state.rs, step.entry, player, step.shown) if "action" in step.entry
-                   else {"chance": step.entry["chance"] if step.shown else "hidden"} for step in steps]
+        flags = _shown_flags(state, player, steps)
+        history = [public_entry(state.rs, step.entry, player, shown) if "action" in step.entry
+                   else {"chance": step.entry["chance"] if shown else "hidden"} for step, shown in zip(steps, flags)]
     return {"player": player, "observation": state.observe(player), "history": history}
 
 
-def _mark_shown(state, player: int, steps) -> None:
-    """Decide, once per trajectory, which chance outcomes and which of the others' `choose`
-    answers the player saw: those for which nothing before is hidden from them and no other
-    outcome (answer) at the same point gives the same observation. Another's secret action is
-    never shown."""
-    if all(step.shown is not None or ("chance" not in step.entry and not step.secret) for step in steps):
-        return
+def _shown_flags(state, player: int, steps) -> list:
+    """Which steps of the trajectory the player saw, decided once per trajectory (a later
+    state's trajectory shares the steps but not the flags: a later reveal must not show an
+    answer in an earlier state's history). Seen: a chance outcome or another's `choose` answer
+    for which nothing before is hidden from the player and no other outcome (answer) at the
+    same point gives the same observation — for an answer, the same observations over the
+    REVEAL_WINDOW steps that follow, whatever hidden moves and outcomes they held (the rules
+    may reveal it a step later). Another's secret action is never shown."""
+    if steps.shown_flags is not None:
+        return steps.shown_flags
     from .state import State
 
+    flags: list = []
     replay = State.new(state.rs, state.num_players, 0, "manual")
     known_prefix = True  # everything before this step is known to the player
-    for step in steps:
+    for index, step in enumerate(steps):
         if "chance" in step.entry:
             if known_prefix:
                 others = [outcome for outcome, _ in replay.chance_outcomes() if not same_value(outcome, step.entry["chance"])]
-                known_prefix = not any(view_text(_after(replay, outcome, True), player) == step.seen for outcome in others)
-            step.shown = known_prefix
+                known_prefix = not any(seen_as(_after(replay, outcome, True), player, step) for outcome in others)
+            flags.append(known_prefix)
             replay.apply_chance(step.entry["chance"])
-        else:
-            if step.secret:
-                move = step.entry["action"]
-                if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
-                    others = [action for action in replay.legal_actions()
-                              if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
-                    known_prefix = not any(view_text(_after(replay, action, False), player) == step.seen for action in others)
-                else:
-                    known_prefix = False
-                step.shown = known_prefix
-            replay.apply(step.entry["action"])
+            continue
+        if step.secret:
+            move = step.entry["action"]
+            if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
+                others = [action for action in replay.legal_actions()
+                          if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
+                known_prefix = not any(_explains(_after(replay, action, False), steps, index, player, [REVEAL_BUDGET])
+                                       for action in others)
+            else:
+                known_prefix = False
+        flags.append(known_prefix if step.secret else None)
+        replay.apply(step.entry["action"])
+    steps.shown_flags = flags
+    return flags
+
+
+def _explains(trial, steps, index: int, player: int, budget: list) -> bool:
+    """Whether the game in `trial` (after step `index` was made otherwise) could give the
+    observations recorded from step `index` on over REVEAL_WINDOW steps: public moves as
+    recorded, any outcome of a hidden chance step, any answer of another's hidden move. True
+    when unsure (the search spent `budget`, a count of states kept in a list)."""
+    if not seen_as(trial, player, steps[index]):
+        return False
+    following = index + 1
+    if following >= len(steps) or following > index + REVEAL_WINDOW or budget[0] <= 0:
+        return True
+    step = steps[following]
+    if "chance" in step.entry:
+        branches = [(outcome, True) for outcome, _ in trial.chance_outcomes()]
+    elif step.secret:
+        mover = step.entry["action"].get("player")
+        branches = [(action, False) for action in trial.legal_actions() if action.player == mover]
+    else:
+        branches = [(step.entry["action"], False)]
+    for move, chance in branches:
+        budget[0] -= 1
+        after = trial.copy()
+        if make_move(after, move, chance) and _explains(after, steps, following, player, budget):
+            return True
+    return False
 
 
 def _after(state, move, chance: bool):
@@ -209,11 +297,35 @@ def determinize_by_history(state, player: int, seed: int):
         return None
     chooser = random.Random(seed)
     for _ in range(MAX_RESTARTS):
-        sample = worlds.draw_world(state, player, steps, chooser)
-        if sample is not None:
-            sample.d["rng"] = [f"determinized:{seed}", 0]
-            sample.d["seed"] = f"determinized:{seed}"
-            sample.touched()
-            return sample
+        world = worlds.draw_world(state, player, steps, chooser)
+        if world is not None:
+            return _seeded(world, player, steps, seed)
     steps.unsampleable = True
     return None
+
+
+def play_on(state, earlier, player: int, seed: int):
+    """`earlier` (a world drawn by replay for `player` at an earlier state of this game)
+    played on along what happened since, with the new hidden choices drawn as in a fresh
+    world: a world consistent with everything `player` has seen now, or None when something
+    seen since contradicts it (or `earlier` is no such world)."""
+    kept = getattr(earlier, "_world", None)
+    if kept is None or kept[0] != player or earlier.rs is not state.rs:
+        return None
+    steps = trajectory(state, player)
+    known = len(kept[1])
+    if steps is None or not 0 < known <= len(steps) or steps[known - 1] is not kept[1][-1]:
+        return None  # not the same game (a trajectory extended from the same replay shares its steps)
+    world = worlds.continue_world(kept[2], player, steps, known, random.Random(seed))
+    return None if world is None else _seeded(world, player, steps, seed)
+
+
+def _seeded(world, player: int, steps, seed: int):
+    """A copy of a drawn manual-chance world whose chance from now on is seeded; the world
+    itself is kept with it so that it can be played on later (`play_on`)."""
+    sample = world.copy()
+    sample.d["rng"] = [f"determinized:{seed}", 0]
+    sample.d["seed"] = f"determinized:{seed}"
+    sample.touched()
+    sample._world = (player, steps, world)
+    return sample

@@ -37,7 +37,7 @@ class State(Acting, Records):
     """A game in progress. `d` is plain JSON data; everything else is derived from it. The
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
-    __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_log",
+    __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_world", "_log",
                  "_log_shared", "_undo", "_handed", "_mover", "_movers")
 
     def __init__(self, ruleset, data: dict, log: Optional[list] = None):
@@ -55,6 +55,7 @@ class State(Acting, Records):
         self.waiting = None  # the legal moves found by the flow when it stopped
         self._history = None  # a chain (earlier, entry), shared by copies
         self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
+        self._world = None  # (player, trajectory, manual-chance world) of a world drawn by replay
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -259,6 +260,13 @@ class State(Acting, Records):
             sample = visibility.determinize(self, player, seed)
             sample._drawn_for = (player, sample.hash(), self.information_state(player))
         return sample
+
+    def determinize_from(self, earlier: "State", player: int, seed: int) -> Optional["State"]:
+        """`earlier`, a world `determinize` (or this) gave for `player` at an earlier state of
+        this game, played on along what happened since (new hidden outcomes drawn as in
+        `determinize`): a world consistent with everything `player` has seen now, far cheaper
+        than a new one; None when something seen since contradicts it."""
+        return infosets.play_on(self, earlier, player, seed)
 
     def evaluate(self, handle, local_names: Optional[dict] = None):
         """The value of a compiled expression of this ruleset in this state."""

@@ -22,7 +22,7 @@ from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
 
-__all__ = ["draw_world", "view_text", "make_move", "same_value"]
+__all__ = ["draw_world", "continue_world", "view_text", "seen_as", "make_move", "same_value"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -33,6 +33,18 @@ MAX_BACKTRACKS = 8  # other answers given to earlier hidden moves per attempt
 def view_text(state, player: int) -> str:
     """The player's observation as canonical JSON text (what a trajectory records)."""
     return json.dumps(state.observe(player), sort_keys=True, default=str)
+
+
+def seen_as(state, player: int, step) -> bool:
+    """Whether `player`'s observation of `state` is the one `step` recorded (its `seen` text):
+    compared as data, without building the text, and as text when the data differ (a tuple
+    where the record has a list). Equal data are taken as equal (a 1 where the record has
+    true would pass: no rule keeps both in one place)."""
+    view = step.view
+    if view is None:
+        view = step.view = json.loads(step.seen)
+    observed = state.observe(player)
+    return observed == view or view_text(state, player) == step.seen
 
 
 class _Plan:
@@ -120,6 +132,16 @@ def draw_world(state, player: int, steps, chooser):
     return None
 
 
+def continue_world(world, player: int, steps, start: int, chooser):
+    """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
+    steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now, or None
+    when a new observation contradicts it (the caller then draws a world anew)."""
+    if start == len(steps):
+        return world.copy()
+    sample, failed, _ = _play_plan(world.copy(), start, steps, _Plan(steps), player, chooser)
+    return sample if failed is None else None
+
+
 def _answer_otherwise(plan: _Plan, steps, failed: int, chooser):
     """Nothing explains the failing step: give the latest hidden answer before it another
     legal answer, at random, and play again from there (bounded by MAX_BACKTRACKS)."""
@@ -151,18 +173,17 @@ def _play_plan(sample, start: int, steps, plan: _Plan, player: int, chooser):
             after = sample.copy()
             if not after.apply(step.entry["action"]):
                 return sample, index, REFUSED
-            view = view_text(after, player)
-            if view != step.seen:
-                return sample, index, view
+            if not seen_as(after, player, step):
+                return sample, index, view_text(after, player)
             sample = after
             continue
         chance = "chance" in step.entry
         candidates = [plan.choices[index]] if plan.choices[index] is not None else []
-        after, chosen = _first_consistent(sample, candidates, player, step.seen, chance)
+        after, chosen = _first_consistent(sample, candidates, player, step, chance)
         if after is None:
             candidates = _candidates(sample, step, plan.choices[index], chooser)
             after, chosen = _first_consistent(sample, candidates[1 if plan.choices[index] is not None else 0:],
-                                              player, step.seen, chance)
+                                              player, step, chance)
         if after is None:
             if not candidates:
                 return sample, index, None
@@ -181,9 +202,9 @@ def _label_of(state, move: dict):
         wanted = Action.from_json(move)
     except (KeyError, TypeError, AttributeError, ValueError):
         return move.get("label")
-    for action in state.legal_actions():
-        if action == wanted:
-            return action.label
+    for index in state.legal_action_ids():  # by key: no Action is built for the others
+        if state.action_key(index) == wanted.key:
+            return state.legal_action(index).label
     return move.get("label")
 
 
@@ -211,12 +232,12 @@ def make_move(trial, candidate, chance: bool) -> bool:
     return bool(trial.apply_chance(candidate) if chance else trial.apply(candidate))
 
 
-def _first_consistent(state, candidates, player: int, seen: str, chance: bool):
-    """(the state after the first candidate that leaves `player`'s observation as `seen`, that
-    candidate), or (None, None)."""
+def _first_consistent(state, candidates, player: int, step, chance: bool):
+    """(the state after the first candidate that leaves `player`'s observation as `step`
+    recorded it, that candidate), or (None, None)."""
     for candidate in candidates:
         trial = state.copy()
-        if make_move(trial, candidate, chance) and view_text(trial, player) == seen:
+        if make_move(trial, candidate, chance) and seen_as(trial, player, step):
             return trial, candidate
     return None, None
 
@@ -316,14 +337,14 @@ def _looks_as_seen(trial, step, player: int) -> bool:
     """Whether the step's move (for another's hidden move: any answer of theirs) leaves the
     player's observation as recorded in `trial`."""
     if not step.secret:
-        return _applies(trial, step.entry["action"]) and view_text(trial, player) == step.seen
+        return _applies(trial, step.entry["action"]) and seen_as(trial, player, step)
     try:
         answers = [action for action in trial.legal_actions() if action.player == step.entry["action"].get("player")]
     except RuleRuntimeError:
         return False
     for action in answers:
         after = trial.copy()
-        if _applies(after, action) and view_text(after, player) == step.seen:
+        if _applies(after, action) and seen_as(after, player, step):
             return True
     return False
 
@@ -337,13 +358,16 @@ def _applies(trial, move) -> bool:
         return False
 
 
-def _scalars(value, out: list) -> list:
+def _scalars(value, out: list, keys: bool = False) -> list:
+    """The texts inside `value` (lists and maps, nested), and with `keys` the maps' keys too."""
     if isinstance(value, dict):
+        if keys:
+            out.extend(value)
         for item in value.values():
-            _scalars(item, out)
+            _scalars(item, out, keys)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _scalars(item, out)
+            _scalars(item, out, keys)
     elif isinstance(value, str):
         out.append(value)
     return out
@@ -376,11 +400,12 @@ def same_value(left, right) -> bool:
 def _differences(have, want) -> list:
     """[(value in `have`, value in `want`)] where two observations differ: place by place where
     both hold a single value, then the values one holds anywhere and the other does not (an
-    item drawn into another place than the one seen), paired in order."""
+    item drawn into another place than the one seen, or a map keyed by another place: a corp
+    placed at another position than the one seen), paired in order."""
     pairs: list = []
     _differing_places(have, want, pairs)
-    extra = collections.Counter(_scalars(have, []))
-    extra.subtract(_scalars(want, []))
+    extra = collections.Counter(_scalars(have, [], keys=True))
+    extra.subtract(_scalars(want, [], keys=True))
     surplus = [value for value, count in extra.items() for _ in range(count) if count > 0]
     lacking = [value for value, count in extra.items() for _ in range(-count) if count < 0]
     pairs.extend(zip(surplus, lacking))

@@ -1,0 +1,90 @@
+"""MCTS iterations per CPU second (issue 9 item 3, issue 15's MCTS target), several trees
+compared in one run: each tree is measured in its own subprocess (that tree first on sys.path),
+the trees taking turns round after round, and the median per tree is printed with its ratio to
+the first tree. Decisions are taken from a seeded random game: the first ones (as games.py's
+`davos_decision_states`) or spread over the whole game (`--spread`), where determinizing a
+world replays a long history.
+
+Run: /work/venv/bin/python tools/bench/mcts.py [--ruleset davos --players 4] [--spread]
+         [--decisions 12] [--rounds 3] [--agent mcts:40:10] [TREE ...]
+TREE is a directory holding an `interpreter` package (default: this tree); export a commit with
+`git archive REV | tar -x -C DIR`.
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def decision_states(interpreter, name, players, count, spread):
+    """Up to `count` (state, player) of a random seeded game where the mover has a real choice:
+    the first ones, or (`spread`) evenly spaced over the whole game."""
+    ruleset = interpreter.load(name)
+    rng = random.Random(3)
+    state = ruleset.new_game(players, seed=3)
+    found = []
+    while not state.is_terminal and (spread or len(found) < count):
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            found.append((state.copy(), legal[0].player))
+        state.apply(legal[rng.randrange(len(legal))])
+    if spread and len(found) > count:
+        found = [found[index * len(found) // count] for index in range(count)]
+    return found
+
+
+def measure_here(args):
+    """Iterations per CPU second of the agent over the decision states, in this process."""
+    import interpreter
+    from interpreter.agents import make_agent
+    states = decision_states(interpreter, args.ruleset, args.players, args.decisions, args.spread)
+    agent = make_agent(args.agent, seed=5)
+    start = time.process_time()
+    for state, player in states:
+        agent.act(state, player)
+    seconds = time.process_time() - start
+    return {"iterations_per_s": agent.iterations * len(states) / seconds, "cpu_s": seconds,
+            "tree": os.path.dirname(os.path.dirname(interpreter.__file__))}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="*", default=[REPO])
+    parser.add_argument("--ruleset", default="davos")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--decisions", type=int, default=12)
+    parser.add_argument("--spread", action="store_true", help="decisions spread over a whole game")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--agent", default="mcts:40:10")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure_here(args)))
+        return 0
+    options = ["--ruleset", args.ruleset, "--players", str(args.players), "--decisions", str(args.decisions),
+               "--agent", args.agent] + (["--spread"] if args.spread else [])
+    rates: dict = {tree: [] for tree in args.trees}
+    for _ in range(args.rounds):
+        for tree in args.trees:
+            command = [sys.executable, os.path.abspath(__file__), "--child"] + options
+            environment = dict(os.environ, PYTHONPATH=os.path.abspath(tree))  # that tree's interpreter first
+            finished = subprocess.run(command, capture_output=True, text=True, check=True, env=environment)
+            rates[tree].append(json.loads(finished.stdout.strip().splitlines()[-1])["iterations_per_s"])
+    first = statistics.median(rates[args.trees[0]])
+    print(f"{args.agent} on {args.ruleset} {args.players}p, {args.decisions} decisions"
+          f"{' spread over a game' if args.spread else ''}, {args.rounds} interleaved rounds (CPU time)")
+    for tree, values in rates.items():
+        middle = statistics.median(values)
+        print(f"{tree:40s} {middle:8.1f} iterations/s  {middle / first:5.2f}x  "
+              f"({', '.join(f'{value:.1f}' for value in values)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
