@@ -1,0 +1,329 @@
+"""A game in progress played by the generated module of its ruleset (module.py): the same public
+API as engine.State for playing (legal actions and ids, apply, apply_id, undo, queries, hash),
+with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
+instead of a snapshot, and the log kept beside the state, its lines built when read.
+
+Anything else (observe, information_state, determinize, to_json, history replays, ...) is
+answered by an identical reference State built from this one's data and history
+(`reference()`); a call that would change the game that way hands the game over to the
+reference engine for good (`CompiledState` then forwards everything to it).
+
+Owns: CompiledState, `start_game`.
+"""
+from __future__ import annotations
+
+import marshal
+from typing import Optional
+
+from ..engine.effects import ENGINE_ERRORS, RuleFailure
+from ..engine.state import State, _initial_vars
+from ..engine.values import OK, SCALARS, Action, Outcome, thaw
+from ..errors import RuleRuntimeError
+from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+
+__all__ = ["CompiledState", "start_game"]
+
+_NOREF = 2
+_RULE_ERRORS = (RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
+FLOW_GUARD = 1_000_000
+# what a CompiledState answers by asking its reference twin (these change nothing)
+_READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "history", "hidden_vars",
+                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
+
+
+class _ChanceHolder:
+    """What the reference's chance effects read of a state: `d["rng"]` (shared with the game)."""
+
+    __slots__ = ("d",)
+
+    def __init__(self, rng):
+        self.d = {"rng": rng}
+
+
+def start_game(ruleset, module, players: int, seed) -> "CompiledState":
+    """Set a seeded game up (engine.State.new, through the generated flow)."""
+    if players not in ruleset.players:
+        raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                               f"not {players}")
+    game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
+    state = CompiledState(ruleset, module, game_vars, str(seed))
+    ruleset.budget.reset()
+    _initial_vars(ruleset, players, game_vars)
+    state.run(module.start, {})
+    return state
+
+
+class CompiledState:
+    """A game played by generated code; see the module's docstring."""
+
+    __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
+                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version")
+
+    def __init__(self, ruleset, module, game_vars: dict, seed: str):
+        self.rs = ruleset
+        self.module = module
+        self.V = game_vars
+        self.frame = None  # the phase frame: a list in blocks.FRAME_FIELDS order
+        self.terminal = False
+        self.step = 0
+        self.seed = seed
+        self.rng = [seed, 0]
+        self.chance_holder = _ChanceHolder(self.rng)
+        self.moves = []  # the legal moves now, as engine/legal.py lists them
+        self._legal = None  # their Action objects, once asked for
+        self._history = None  # a chain (earlier, (move, player) or Action)
+        self._undo: list = []
+        self._log: list = []
+        self._log_shared = False
+        self._twin = None  # (version, reference State) once built
+        self._version = 0
+
+    # the log, as engine.State keeps it (the same functions)
+    note = State.note
+    _log_back = State._log_back
+    _lines = State._lines
+    log = State.log
+    log_for = State.log_for
+    hash = State.hash
+    scores = State.scores
+    winners = State.winners
+
+    def run(self, stage, undo_log: dict) -> None:
+        """Run the generated flow from `stage` until a player must act or the game ends."""
+        V = self.V
+        for _ in range(FLOW_GUARD):
+            stage = stage(self, V, undo_log)
+            if stage is None:
+                if self.terminal:
+                    self.moves = []
+                return
+        raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    @property
+    def current_player(self) -> Optional[int]:
+        if self.terminal or self.frame is None:
+            return None
+        return self.frame[PLAYER]
+
+    @property
+    def current_players(self) -> list:
+        player = self.current_player
+        return [] if player is None else [player]
+
+    @property
+    def vars(self) -> dict:
+        return self.V
+
+    @property
+    def phase(self) -> Optional[str]:
+        return self.frame[0] if self.frame is not None else None
+
+    @property
+    def round(self) -> Optional[int]:
+        return self.frame[ROUND] if self.frame is not None else None
+
+    @property
+    def num_players(self) -> int:
+        return self.V["num_players"]
+
+    @property
+    def steps(self) -> int:
+        return self.step
+
+    @property
+    def seed_text(self) -> str:
+        return self.rng[0]
+
+    def is_chance(self) -> bool:
+        return False  # a compiled game is seeded: chance is resolved as it happens
+
+    @property
+    def d(self) -> dict:
+        """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
+        stack = [] if self.frame is None else [_frame_dict(self.frame)]
+        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
+                "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
+
+    def plain(self) -> dict:
+        return dict(self.d, log=list(self._lines()))
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_action_ids(self) -> list:
+        return list(range(len(self.moves)))
+
+    def legal_actions(self, player: Optional[int] = None) -> list:
+        actions = self._legal
+        if actions is None:
+            mover = self.frame[PLAYER] if self.frame is not None else None
+            listed = Action.listed
+            actions = self._legal = [listed(move[0], move[1], mover, move[2], move[3], move[4]) for move in self.moves]
+        if player is not None and actions and actions[0].player != player:
+            return []
+        return actions
+
+    def legal_action(self, index: int) -> Action:
+        return self.legal_actions()[index]
+
+    def action_key(self, index: int) -> tuple:
+        move = self.moves[index]
+        return move[0], move[1]
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, action) -> Outcome:
+        """Apply one action atomically (engine.State.apply); a refusal changes nothing."""
+        actions = self._legal
+        if actions is not None and type(action) is Action:
+            for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return self._apply_index(index, False)
+        if self.terminal:
+            return Outcome(False, "game_over", "the game is over")
+        if type(action) is Action and (action.player is None or action.player == self.current_player):
+            key = action.key
+            for index, move in enumerate(self.moves):
+                if move[1] == key[1] and move[0] == key[0]:
+                    return self._apply_index(index, False)
+        return self._refused_by_reference(action)
+
+    def apply_id(self, index: int) -> Outcome:
+        if self.terminal:
+            return Outcome(False, "game_over", "the game is over")
+        if type(index) is not int or not 0 <= index < len(self.moves):
+            return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
+        return self._apply_index(index, True)
+
+    def _apply_index(self, index: int, undoable: bool) -> Outcome:
+        move = self.moves[index]
+        frame = self.frame
+        undo_log: dict = {}
+        point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], self._history, undo_log,
+                 self.moves, self._legal)
+        self._settle_labels()
+        try:
+            self._run_move(move, frame, undo_log)
+        except _RULE_ERRORS as error:
+            self._back_to(point)
+            if isinstance(error, RuleFailure):
+                return Outcome(False, "refused", error.reason)
+            return self._refused_by_reference(self.legal_actions()[index])
+        if undoable:
+            self._undo.append(point)
+        return OK
+
+    def _refused_by_reference(self, action) -> Outcome:
+        """The outcome of a move the generated code refused or failed on, as the reference
+        engine gives it (its reason, the rule's file:line); this game is left as it was."""
+        outcome = self.reference().apply(action)
+        self._twin = None  # the twin has tried the move
+        return outcome
+
+    def _run_move(self, move, frame, undo_log) -> None:
+        self.rs.budget.reset()
+        self.step += 1
+        if self.step > self.rs.max_steps:
+            raise RuleRuntimeError(f"the game exceeded its bound of {self.rs.max_steps} steps in phase "
+                                   f"'{frame[0]}' (does a phase loop without end?)")
+        player = frame[PLAYER]
+        if move[4] is not None:  # a label that reads the state: rendered now, before it changes
+            entry = Action.listed(move[0], move[1], player, move[2], move[3], move[4])
+            entry.settle()
+        else:
+            entry = (move, player)
+        self._history = (self._history, entry)
+        local_names = {"player": player, "round": frame[ROUND]}
+        for key, value in move[1]:
+            local_names[key] = value if type(value) in SCALARS else thaw(value)
+        frame[ACTED] += 1
+        self.moves = None
+        self._legal = None
+        self._version += 1
+        module = self.module
+        module.act[module.action_index[move[0]]](self, self.V, local_names, undo_log)
+        self.run(module.turns[module.phase_index[frame[0]]], undo_log)
+
+    def _settle_labels(self) -> None:
+        for action in self._legal or ():
+            action.settle()
+
+    def _back_to(self, point) -> None:
+        """Put the game back as it was at an undo point."""
+        frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, undo_log, moves, legal = point
+        frame[:] = frame_fields
+        self.frame = frame
+        self.terminal = False
+        self.V.update(undo_log)
+        self._log_back(log, log_length)
+        self.moves = moves
+        self._legal = legal
+        self._version += 1
+
+    def undo(self, moves: int = 1) -> Outcome:
+        """Take back the last `moves` moves made with apply_id."""
+        if type(moves) is not int or not 1 <= moves <= len(self._undo):
+            return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
+                                                     f"taken back, not {moves!r}"[:200])
+        for _ in range(moves):
+            self._back_to(self._undo.pop())
+        return OK
+
+    def touched(self) -> None:
+        """The vars were changed from outside: the legal moves are found again."""
+        self._version += 1
+        self._legal = None
+        if not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
+            legal = self.module.legal[self.module.phase_index[self.frame[0]]]
+            self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
+
+    def copy(self) -> "CompiledState":
+        twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
+        twin.frame = list(self.frame) if self.frame is not None else None
+        twin.terminal, twin.step = self.terminal, self.step
+        twin.rng[:] = self.rng
+        twin.moves = self.moves
+        twin._history = self._history
+        twin._log = self._log
+        self._log_shared = twin._log_shared = True
+        return twin
+
+    # ------------------------------------------------------------------ the reference twin
+    def history(self) -> list:
+        return [{"action": entry.to_json()} for entry in self._history_actions()]
+
+    def _history_actions(self) -> list:
+        entries = []
+        link = self._history
+        while link is not None:
+            link, entry = link
+            if type(entry) is tuple:
+                (name, args, label, template, _context), player = entry
+                entry = Action.listed(name, args, player, label, template, None)
+            entries.append(entry)
+        entries.reverse()
+        return entries
+
+    def reference(self) -> State:
+        """An engine.State identical to this game (built once per position)."""
+        if self._twin is not None and self._twin[0] == self._version:
+            return self._twin[1]
+        data = marshal.loads(marshal.dumps(self.d, _NOREF))
+        state = State(self.rs, data, list(self._lines()))
+        for entry in self._history_actions():
+            state._history = (state._history, entry)
+        self._twin = (self._version, state)
+        return state
+
+    def __getattr__(self, name):
+        if name in _READ_ONLY:
+            return getattr(self.reference(), name)
+        raise AttributeError(f"a compiled game has no '{name}': start it with engine='reference' "
+                             "(rs.new_game(players, seed=..., engine='reference'))")
+
+
+def _frame_dict(frame: list) -> dict:
+    fields = dict(zip(FRAME_FIELDS, frame))
+    return {"kind": "phase", "phase": fields.pop("phase"), "sub": False, "stage": fields.pop("stage"), **fields}

@@ -1,0 +1,107 @@
+"""The generated game module of a ruleset: generated once (phases.py), compiled once per source
+text, bound to the ruleset's compiled expressions and kept in memory only (never on disk: a
+file of code read back would be a way in for code that is not ours).
+
+Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest) and the
+runtime helpers the generated code calls.
+"""
+from __future__ import annotations
+
+import marshal
+import threading
+import weakref
+from typing import Optional
+
+from ..engine import effects as fx
+from ..engine.effects import RuleFailure
+from ..engine.values import SCALARS, fmt, freeze
+from ..errors import RuleRuntimeError
+from ..memo import BoundedMemo
+from .phases import generate
+from .support import support
+
+__all__ = ["game_module", "GameModule", "clear_memos"]
+
+_CODE = BoundedMemo("generated game modules", 64)  # source text -> code object
+_MODULES: dict = {}  # id(ruleset) -> (weak reference to it, GameModule)
+_LOCK = threading.Lock()
+_NOREF = 2
+_BUILTINS = {"list": list, "dict": dict, "len": len, "isinstance": isinstance, "tuple": tuple, "str": str,
+             "type": type, "True": True, "False": False, "None": None}
+
+
+class GameModule:
+    """The generated functions of one ruleset, and what the runtime needs to call them."""
+
+    def __init__(self, ruleset, generated, namespace):
+        self.source = generated.source
+        self.phase_index = generated.phase_index
+        self.action_index = generated.action_index
+        self.enter = namespace["ENTER"]
+        self.turns = namespace["TURNS"]
+        self.legal = namespace["LEGAL"]
+        self.act = namespace["ACT"]
+        self.start = self.enter[generated.phase_index[ruleset.start]]
+
+
+def clear_memos() -> None:
+    with _LOCK:
+        _CODE.clear()
+        _MODULES.clear()
+
+
+def game_module(ruleset) -> Optional[GameModule]:
+    """The game module of `ruleset` (generated on first use), or None when `support` finds a
+    construct the generator does not write."""
+    key = id(ruleset)
+    with _LOCK:
+        entry = _MODULES.get(key)
+        if entry is not None and entry[0]() is ruleset:
+            return entry[1]
+    module = _build(ruleset) if support(ruleset) is None else None
+    with _LOCK:
+        _MODULES[key] = (weakref.ref(ruleset, lambda _ref, key=key: _MODULES.pop(key, None)), module)
+    return module
+
+
+def _build(ruleset) -> GameModule:
+    generated = generate(ruleset)
+    code = _CODE.get(generated.source)
+    if code is None:
+        code = _CODE.put(generated.source, compile(generated.source, f"<rulebook game {ruleset.name}>", "exec"))
+    namespace = dict(_runtime(ruleset), **generated.constants)
+    exec(code, namespace)  # noqa: S102 - our own generated source (phases.py), no rule text in it
+    return GameModule(ruleset, generated, namespace)
+
+
+def _runtime(ruleset) -> dict:
+    """The names the generated code reads besides the ruleset's values."""
+    take = ruleset.budget.take
+
+    def domain(values):
+        """A parameter's values (engine/legal.py `_domain`), charged to the work bound."""
+        if type(values) is dict:
+            values = list(values)
+        elif values is None or isinstance(values, (int, float)):
+            raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(values)}")
+        return take(values)
+
+    return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
+            "_SCALARS": SCALARS, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
+            "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
+            "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random]}
+
+
+def copy_value(value):
+    """A copy of a var's value for the undo log (scalars as they are, flat lists shallow)."""
+    kind = type(value)
+    if kind in SCALARS:
+        return value
+    if kind is list and all(type(item) in SCALARS for item in value):
+        return list(value)
+    return marshal.loads(marshal.dumps(value, _NOREF))
+
+
+def log_piece(value):
+    """A value read by a `log` effect, kept until the line is built (engine/effects.py `_log`)."""
+    return value if type(value) in SCALARS else fmt(value)
