@@ -188,13 +188,32 @@ def _action_moves(out: Writer, action, target: str) -> None:
         return
     if len(params) == 1 and not action.req_levels[1] and context == "None":
         param, handle = params[0]
+        domain = f"_domain({out.call(handle, 'L')})"
+        plain = _plain_element(handle)
+        if plain is not None:  # the move of each value built once, then looked up
+            cache = out.value({}, "_moves")
+            out.emit(2, f"{target}.extend([{cache}[value] if type(value) is {plain} and value in {cache} else "
+                        f"_new_move({cache}, {name}, {param!r}, value, {parts}) for value in {domain}])")
+            return
         out.emit(2, f"{target}.extend([({name}, (({param!r}, value if type(value) in _SCALARS else _freeze(value)),), "
-                    f"None, {parts}, None) for value in _domain({out.call(handle, 'L')})])")
+                    f"None, {parts}, None) for value in {domain}])")
         return
     earlier: set = set()
     for level in range(1, len(params)):
         out.emit(2, f"cached{level} = None")
     _level(out, action, 0, 2, earlier, target, parts, context)
+
+
+def _plain_element(handle):
+    """'int' or 'str' when a parameter's values are known to be whole numbers or component ids."""
+    kind = handle.type
+    if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "list":
+        element = kind[1]
+        if element == "number":
+            return "int"
+        if element == "text" or (isinstance(element, tuple) and element[0] == "entity"):
+            return "str"
+    return None
 
 
 def _level(out: Writer, action, level: int, depth: int, earlier: set, target: str, parts: str, context: str) -> None:

@@ -45,11 +45,24 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     if players not in ruleset.players:
         raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
                                f"not {players}")
+    start = module.start_positions.get(players)
+    if start is not None:  # set-up drew no chance: every seed starts from the same position
+        game_vars, frame, log, moves, terminal, step = start
+        state = CompiledState(ruleset, module, marshal.loads(game_vars), str(seed))
+        state.frame = list(frame) if frame is not None else None
+        state._log = log
+        state._log_shared = True
+        state.moves, state.terminal, state.step = moves, terminal, step
+        return state
     game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
     state = CompiledState(ruleset, module, game_vars, str(seed))
     ruleset.budget.reset()
     _initial_vars(ruleset, players, game_vars)
     state.run(module.start, {})
+    if state.rng[1] == 0:
+        module.start_positions[players] = (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
+                                           state._log, state.moves, state.terminal, state.step)
+        state._log_shared = True
     return state
 
 
@@ -159,11 +172,26 @@ class CompiledState:
     def legal_actions(self, player: Optional[int] = None) -> list:
         actions = self._legal
         if actions is None:
-            mover = self.frame[PLAYER] if self.frame is not None else None
-            listed = Action.listed
-            actions = self._legal = [listed(move[0], move[1], mover, move[2], move[3], move[4]) for move in self.moves]
+            actions = self._legal = self._listed_actions()
         if player is not None and actions and actions[0].player != player:
             return []
+        return actions
+
+    def _listed_actions(self) -> list:
+        """The Action of each legal move; one whose label does not read the state is the same
+        object in every game of this ruleset (an Action does not change once built)."""
+        mover = self.frame[PLAYER] if self.frame is not None else None
+        known = self.module.listed_actions
+        actions = []
+        for move in self.moves:
+            if move[4] is not None:
+                actions.append(Action.listed(move[0], move[1], mover, move[2], move[3], move[4]))
+                continue
+            key = (move[0], move[1], mover)
+            action = known.get(key)
+            if action is None:
+                action = known.put(key, Action.listed(move[0], move[1], mover, move[2], move[3], None))
+            actions.append(action)
         return actions
 
     def legal_action(self, index: int) -> Action:
@@ -203,7 +231,8 @@ class CompiledState:
         undo_log: dict = {}
         point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], self._history, undo_log,
                  self.moves, self._legal)
-        self._settle_labels()
+        if self.module.settles:
+            self._settle_labels()
         try:
             self._run_move(move, frame, undo_log)
         except _RULE_ERRORS as error:

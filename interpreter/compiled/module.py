@@ -26,7 +26,7 @@ _CODE = BoundedMemo("generated game modules", 64)  # source text -> code object
 _MODULES: dict = {}  # id(ruleset) -> (weak reference to it, GameModule)
 _LOCK = threading.Lock()
 _NOREF = 2
-_BUILTINS = {"list": list, "dict": dict, "len": len, "isinstance": isinstance, "tuple": tuple, "str": str,
+_BUILTINS = {"list": list, "dict": dict, "len": len, "isinstance": isinstance, "tuple": tuple, "str": str, "int": int,
              "type": type, "True": True, "False": False, "None": None}
 
 
@@ -42,6 +42,9 @@ class GameModule:
         self.legal = namespace["LEGAL"]
         self.act = namespace["ACT"]
         self.start = self.enter[generated.phase_index[ruleset.start]]
+        self.settles = generated.settles  # some action's label reads the state (rendered before a move)
+        self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
+        self.listed_actions = BoundedMemo("compiled listed actions", 100_000)  # (name, args, player) -> Action
 
 
 def clear_memos() -> None:
@@ -87,7 +90,7 @@ def _runtime(ruleset) -> dict:
         return take(values)
 
     return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
-            "_SCALARS": SCALARS, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
+            "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
             "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random]}
 
@@ -105,3 +108,12 @@ def copy_value(value):
 def log_piece(value):
     """A value read by a `log` effect, kept until the line is built (engine/effects.py `_log`)."""
     return value if type(value) in SCALARS else fmt(value)
+
+
+def new_move(cache: dict, name: str, param: str, value, parts) -> tuple:
+    """The listed move of a one-parameter action for `value` (engine/legal.py's tuple), kept
+    in `cache` when the value is a whole number or a text (equal values, equal moves)."""
+    move = (name, ((param, value if type(value) in SCALARS else freeze(value)),), None, parts, None)
+    if type(value) in (int, str):
+        cache[value] = move
+    return move

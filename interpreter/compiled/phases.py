@@ -28,6 +28,7 @@ class GeneratedSource:
     constants: dict  # generated name -> value (compiled expression functions, effects, label parts)
     phase_index: dict  # phase id -> its number in the function names
     action_index: dict  # action id -> its number
+    settles: bool  # some action's label reads the state
 
 
 def generate(ruleset) -> GeneratedSource:
@@ -47,7 +48,8 @@ def generate(ruleset) -> GeneratedSource:
     for action_id, action in ruleset.actions.items():
         write_action(out, action, action_index[action_id])
     _tables(out, phase_index, action_index)
-    return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index)
+    settles = any(action.label_parts and not action.label_static for action in ruleset.actions.values())
+    return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles)
 
 
 def _enter(out: Writer, phase, number: int) -> None:
