@@ -13,6 +13,9 @@ in-memory memo and the runtime helpers), game.py (CompiledState, the public API)
 """
 from __future__ import annotations
 
+from ..engine import State
+from .game import start_game
+from .module import game_module
 from .support import Gap, support
 
 __all__ = ["support", "Gap", "new_game", "ENGINES"]
@@ -23,14 +26,9 @@ ENGINES = ("reference", "compiled")
 def new_game(ruleset, players: int, seed=0, chance: str = "seeded", engine: str = "compiled"):
     """Start a game on `engine`: "compiled" plays the generated module when `support` finds no
     gap and chance is seeded, and falls back to the reference engine otherwise."""
-    from ..engine import State
-
     if engine not in ENGINES:
         raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
     if engine == "compiled" and chance == "seeded":
-        from .game import start_game
-        from .module import game_module
-
         module = game_module(ruleset)
         if module is not None:
             return start_game(ruleset, module, players, seed)

@@ -162,9 +162,10 @@ def write_legal(out: Writer, phase, index: int) -> None:
     out.emit(1, "found = []")
     if has_fallback:
         out.emit(1, "fallbacks = []")
+    # one dict of names for every action: the enumeration takes each parameter out again
+    out.emit(1, "L = {'player': player, 'round': round_}")
     for action in actions:
         target = "fallbacks" if action.fallback else "found"
-        out.emit(1, "L = {'player': player, 'round': round_}")
         checks = " and ".join(out.call_function(check, "L") for check in action.req_levels[0]) or "True"
         out.emit(1, f"if {checks}:")
         _action_moves(out, action, target)

@@ -31,6 +31,18 @@ _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json"
                         "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
 
 
+class _NoUndo:
+    """The undo log of set-up: nothing is taken back there, so every var counts as recorded."""
+
+    __slots__ = ()
+
+    def __contains__(self, name) -> bool:
+        return True
+
+
+_NO_UNDO = _NoUndo()
+
+
 class _ChanceHolder:
     """What the reference's chance effects read of a state: `d["rng"]` (shared with the game)."""
 
@@ -58,7 +70,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     state = CompiledState(ruleset, module, game_vars, str(seed))
     ruleset.budget.reset()
     _initial_vars(ruleset, players, game_vars)
-    state.run(module.start, {})
+    state.run(module.start, _NO_UNDO)
     if state.rng[1] == 0:
         module.start_positions[players] = (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
                                            state._log, state.moves, state.terminal, state.step)

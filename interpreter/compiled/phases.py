@@ -87,7 +87,8 @@ def _turns(out: Writer, phase, number: int, end_if) -> None:
     out.emit(2, f"if F[{ORDER}] is None:")
     _start_turns(out, phase, number)
     out.emit(2, f"if F[{PLAYER}] is not None:")
-    out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
+    if phase.per_turn is not None or phase.end is not None:
+        out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
     per_turn = out.call(phase.per_turn, "L") if phase.per_turn is not None else "1"
     out.emit(3, f"if F[{ACTED}] == 0 or F[{ACTED}] < {per_turn}:")
     if phase.end is not None:
@@ -102,7 +103,8 @@ def _turns(out: Writer, phase, number: int, end_if) -> None:
     out.emit(5, "st.moves = moves")
     out.emit(5, "return None")
     _end_turn(out, phase, number)
-    out.emit(2, f"L = {{'player': None, 'round': F[{ROUND}]}}")
+    if phase.rounds is not None or phase.end is not None or phase.round_block is not None:
+        out.emit(2, f"L = {{'player': None, 'round': F[{ROUND}]}}")
     if phase.rounds is not None:
         out.emit(2, f"if F[{ROUND}] > {out.call(phase.rounds, 'L')}:")
         _to_exit(out, 3, number, False)
@@ -119,7 +121,8 @@ def _turns(out: Writer, phase, number: int, end_if) -> None:
 
 
 def _start_turns(out: Writer, phase, number: int) -> None:
-    out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
+    if phase.players is not None or phase.first is not None:
+        out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
     players = f"list({out.call(phase.players, 'L')})" if phase.players is not None else "list(V['players'])"
     out.emit(3, f"order = F[{ORDER}] = {players}")
     out.emit(3, "if not order:")
@@ -196,7 +199,8 @@ def _anybody(out: Writer, phase, number: int) -> None:
 def _exit(out: Writer, phase, number: int) -> None:
     out.emit(0, f"def exit_{number}(st, V, S):")
     out.emit(1, "F = st.frame")
-    out.emit(1, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
+    if phase.exit_block is not None:
+        out.emit(1, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
     out.emit(1, f"F[{STAGE}] = 'leave'")
     if phase.exit_block is not None:
         write_block(out, phase.exit_block, 1, "L")
@@ -211,7 +215,8 @@ def _leave(out: Writer, phase, number: int, phase_index: dict, end_if) -> None:
         out.emit(1, f"if {end_if}:")
         out.emit(2, "st.terminal = True")
         out.emit(2, "return None")
-    out.emit(1, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
+    if any(condition is not None for _target, condition in phase.next):
+        out.emit(1, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
     out.emit(1, "st.frame = None")
     for target, condition in phase.next:
         depth = 1
