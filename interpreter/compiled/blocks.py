@@ -145,12 +145,18 @@ def _log(out, effect, depth, local):
     out.emit(depth, f"st.note(({', '.join(pieces)}{',' if len(pieces) == 1 else ''}))")
 
 
+def _choose(out, effect, depth, local):
+    """A choice with one option or none binds it at once; with more, the reference engine makes
+    the move (HandOver): the generated code never waits for a player inside a move."""
+    out.emit(depth, f"_run_choose({out.value(effect)}, V, {local})")
+
+
 def _fail(out, effect, depth, local):
     out.emit(depth, f"raise _Failure({effect.reason!r})")
 
 
 _EFFECTS = {fx.Stmt: _stmt, fx.If: _if, fx.Let: _let, fx.For: _for, fx.Call: _call, fx.Move: _move,
-            fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail}
+            fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail, fx.Choose: _choose}
 
 
 # ----------------------------------------------------------------------------- legal moves

@@ -5,8 +5,13 @@ instead of a snapshot, and the log kept beside the state, its lines built when r
 
 Anything else (observe, information_state, determinize, to_json, history replays, ...) is
 answered by an identical reference State built from this one's data and history
-(`reference()`); a call that would change the game that way hands the game over to the
-reference engine for good (`CompiledState` then forwards everything to it).
+(`reference()`).
+
+A move whose effects reach a decision the generated code does not write (a `choose` with more
+than one option) is taken back and made by the reference engine instead: the game is then
+*handed over* (`_ref` holds the reference State and every call goes to it) until the
+reference is back at a plain turn (no pending decision, only the phase frame on its stack),
+where the generated code takes the game back (`_take_back`).
 
 Owns: CompiledState, `start_game`.
 """
@@ -21,7 +26,7 @@ from ..engine.values import OK, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
 
-__all__ = ["CompiledState", "start_game"]
+__all__ = ["CompiledState", "start_game", "HandOver"]
 
 _NOREF = 2
 _RULE_ERRORS = (RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
@@ -29,6 +34,10 @@ FLOW_GUARD = 1_000_000
 # what a CompiledState answers by asking its reference twin (these change nothing)
 _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "history", "hidden_vars",
                         "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
+
+
+class HandOver(Exception):
+    """Raised by generated code at a decision it does not write: the reference makes the move."""
 
 
 class _NoUndo:
@@ -70,7 +79,11 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     state = CompiledState(ruleset, module, game_vars, str(seed))
     ruleset.budget.reset()
     _initial_vars(ruleset, players, game_vars)
-    state.run(module.start, _NO_UNDO)
+    try:
+        state.run(module.start, _NO_UNDO)
+    except HandOver:  # set-up asks a player: the reference sets the game up
+        state._hand_over(State.new(ruleset, players, seed, "seeded"))
+        return state
     if state.rng[1] == 0:
         module.start_positions[players] = (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
                                            state._log, state.moves, state.terminal, state.step)
@@ -82,7 +95,7 @@ class CompiledState:
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
-                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version")
+                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
@@ -102,16 +115,19 @@ class CompiledState:
         self._log_shared = False
         self._twin = None  # (version, reference State) once built
         self._version = 0
+        self._ref = None  # the reference State while the game is handed over to it
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
     _log_back = State._log_back
-    _lines = State._lines
     log = State.log
     log_for = State.log_for
     hash = State.hash
     scores = State.scores
     winners = State.winners
+
+    def _lines(self) -> list:
+        return self._ref._lines() if self._ref is not None else State._lines(self)
 
     def run(self, stage, undo_log: dict) -> None:
         """Run the generated flow from `stage` until a player must act or the game ends."""
@@ -131,6 +147,8 @@ class CompiledState:
 
     @property
     def current_player(self) -> Optional[int]:
+        if self._ref is not None:
+            return self._ref.current_player
         if self.terminal or self.frame is None:
             return None
         return self.frame[PLAYER]
@@ -142,14 +160,18 @@ class CompiledState:
 
     @property
     def vars(self) -> dict:
-        return self.V
+        return self.V if self._ref is None else self._ref.vars
 
     @property
     def phase(self) -> Optional[str]:
+        if self._ref is not None:
+            return self._ref.phase
         return self.frame[0] if self.frame is not None else None
 
     @property
     def round(self) -> Optional[int]:
+        if self._ref is not None:
+            return self._ref.round
         return self.frame[ROUND] if self.frame is not None else None
 
     @property
@@ -158,11 +180,11 @@ class CompiledState:
 
     @property
     def steps(self) -> int:
-        return self.step
+        return self.step if self._ref is None else self._ref.steps
 
     @property
     def seed_text(self) -> str:
-        return self.rng[0]
+        return self.rng[0] if self._ref is None else self._ref.seed_text
 
     def is_chance(self) -> bool:
         return False  # a compiled game is seeded: chance is resolved as it happens
@@ -170,6 +192,8 @@ class CompiledState:
     @property
     def d(self) -> dict:
         """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
+        if self._ref is not None:
+            return self._ref.d
         stack = [] if self.frame is None else [_frame_dict(self.frame)]
         return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
                 "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
@@ -179,9 +203,13 @@ class CompiledState:
 
     # ------------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list:
+        if self._ref is not None:
+            return self._ref.legal_action_ids()
         return list(range(len(self.moves)))
 
     def legal_actions(self, player: Optional[int] = None) -> list:
+        if self._ref is not None:
+            return self._ref.legal_actions(player)
         actions = self._legal
         if actions is None:
             actions = self._legal = self._listed_actions()
@@ -207,15 +235,21 @@ class CompiledState:
         return actions
 
     def legal_action(self, index: int) -> Action:
+        if self._ref is not None:
+            return self._ref.legal_action(index)
         return self.legal_actions()[index]
 
     def action_key(self, index: int) -> tuple:
+        if self._ref is not None:
+            return self._ref.action_key(index)
         move = self.moves[index]
         return move[0], move[1]
 
     # ------------------------------------------------------------------ moves
     def apply(self, action) -> Outcome:
         """Apply one action atomically (engine.State.apply); a refusal changes nothing."""
+        if self._ref is not None:
+            return self._by_reference(action, False)
         actions = self._legal
         if actions is not None and type(action) is Action:
             for index, candidate in enumerate(actions):
@@ -231,6 +265,8 @@ class CompiledState:
         return self._refused_by_reference(action)
 
     def apply_id(self, index: int) -> Outcome:
+        if self._ref is not None:
+            return self._by_reference(index, True)
         if self.terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(index) is not int or not 0 <= index < len(self.moves):
@@ -247,6 +283,15 @@ class CompiledState:
             self._settle_labels()
         try:
             self._run_move(move, frame, undo_log)
+        except HandOver:  # the reference makes this move
+            self._back_to(point)
+            before = self.copy()
+            reference = self.reference()
+            outcome = reference.apply(reference.legal_actions()[index])
+            self._hand_over(reference)
+            if undoable and outcome:
+                self._undo.append(("compiled", before))
+            return outcome
         except _RULE_ERRORS as error:
             self._back_to(point)
             if isinstance(error, RuleFailure):
@@ -309,11 +354,20 @@ class CompiledState:
             return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
                                                      f"taken back, not {moves!r}"[:200])
         for _ in range(moves):
-            self._back_to(self._undo.pop())
+            point = self._undo.pop()
+            if point[0] == "compiled":  # the game as it was before a move the reference made
+                self._restore(point[1])
+            elif point[0] == "reference":
+                self._hand_over(point[1])
+            else:
+                self._back_to(point)
         return OK
 
     def touched(self) -> None:
         """The vars were changed from outside: the legal moves are found again."""
+        if self._ref is not None:
+            self._ref.touched()
+            return
         self._version += 1
         self._legal = None
         if not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
@@ -321,6 +375,10 @@ class CompiledState:
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
 
     def copy(self) -> "CompiledState":
+        if self._ref is not None:
+            twin = CompiledState(self.rs, self.module, {}, self.seed)
+            twin._hand_over(self._ref.copy())
+            return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
         twin.terminal, twin.step = self.terminal, self.step
@@ -349,6 +407,8 @@ class CompiledState:
 
     def reference(self) -> State:
         """An engine.State identical to this game (built once per position)."""
+        if self._ref is not None:
+            return self._ref
         if self._twin is not None and self._twin[0] == self._version:
             return self._twin[1]
         data = marshal.loads(marshal.dumps(self.d, _NOREF))
@@ -358,8 +418,66 @@ class CompiledState:
         self._twin = (self._version, state)
         return state
 
+    # ------------------------------------------------------------------ handing over
+    def _by_reference(self, action, undoable: bool) -> Outcome:
+        """A move while the game is handed over: the reference makes it."""
+        before = self._ref.copy()
+        outcome = self._ref.apply_id(action) if undoable else self._ref.apply(action)
+        self._ref._undo.clear()
+        if outcome and undoable:
+            self._undo.append(("reference", before))
+        self._hand_over(self._ref)
+        return outcome
+
+    def _hand_over(self, reference: State) -> None:
+        """Let the reference play the game on, until it is back at a plain turn."""
+        self._ref = reference
+        self._twin = None
+        self._legal = None
+        self._version += 1
+        self.terminal = reference.is_terminal
+        data = reference.d
+        stack = data["stack"]
+        plain_turn = data["pending"] is None and data["chance"] is None and not data["terminal"] and \
+            len(stack) == 1 and stack[0]["kind"] == "phase" and stack[0]["stage"] == "turns" and \
+            stack[0].get("sim") is None and stack[0]["player"] is not None
+        if plain_turn:
+            self._take_back(reference)
+
+    def _take_back(self, reference: State) -> None:
+        """Play on with the generated code from the reference's position (a plain turn)."""
+        data = marshal.loads(marshal.dumps(reference.d, _NOREF))
+        self.V = data["vars"]
+        frame = data["stack"][0]
+        self.frame = [frame[field] for field in FRAME_FIELDS]
+        self.step = data["step"]
+        self.rng[:] = data["rng"]
+        self.terminal = False
+        self._log = reference._log
+        self._log_shared = reference._log_shared = True
+        self._history = reference._history
+        self._ref = None
+        module = self.module
+        self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
+
+    def _restore(self, saved: "CompiledState") -> None:
+        """Become `saved` (a copy of this game taken earlier)."""
+        if saved._ref is not None:
+            self._hand_over(saved._ref.copy())
+            return
+        self._ref = None
+        self.V = marshal.loads(marshal.dumps(saved.V, _NOREF))
+        self.frame = list(saved.frame) if saved.frame is not None else None
+        self.terminal, self.step, self.moves, self._history = saved.terminal, saved.step, saved.moves, saved._history
+        self.rng[:] = saved.rng
+        self._log = saved._log
+        self._log_shared = saved._log_shared = True
+        self._legal = None
+        self._twin = None
+        self._version += 1
+
     def __getattr__(self, name):
-        if name in _READ_ONLY:
+        if name in _READ_ONLY or (name[:1] != "_" and self._ref is not None):
             return getattr(self.reference(), name)
         raise AttributeError(f"a compiled game has no '{name}': start it with engine='reference' "
                              "(rs.new_game(players, seed=..., engine='reference'))")

@@ -13,7 +13,7 @@ import weakref
 from typing import Optional
 
 from ..engine import effects as fx
-from ..engine.effects import RuleFailure
+from ..engine.effects import RuleFailure, choice_options
 from ..engine.values import SCALARS, fmt, freeze
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
@@ -92,7 +92,8 @@ def _runtime(ruleset) -> dict:
     return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
-            "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random]}
+            "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random],
+            "_run_choose": choose_at_once}
 
 
 def copy_value(value):
@@ -117,3 +118,15 @@ def new_move(cache: dict, name: str, param: str, value, parts) -> tuple:
     if type(value) in (int, str):
         cache[value] = move
     return move
+
+
+def choose_at_once(effect, game_vars: dict, names: dict) -> None:
+    """A `choose` effect (engine/effects.py `_choose`) that needs no player: none or one option
+    is bound at once; more raise HandOver (the reference engine then makes the move)."""
+    from .game import HandOver
+
+    effect.player.fn(game_vars, names)  # read first, as the reference does (it may fail)
+    options = choice_options(effect, game_vars, names)
+    if len(options) > 1:
+        raise HandOver()
+    names[effect.bind] = options[0] if options else None
