@@ -18,7 +18,7 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..ruleset import ENGINE_VARS
 
-__all__ = ["Writer", "write_block", "write_legal", "write_action", "FRAME_FIELDS"]
+__all__ = ["Writer", "write_block", "write_legal", "write_action", "write_procedures", "FRAME_FIELDS"]
 
 # the phase frame's fields, in the order of the list the generated code keeps (frames.PhaseFrame)
 FRAME_FIELDS = ("phase", "stage", "player", "round", "acted", "order", "index", "begin", "round_opened",
@@ -36,6 +36,9 @@ class Writer:
         self._names_of: dict = {}
         self.var_names = set(ruleset.vars) | set(ENGINE_VARS)
         self._fresh = 0
+        self.calling: list = []  # the procedures being inlined, innermost last
+        self.procedure_functions: set = set()  # procedures written as functions (they recurse)
+        self.procedure_index = {name: number for number, name in enumerate(ruleset.proc_blocks)}
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -123,7 +126,13 @@ def _call(out, effect, depth, local):
     out.emit(depth, f"{inner} = {{'player': {local}.get('player')}}")
     for parameter, handle in effect.binds:
         out.emit(depth, f"{inner}[{parameter!r}] = {out.call(handle, local)}")
+    if effect.procedure in out.calling:  # it recurses: a function, not inlined again
+        out.procedure_functions.add(effect.procedure)
+        out.emit(depth, f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)")
+        return
+    out.calling.append(effect.procedure)
     write_block(out, out.rs.proc_blocks[effect.procedure], depth, inner)
+    out.calling.pop()
 
 
 def _move(out, effect, depth, local):
@@ -251,6 +260,19 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         out.emit(inner + 1, f"raise _Error(\"action {action.id!r} has more than {MAX_PARAM_COMBINATIONS} legal combinations\")")
         out.emit(inner, f"{target}.append(({action.id!r}, args{level}, None, {parts}, {context}))")
     out.emit(depth, f"L.pop({param!r}, None)")
+
+
+def write_procedures(out: Writer) -> None:
+    """The procedures that recurse, as functions (each written once; writing one may need more)."""
+    written: set = set()
+    while out.procedure_functions - written:
+        name = sorted(out.procedure_functions - written)[0]
+        written.add(name)
+        out.emit(0, f"def proc_{out.procedure_index[name]}(st, V, L, S):")
+        out.calling = [name]
+        write_block(out, out.rs.proc_blocks[name], 1, "L")
+        out.calling = []
+        out.emit(0, "")
 
 
 def write_action(out: Writer, action, index: int) -> None:

@@ -40,6 +40,9 @@ class HandOver(Exception):
     """Raised by generated code at a decision it does not write: the reference makes the move."""
 
 
+_BY_REFERENCE = (HandOver,) + _RULE_ERRORS
+
+
 class _NoUndo:
     """The undo log of set-up: nothing is taken back there, so every var counts as recorded."""
 
@@ -283,23 +286,26 @@ class CompiledState:
             self._settle_labels()
         try:
             self._run_move(move, frame, undo_log)
-        except HandOver:  # the reference makes this move
+        except _BY_REFERENCE:
             self._back_to(point)
-            before = self.copy()
-            reference = self.reference()
-            outcome = reference.apply(reference.legal_actions()[index])
-            self._hand_over(reference)
-            if undoable and outcome:
-                self._undo.append(("compiled", before))
-            return outcome
-        except _RULE_ERRORS as error:
-            self._back_to(point)
-            if isinstance(error, RuleFailure):
-                return Outcome(False, "refused", error.reason)
-            return self._refused_by_reference(self.legal_actions()[index])
+            return self._move_by_reference(index, undoable)
         if undoable:
             self._undo.append(point)
         return OK
+
+    def _move_by_reference(self, index: int, undoable: bool) -> Outcome:
+        """The move the generated code could not make (a decision inside it, a refusal, a rule
+        failing), made by the reference engine: its outcome, reason and position are the
+        reference's, and on success the game is handed over to it."""
+        before = self.copy()
+        reference = self.reference()
+        outcome = reference.apply(reference.legal_actions()[index])
+        self._twin = None
+        if outcome:
+            self._hand_over(reference)
+            if undoable:
+                self._undo.append(("compiled", before))
+        return outcome
 
     def _refused_by_reference(self, action) -> Outcome:
         """The outcome of a move the generated code refused or failed on, as the reference

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .blocks import (ACTED, BEGIN, EMPTY, INDEX, OPENED, ORDER, PASSED, PLAYER, ROUND, STAGE, Writer,
-                     write_action, write_block, write_legal)
+                     write_action, write_block, write_legal, write_procedures)
 
 __all__ = ["generate", "GeneratedSource"]
 
@@ -47,6 +47,7 @@ def generate(ruleset) -> GeneratedSource:
         _leave(out, phase, number, phase_index, end_if)
     for action_id, action in ruleset.actions.items():
         write_action(out, action, action_index[action_id])
+    write_procedures(out)
     _tables(out, phase_index, action_index)
     settles = any(action.label_parts and not action.label_static for action in ruleset.actions.values())
     return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles)
