@@ -297,14 +297,14 @@ class CompiledState:
         """The move the generated code could not make (a decision inside it, a refusal, a rule
         failing), made by the reference engine: its outcome, reason and position are the
         reference's, and on success the game is handed over to it."""
-        before = self.copy()
         reference = self.reference()
-        outcome = reference.apply(reference.legal_actions()[index])
         self._twin = None
+        reference._undo.clear()
+        outcome = reference.apply_id(index)  # its undo point is this move's
         if outcome:
             self._hand_over(reference)
             if undoable:
-                self._undo.append(("compiled", before))
+                self._undo.append(("reference", reference))
         return outcome
 
     def _refused_by_reference(self, action) -> Outcome:
@@ -361,9 +361,8 @@ class CompiledState:
                                                      f"taken back, not {moves!r}"[:200])
         for _ in range(moves):
             point = self._undo.pop()
-            if point[0] == "compiled":  # the game as it was before a move the reference made
-                self._restore(point[1])
-            elif point[0] == "reference":
+            if point[0] == "reference":  # a move the reference made: it takes it back
+                point[1].undo(1)
                 self._hand_over(point[1])
             else:
                 self._back_to(point)
@@ -427,12 +426,11 @@ class CompiledState:
     # ------------------------------------------------------------------ handing over
     def _by_reference(self, action, undoable: bool) -> Outcome:
         """A move while the game is handed over: the reference makes it."""
-        before = self._ref.copy()
-        outcome = self._ref.apply_id(action) if undoable else self._ref.apply(action)
-        self._ref._undo.clear()
-        if outcome and undoable:
-            self._undo.append(("reference", before))
-        self._hand_over(self._ref)
+        reference = self._ref
+        outcome = reference.apply_id(action) if undoable else reference.apply(action)
+        if outcome and undoable:  # the reference keeps the undo point of this move
+            self._undo.append(("reference", reference))
+        self._hand_over(reference)
         return outcome
 
     def _hand_over(self, reference: State) -> None:
@@ -451,8 +449,10 @@ class CompiledState:
             self._take_back(reference)
 
     def _take_back(self, reference: State) -> None:
-        """Play on with the generated code from the reference's position (a plain turn)."""
-        data = marshal.loads(marshal.dumps(reference.d, _NOREF))
+        """Play on with the generated code from the reference's position (a plain turn). The
+        reference's data becomes this game's (the reference is only kept for its undo points,
+        which restore whole snapshots)."""
+        data = reference.d
         self.V = data["vars"]
         frame = data["stack"][0]
         self.frame = [frame[field] for field in FRAME_FIELDS]
@@ -465,22 +465,6 @@ class CompiledState:
         self._ref = None
         module = self.module
         self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
-
-    def _restore(self, saved: "CompiledState") -> None:
-        """Become `saved` (a copy of this game taken earlier)."""
-        if saved._ref is not None:
-            self._hand_over(saved._ref.copy())
-            return
-        self._ref = None
-        self.V = marshal.loads(marshal.dumps(saved.V, _NOREF))
-        self.frame = list(saved.frame) if saved.frame is not None else None
-        self.terminal, self.step, self.moves, self._history = saved.terminal, saved.step, saved.moves, saved._history
-        self.rng[:] = saved.rng
-        self._log = saved._log
-        self._log_shared = saved._log_shared = True
-        self._legal = None
-        self._twin = None
-        self._version += 1
 
     def __getattr__(self, name):
         if name in _READ_ONLY or (name[:1] != "_" and self._ref is not None):
