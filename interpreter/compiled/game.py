@@ -335,8 +335,13 @@ class CompiledState:
         self._legal = None
         self._version += 1
         module = self.module
-        module.act[module.action_index[move[0]]](self, self.V, local_names, undo_log)
-        self.run(module.turns[module.phase_index[frame[0]]], undo_log)
+        game_vars = self.V
+        module.act_named[move[0]](self, game_vars, local_names, undo_log)
+        stage = module.turns_named[frame[0]](self, game_vars, undo_log)
+        if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
+            self.run(stage, undo_log)
+        elif self.terminal:
+            self.moves = []
 
     def _settle_labels(self) -> None:
         for action in self._legal or ():

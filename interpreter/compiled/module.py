@@ -41,6 +41,8 @@ class GameModule:
         self.turns = namespace["TURNS"]
         self.legal = namespace["LEGAL"]
         self.act = namespace["ACT"]
+        self.act_named = {action_id: self.act[number] for action_id, number in generated.action_index.items()}
+        self.turns_named = {phase_id: self.turns[number] for phase_id, number in generated.phase_index.items()}
         self.start = self.enter[generated.phase_index[ruleset.start]]
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
         self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
@@ -101,8 +103,12 @@ def copy_value(value):
     kind = type(value)
     if kind in SCALARS:
         return value
-    if kind is list and all(type(item) in SCALARS for item in value):
-        return list(value)
+    if kind is list:
+        copied = value[:]
+        for item in copied:
+            if type(item) not in SCALARS:
+                return marshal.loads(marshal.dumps(value, _NOREF))
+        return copied
     return marshal.loads(marshal.dumps(value, _NOREF))
 
 
