@@ -322,11 +322,9 @@ class CompiledState:
                                    f"'{frame[0]}' (does a phase loop without end?)")
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
-            entry = Action.listed(move[0], move[1], player, move[2], move[3], move[4])
-            entry.settle()
-        else:
-            entry = (move, player)
-        self._history = (self._history, entry)
+            label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
+            move = (move[0], move[1], label, None, None)
+        self._history = (self._history, (move, player))
         local_names = {"player": player, "round": frame[ROUND]}
         for key, value in move[1]:
             local_names[key] = value if type(value) in SCALARS else thaw(value)
@@ -422,11 +420,23 @@ class CompiledState:
         if self._twin is not None and self._twin[0] == self._version:
             return self._twin[1]
         data = marshal.loads(marshal.dumps(self.d, _NOREF))
-        state = State(self.rs, data, list(self._lines()))
-        for entry in self._history_actions():
-            state._history = (state._history, entry)
+        state = State(self.rs, data, self._log)
+        state._log_shared = self._log_shared = True
+        state._history = self._history = self._history_as_actions()
         self._twin = (self._version, state)
         return state
+
+    def _history_as_actions(self):
+        """The history chain with the moves made here as Actions (the reference's entries). Only
+        the top of the chain holds moves not converted yet: the rest was converted before."""
+        moves = []
+        link = self._history
+        while link is not None and type(link[1]) is tuple:
+            moves.append(link[1])
+            link = link[0]
+        for (name, args, label, template, _context), player in reversed(moves):
+            link = (link, Action.listed(name, args, player, label, template, None))
+        return link
 
     # ------------------------------------------------------------------ handing over
     def _by_reference(self, action, undoable: bool) -> Outcome:
