@@ -198,3 +198,14 @@ def test_decisions_inside_moves_are_made_by_the_reference_and_undo_crosses_them(
         while len(hashes) > 1:
             hashes.pop()
             assert compiled.undo() and compiled.hash() == hashes[-1]
+
+
+def test_an_action_given_by_its_label_or_json_is_applied_to_the_compiled_game():
+    ruleset = load("tictactoe")
+    reference, compiled = _both(ruleset, 2, 1)
+    label = reference.legal_actions()[4].label
+    assert compiled.apply(label) and reference.apply(label)
+    as_json = reference.legal_actions()[0].to_json()
+    assert compiled.apply(as_json) and reference.apply(as_json)
+    assert type(compiled) is CompiledState and compiled._ref is None and compiled.hash() == reference.hash()
+    assert compiled.apply("no such label").code == "unknown_action"

@@ -3,15 +3,9 @@ API as engine.State for playing (legal actions and ids, apply, apply_id, undo, q
 with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
 instead of a snapshot, and the log kept beside the state, its lines built when read.
 
-Anything else (observe, information_state, determinize, to_json, history replays, ...) is
-answered by an identical reference State built from this one's data and history
-(`reference()`).
-
-A move whose effects reach a decision the generated code does not write (a `choose` with more
-than one option) is taken back and made by the reference engine instead: the game is then
-*handed over* (`_ref` holds the reference State and every call goes to it) until the
-reference is back at a plain turn (no pending decision, only the phase frame on its stack),
-where the generated code takes the game back (`_take_back`).
+Anything else (observe, information_state, determinize, to_json, ...) is answered by an
+identical reference State, and a move the generated code cannot make is made by the reference
+engine, which keeps the game (`_ref`) until the next plain turn (twin.py).
 
 Owns: CompiledState, `start_game`.
 """
@@ -20,27 +14,20 @@ from __future__ import annotations
 import marshal
 from typing import Optional
 
+from ..engine.acting import _as_action
 from ..engine.effects import ENGINE_ERRORS, RuleFailure
+from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, _initial_vars
 from ..engine.values import OK, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+from .twin import HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
 _NOREF = 2
-_RULE_ERRORS = (RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
-FLOW_GUARD = 1_000_000
-# what a CompiledState answers by asking its reference twin (these change nothing)
-_READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "history", "hidden_vars",
-                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
-
-
-class HandOver(Exception):
-    """Raised by generated code at a decision it does not write: the reference makes the move."""
-
-
-_BY_REFERENCE = (HandOver,) + _RULE_ERRORS
+# what makes the generated code give a move to the reference engine (which then says why)
+_BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
 
 
 class _NoUndo:
@@ -94,7 +81,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     return state
 
 
-class CompiledState:
+class CompiledState(Twin):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
@@ -260,7 +247,11 @@ class CompiledState:
                     return self._apply_index(index, False)
         if self.terminal:
             return Outcome(False, "game_over", "the game is over")
-        if type(action) is Action and (action.player is None or action.player == self.current_player):
+        if type(action) is not Action:  # its JSON form or its label
+            action = _as_action(self, action)
+            if isinstance(action, Outcome):
+                return action
+        if action.player is None or action.player == self.current_player:
             key = action.key
             for index, move in enumerate(self.moves):
                 if move[1] == key[1] and move[0] == key[0]:
@@ -292,27 +283,6 @@ class CompiledState:
         if undoable:
             self._undo.append(point)
         return OK
-
-    def _move_by_reference(self, index: int, undoable: bool) -> Outcome:
-        """The move the generated code could not make (a decision inside it, a refusal, a rule
-        failing), made by the reference engine: its outcome, reason and position are the
-        reference's, and on success the game is handed over to it."""
-        reference = self.reference()
-        self._twin = None
-        reference._undo.clear()
-        outcome = reference.apply_id(index)  # its undo point is this move's
-        if outcome:
-            self._hand_over(reference)
-            if undoable:
-                self._undo.append(("reference", reference))
-        return outcome
-
-    def _refused_by_reference(self, action) -> Outcome:
-        """The outcome of a move the generated code refused or failed on, as the reference
-        engine gives it (its reason, the rule's file:line); this game is left as it was."""
-        outcome = self.reference().apply(action)
-        self._twin = None  # the twin has tried the move
-        return outcome
 
     def _run_move(self, move, frame, undo_log) -> None:
         self.rs.budget.reset()
@@ -396,97 +366,6 @@ class CompiledState:
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
-
-    # ------------------------------------------------------------------ the reference twin
-    def history(self) -> list:
-        return [{"action": entry.to_json()} for entry in self._history_actions()]
-
-    def _history_actions(self) -> list:
-        entries = []
-        link = self._history
-        while link is not None:
-            link, entry = link
-            if type(entry) is tuple:
-                (name, args, label, template, _context), player = entry
-                entry = Action.listed(name, args, player, label, template, None)
-            entries.append(entry)
-        entries.reverse()
-        return entries
-
-    def reference(self) -> State:
-        """An engine.State identical to this game (built once per position)."""
-        if self._ref is not None:
-            return self._ref
-        if self._twin is not None and self._twin[0] == self._version:
-            return self._twin[1]
-        data = marshal.loads(marshal.dumps(self.d, _NOREF))
-        state = State(self.rs, data, self._log)
-        state._log_shared = self._log_shared = True
-        state._history = self._history = self._history_as_actions()
-        self._twin = (self._version, state)
-        return state
-
-    def _history_as_actions(self):
-        """The history chain with the moves made here as Actions (the reference's entries). Only
-        the top of the chain holds moves not converted yet: the rest was converted before."""
-        moves = []
-        link = self._history
-        while link is not None and type(link[1]) is tuple:
-            moves.append(link[1])
-            link = link[0]
-        for (name, args, label, template, _context), player in reversed(moves):
-            link = (link, Action.listed(name, args, player, label, template, None))
-        return link
-
-    # ------------------------------------------------------------------ handing over
-    def _by_reference(self, action, undoable: bool) -> Outcome:
-        """A move while the game is handed over: the reference makes it."""
-        reference = self._ref
-        outcome = reference.apply_id(action) if undoable else reference.apply(action)
-        if outcome and undoable:  # the reference keeps the undo point of this move
-            self._undo.append(("reference", reference))
-        self._hand_over(reference)
-        return outcome
-
-    def _hand_over(self, reference: State) -> None:
-        """Let the reference play the game on, until it is back at a plain turn."""
-        self._ref = reference
-        self._twin = None
-        self._legal = None
-        self._version += 1
-        self.terminal = reference.is_terminal
-        data = reference.d
-        stack = data["stack"]
-        plain_turn = data["pending"] is None and data["chance"] is None and not data["terminal"] and \
-            len(stack) == 1 and stack[0]["kind"] == "phase" and stack[0]["stage"] == "turns" and \
-            stack[0].get("sim") is None and stack[0]["player"] is not None
-        if plain_turn:
-            self._take_back(reference)
-
-    def _take_back(self, reference: State) -> None:
-        """Play on with the generated code from the reference's position (a plain turn). The
-        reference's data becomes this game's (the reference is only kept for its undo points,
-        which restore whole snapshots)."""
-        data = reference.d
-        self.V = data["vars"]
-        frame = data["stack"][0]
-        self.frame = [frame[field] for field in FRAME_FIELDS]
-        self.step = data["step"]
-        self.rng[:] = data["rng"]
-        self.terminal = False
-        self._log = reference._log
-        self._log_shared = reference._log_shared = True
-        self._history = reference._history
-        self._ref = None
-        module = self.module
-        self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
-
-    def __getattr__(self, name):
-        if name in _READ_ONLY or (name[:1] != "_" and self._ref is not None):
-            return getattr(self.reference(), name)
-        raise AttributeError(f"a compiled game has no '{name}': start it with engine='reference' "
-                             "(rs.new_game(players, seed=..., engine='reference'))")
-
 
 def _frame_dict(frame: list) -> dict:
     fields = dict(zip(FRAME_FIELDS, frame))

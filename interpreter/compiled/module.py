@@ -129,7 +129,7 @@ def new_move(cache: dict, name: str, param: str, value, parts) -> tuple:
 def choose_at_once(effect, game_vars: dict, names: dict) -> None:
     """A `choose` effect (engine/effects.py `_choose`) that needs no player: none or one option
     is bound at once; more raise HandOver (the reference engine then makes the move)."""
-    from .game import HandOver
+    from .twin import HandOver
 
     effect.player.fn(game_vars, names)  # read first, as the reference does (it may fail)
     options = choice_options(effect, game_vars, names)
