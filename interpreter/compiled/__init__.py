@@ -9,7 +9,8 @@ docs/performance.md, "Compiled play").
                           else an engine.State (the reference, which stays the definition)
 
 Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
-in-memory memo and the runtime helpers), game.py (CompiledState, the public API).
+in-memory memo and the runtime helpers), game.py (CompiledState, the public API), twin.py (the
+reference twin, and moves handed over to the reference engine).
 """
 from __future__ import annotations
 
