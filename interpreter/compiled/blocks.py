@@ -18,7 +18,7 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..ruleset import ENGINE_VARS
 
-__all__ = ["Writer", "write_block", "write_legal", "write_action", "write_procedures", "FRAME_FIELDS"]
+__all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "FRAME_FIELDS"]
 
 # the phase frame's fields, in the order of the list the generated code keeps (frames.PhaseFrame)
 FRAME_FIELDS = ("phase", "stage", "player", "round", "acted", "order", "index", "begin", "round_opened",
@@ -66,12 +66,17 @@ class Writer:
 
     def save_var(self, depth: int, name: str) -> None:
         """Record var `name`'s value in the move's undo log before it first changes."""
-        self.emit(depth, f"if {name!r} not in S: S[{name!r}] = _copy(V[{name!r}])")
+        self.emit(depth, f"if {text(name)} not in S: S[{text(name)}] = _copy(V[{text(name)}])")
 
     def save_read_vars(self, depth: int, handles) -> None:
         """Before an effect changes a zone it reads through expressions: the vars they read."""
         for name in sorted(set().union(*(handle.names for handle in handles if handle is not None)) & self.var_names):
             self.save_var(depth, name)
+
+
+def text(value) -> str:
+    """A text of the rules (a name, a label, a reason) as a Python string literal."""
+    return repr(str(value))
 
 
 # ----------------------------------------------------------------------------- effects
@@ -88,7 +93,7 @@ def _nested(out: Writer, block, depth: int, local: str, bind=None) -> None:
     inner = out.fresh("L")
     out.emit(depth, f"{inner} = dict({local})")
     if bind is not None:
-        out.emit(depth, f"{inner}[{bind[0]!r}] = {bind[1]}")
+        out.emit(depth, f"{inner}[{text(bind[0])}] = {bind[1]}")
     write_block(out, block, depth, inner)
 
 
@@ -109,7 +114,7 @@ def _if(out, effect, depth, local):
 
 def _let(out, effect, depth, local):
     for name, handle in effect.binds:
-        out.emit(depth, f"{local}[{name!r}] = {out.call(handle, local)}")
+        out.emit(depth, f"{local}[{text(name)}] = {out.call(handle, local)}")
 
 
 def _for(out, effect, depth, local):
@@ -125,7 +130,7 @@ def _call(out, effect, depth, local):
     inner = out.fresh("L")
     out.emit(depth, f"{inner} = {{'player': {local}.get('player')}}")
     for parameter, handle in effect.binds:
-        out.emit(depth, f"{inner}[{parameter!r}] = {out.call(handle, local)}")
+        out.emit(depth, f"{inner}[{text(parameter)}] = {out.call(handle, local)}")
     if effect.procedure in out.calling:  # it recurses: a function, not inlined again
         out.procedure_functions.add(effect.procedure)
         out.emit(depth, f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)")
@@ -150,7 +155,7 @@ def _random(out, effect, depth, local):
 
 
 def _log(out, effect, depth, local):
-    pieces = [repr(part) if type(part) is str else f"_piece({out.call(part, local)})" for part in effect.parts]
+    pieces = [text(part) if isinstance(part, str) else f"_piece({out.call(part, local)})" for part in effect.parts]
     out.emit(depth, f"st.note(({', '.join(pieces)}{',' if len(pieces) == 1 else ''}))")
 
 
@@ -161,7 +166,7 @@ def _choose(out, effect, depth, local):
 
 
 def _fail(out, effect, depth, local):
-    out.emit(depth, f"raise _Failure({effect.reason!r})")
+    out.emit(depth, f"raise _Failure({text(effect.reason)})")
 
 
 _EFFECTS = {fx.Stmt: _stmt, fx.If: _if, fx.Let: _let, fx.For: _for, fx.Call: _call, fx.Move: _move,
@@ -196,7 +201,7 @@ def _label(out: Writer, action) -> tuple:
 
 
 def _action_moves(out: Writer, action, target: str) -> None:
-    name = repr(action.id)
+    name = text(action.id)
     parts, context = _label(out, action)
     params = action.params
     if not params:
@@ -209,9 +214,9 @@ def _action_moves(out: Writer, action, target: str) -> None:
         if plain is not None:  # the move of each value built once, then looked up
             cache = out.value({}, "_moves")
             out.emit(2, f"{target}.extend([{cache}[value] if type(value) is {plain} and value in {cache} else "
-                        f"_new_move({cache}, {name}, {param!r}, value, {parts}) for value in {domain}])")
+                        f"_new_move({cache}, {name}, {text(param)}, value, {parts}) for value in {domain}])")
             return
-        out.emit(2, f"{target}.extend([({name}, (({param!r}, value if type(value) in _SCALARS else _freeze(value)),), "
+        out.emit(2, f"{target}.extend([({name}, (({text(param)}, value if type(value) in _SCALARS else _freeze(value)),), "
                     f"None, {parts}, None) for value in {domain}])")
         return
     earlier: set = set()
@@ -245,21 +250,22 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         out.emit(depth, "else:")
         out.emit(depth + 1, f"{domain} = _take(cached{level})")
     out.emit(depth, f"for {value} in {domain}:")
-    out.emit(depth + 1, f"L[{param!r}] = {value}")
+    out.emit(depth + 1, f"L[{text(param)}] = {value}")
     checks = " and ".join(out.call_function(check, "L") for check in action.req_levels[level + 1])
     inner = depth + 1
     if checks:
         out.emit(depth + 1, f"if {checks}:")
         inner += 1
     previous = f"args{level - 1} + " if level else ""
-    out.emit(inner, f"args{level} = {previous}(({param!r}, {value} if type({value}) in _SCALARS else _freeze({value})),)")
+    out.emit(inner, f"args{level} = {previous}(({text(param)}, {value} if type({value}) in _SCALARS else _freeze({value})),)")
     if level < len(action.params) - 1:
         _level(out, action, level + 1, inner, earlier | {param}, target, parts, context)
     else:
         out.emit(inner, f"if len({target}) >= {MAX_PARAM_COMBINATIONS}:")
-        out.emit(inner + 1, f"raise _Error(\"action {action.id!r} has more than {MAX_PARAM_COMBINATIONS} legal combinations\")")
-        out.emit(inner, f"{target}.append(({action.id!r}, args{level}, None, {parts}, {context}))")
-    out.emit(depth, f"L.pop({param!r}, None)")
+        message = f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations"
+        out.emit(inner + 1, f"raise _Error({text(message)})")
+        out.emit(inner, f"{target}.append(({text(action.id)}, args{level}, None, {parts}, {context}))")
+    out.emit(depth, f"L.pop({text(param)}, None)")
 
 
 def write_procedures(out: Writer) -> None:

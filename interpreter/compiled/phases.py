@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .blocks import (ACTED, BEGIN, EMPTY, INDEX, OPENED, ORDER, PASSED, PLAYER, ROUND, STAGE, Writer,
-                     write_action, write_block, write_legal, write_procedures)
+                     text, write_action, write_block, write_legal, write_procedures)
 
 __all__ = ["generate", "GeneratedSource"]
 
@@ -56,16 +56,16 @@ def generate(ruleset) -> GeneratedSource:
 def _enter(out: Writer, phase, number: int) -> None:
     out.emit(0, f"def enter_{number}(st, V, S):")
     out.save_var(1, "current_phase")
-    out.emit(1, f"V['current_phase'] = {phase.id!r}")
-    out.emit(1, f"st.note({('— ' + phase.label + ' —')!r})")
-    out.emit(1, f"F = st.frame = [{phase.id!r}, 'enter', None, 1, 0, None, 0, 0, 0, 0, 0]")
+    out.emit(1, f"V['current_phase'] = {text(phase.id)}")
+    out.emit(1, f"st.note({text('— ' + str(phase.label) + ' —')})")
+    out.emit(1, f"F = st.frame = [{text(phase.id)}, 'enter', None, 1, 0, None, 0, 0, 0, 0, 0]")
     if phase.kind == "end":
         out.emit(1, "st.terminal = True")
         out.emit(1, "return None")
         out.emit(0, "")
         return
     following = "turns" if phase.kind == "turns" else "exit"
-    out.emit(1, f"F[{STAGE}] = {following!r}")
+    out.emit(1, f"F[{STAGE}] = {text(following)}")
     if phase.enter_block is not None:
         out.emit(1, "L = {'player': None, 'round': 1}")
         write_block(out, phase.enter_block, 1, "L")
