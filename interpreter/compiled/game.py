@@ -21,6 +21,7 @@ from ..engine.state import State, _initial_vars
 from ..engine.values import OK, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+from .module import LISTED_BOUND
 from .twin import HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
@@ -212,15 +213,18 @@ class CompiledState(Twin):
         object in every game of this ruleset (an Action does not change once built)."""
         mover = self.frame[PLAYER] if self.frame is not None else None
         known = self.module.listed_actions
+        known_action = known.get
         actions = []
         for move in self.moves:
             if move[4] is not None:
                 actions.append(Action.listed(move[0], move[1], mover, move[2], move[3], move[4]))
                 continue
             key = (move[0], move[1], mover)
-            action = known.get(key)
+            action = known_action(key)
             if action is None:
-                action = known.put(key, Action.listed(move[0], move[1], mover, move[2], move[3], None))
+                if len(known) >= LISTED_BOUND:
+                    known.clear()
+                action = known[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
             actions.append(action)
         return actions
 
@@ -269,6 +273,9 @@ class CompiledState(Twin):
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
         move = self.moves[index]
+        record = self.module.hand_overs.get(move[0])
+        if record is not None and record.expected():  # the generated code would only give it up
+            return self._move_by_reference(index, undoable)
         frame = self.frame
         undo_log: dict = {}
         point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], self._history, undo_log,
@@ -279,7 +286,10 @@ class CompiledState(Twin):
             self._run_move(move, frame, undo_log)
         except _BY_REFERENCE:
             self._back_to(point)
+            self.module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
+        if record is not None:
+            record.tried(False)
         if undoable:
             self._undo.append(point)
         return OK

@@ -20,7 +20,9 @@ from ..memo import BoundedMemo
 from .phases import generate
 from .support import support
 
-__all__ = ["game_module", "GameModule", "clear_memos"]
+__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND"]
+
+LISTED_BOUND = 100_000  # listed Actions kept per ruleset
 
 _CODE = BoundedMemo("generated game modules", 64)  # source text -> code object
 _MODULES: dict = {}  # id(ruleset) -> (weak reference to it, GameModule)
@@ -46,7 +48,48 @@ class GameModule:
         self.start = self.enter[generated.phase_index[ruleset.start]]
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
         self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
-        self.listed_actions = BoundedMemo("compiled listed actions", 100_000)  # (name, args, player) -> Action
+        # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
+        # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
+        self.listed_actions: dict = {}
+        self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
+
+
+class HandOverRecord:
+    """How the moves of one action went in the generated code: when nearly every try ended in a
+    hand-over (a `choose` with several options in most positions), its moves go to the reference
+    engine at once, without the try; one move in `RETRY_EVERY` is still tried, so an action whose
+    moves stop handing over is played by the generated code again. Either way the reference
+    makes a handed-over move, so the games are the same; only the time differs."""
+
+    RETRY_EVERY = 16
+    __slots__ = ("tries", "hand_overs", "skipped")
+
+    def __init__(self):
+        self.tries = self.hand_overs = self.skipped = 0
+
+    def expected(self) -> bool:
+        """Is this move going to be handed over (and not tried this time)?"""
+        if self.tries < 4 or self.hand_overs * 4 < self.tries * 3:
+            return False
+        self.skipped += 1
+        return self.skipped % self.RETRY_EVERY != 0
+
+    def tried(self, handed_over: bool) -> None:
+        if self.tries >= 64:  # the last tries count most: halve the past
+            self.tries //= 2
+            self.hand_overs //= 2
+        self.tries += 1
+        self.hand_overs += handed_over
+
+
+class HandOvers(dict):
+    """Action id -> HandOverRecord, for the actions whose moves were ever handed over."""
+
+    def tried(self, action_id: str, handed_over: bool) -> None:
+        record = self.get(action_id)
+        if record is None:
+            record = self[action_id] = HandOverRecord()
+        record.tried(handed_over)
 
 
 def clear_memos() -> None:
