@@ -224,3 +224,28 @@ def test_every_module_combination_plays_the_reference_game(name):
             assert type(ruleset.new_game(combination["players"][0], seed=1, engine="compiled")) is State
             continue
         _play_alongside(ruleset, combination["players"][0], 1)
+
+
+def test_moves_predicted_to_hand_over_go_to_the_reference_without_a_try_and_stay_identical():
+    """Global Mogul's actions that ask a player in nearly every position: after a few tries
+    their moves go straight to the reference engine (one in HandOverRecord.RETRY_EVERY is
+    still tried); the games, legal ids and undo stay the reference's."""
+    ruleset = load("global-mogul")
+    records = game_module(ruleset).hand_overs
+    records.clear()
+    for seed in range(3):
+        reference, compiled = _both(ruleset, 3, seed)
+        rng = random.Random(seed)
+        hashes = [compiled.hash()]
+        while not reference.is_terminal and len(hashes) < 150:
+            assert compiled.legal_action_ids() == reference.legal_action_ids()
+            index = rng.randrange(len(reference.legal_action_ids()))
+            assert reference.apply_id(index) and compiled.apply_id(index)
+            assert compiled.hash() == reference.hash(), (seed, len(hashes))
+            hashes.append(compiled.hash())
+        while len(hashes) > 1:
+            hashes.pop()
+            assert compiled.undo() and compiled.hash() == hashes[-1]
+    assert any(record.skipped for record in records.values()), "no move went to the reference without a try"
+    assert any(record.tries > record.hand_overs for record in records.values()), \
+        "every action that ever handed over was predicted to: the test no longer sees a plain move of one"
