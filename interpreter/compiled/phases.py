@@ -90,8 +90,10 @@ def _turns(out: Writer, phase, number: int, end_if) -> None:
     out.emit(2, f"if F[{PLAYER}] is not None:")
     if phase.per_turn is not None or phase.end is not None:
         out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
-    per_turn = out.call(phase.per_turn, "L") if phase.per_turn is not None else "1"
-    out.emit(3, f"if F[{ACTED}] == 0 or F[{ACTED}] < {per_turn}:")
+    if phase.per_turn is not None:
+        out.emit(3, f"if F[{ACTED}] == 0 or F[{ACTED}] < {out.call(phase.per_turn, 'L')}:")
+    else:  # one action a turn
+        out.emit(3, f"if F[{ACTED}] == 0:")
     if phase.end is not None:
         out.emit(4, f"if {out.call(phase.end, 'L')}:")
         _to_exit(out, 5, number, True)
@@ -160,7 +162,13 @@ def _skipped(out: Writer, phase, seat: str) -> str:
 
 
 def _next_player(out: Writer, phase, number: int) -> None:
-    """turn_order._next_player, then the start of the turn (its `on_turn`)."""
+    """turn_order._next_player, then the start of the turn (its `on_turn`). Without `skip` the
+    seat at the index always plays (nobody is passed over, so `passed_over` stays 0)."""
+    if phase.skip is None:
+        out.emit(2, f"player = F[{PLAYER}] = F[{ORDER}][F[{INDEX}]]")
+        out.emit(2, f"F[{ACTED}] = 0")
+        _start_turn(out, phase)
+        return
     out.emit(2, f"order = F[{ORDER}]")
     out.emit(2, "player = None")
     out.emit(2, f"while F[{PASSED}] < len(order):")
@@ -180,6 +188,10 @@ def _next_player(out: Writer, phase, number: int) -> None:
     out.emit(3, "continue")
     out.emit(2, f"F[{PLAYER}] = player")
     out.emit(2, f"F[{ACTED}] = 0")
+    _start_turn(out, phase)
+
+
+def _start_turn(out: Writer, phase) -> None:
     if phase.turn_block is not None:
         out.emit(2, f"L = {{'player': player, 'round': F[{ROUND}]}}")
         write_block(out, phase.turn_block, 2, "L")
