@@ -31,18 +31,6 @@ _NOREF = 2
 _BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
 
 
-class _NoUndo:
-    """The undo log of set-up: nothing is taken back there, so every var counts as recorded."""
-
-    __slots__ = ()
-
-    def __contains__(self, name) -> bool:
-        return True
-
-
-_NO_UNDO = _NoUndo()
-
-
 class _ChanceHolder:
     """What the reference's chance effects read of a state: `d["rng"]` (shared with the game)."""
 
@@ -71,7 +59,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     ruleset.budget.reset()
     _initial_vars(ruleset, players, game_vars)
     try:
-        state.run(module.start, _NO_UNDO)
+        state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
     except HandOver:  # set-up asks a player: the reference sets the game up
         state._hand_over(State.new(ruleset, players, seed, "seeded"))
         return state

@@ -17,6 +17,7 @@ from ..engine.effects import RuleFailure, choice_options
 from ..engine.values import SCALARS, fmt, freeze
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
+from ..ruleset import ENGINE_VARS
 from .phases import generate
 from .support import support
 
@@ -46,6 +47,9 @@ class GameModule:
         self.act_named = {action_id: self.act[number] for action_id, number in generated.action_index.items()}
         self.turns_named = {phase_id: self.turns[number] for phase_id, number in generated.phase_index.items()}
         self.start = self.enter[generated.phase_index[ruleset.start]]
+        # the undo log of set-up: every var counts as recorded already, so nothing is copied
+        # (a dict, so the generated `name not in S` stays a dict lookup)
+        self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
         self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
