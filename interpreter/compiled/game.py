@@ -54,10 +54,14 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         state._log_shared = True
         state.moves, state.terminal, state.step = moves, terminal, step
         return state
-    game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
-    state = CompiledState(ruleset, module, game_vars, str(seed))
     ruleset.budget.reset()
-    _initial_vars(ruleset, players, game_vars)
+    initial = module.initial_vars.get(players)
+    if initial is None:  # the declared vars' values do not depend on the seed: worked out once
+        game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
+        _initial_vars(ruleset, players, game_vars)
+        initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
+    game_vars = marshal.loads(initial)
+    state = CompiledState(ruleset, module, game_vars, str(seed))
     try:
         state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
     except HandOver:  # set-up asks a player: the reference sets the game up

@@ -51,6 +51,7 @@ class GameModule:
         # (a dict, so the generated `name not in S` stays a dict lookup)
         self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
+        self.initial_vars: dict = {}  # players -> the vars before set-up (marshalled)
         self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
         # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
