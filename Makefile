@@ -30,6 +30,7 @@ test: bytecode
 
 bench: bytecode
 	$(BIN)/python tools/bench/games.py
+	$(BIN)/python tools/bench/compiled.py
 	$(BIN)/python tools/bench/expr.py
 	$(BIN)/python tools/bench/engine.py
 	$(BIN)/python tools/bench/startup.py

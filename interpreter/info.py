@@ -28,7 +28,10 @@ def describe(rs, players: int) -> dict:
     from .adapters.infostate import InformationStateLayout
     from .adapters.observation import ObservationLayout
 
+    from .compiled import support
+
     space = ActionSpace(rs, players)
+    gap = support(rs)
     layout = ObservationLayout(rs, players)
     infostate = InformationStateLayout(space, layout, rs.max_steps)
     blocks = [{"name": name, "offset": offset, "size": size, "params": [_param(slot) for slot in slots]}
@@ -41,7 +44,9 @@ def describe(rs, players: int) -> dict:
                           for a, p, src, blockers, missing in space.unbounded],
             "scaled_vars": {name: list(bound) for name, bound in layout.scaled.items()},
             "blocks": blocks,
-            "observation": [{"name": n, "offset": o, "size": s} for n, o, s in layout.table()]}
+            "observation": [{"name": n, "offset": o, "size": s} for n, o, s in layout.table()],
+            "compiled": {"supported": gap is None, "construct": gap.construct if gap else None,
+                         "where": gap.where if gap else None}}
 
 
 def _param_text(param: dict) -> str:
@@ -62,6 +67,9 @@ def run_info(args, out, rs, players: int) -> int:
     print(f"information state size: {data['information_state_size']} floats "
           f"(the observation and the last {data['history_slots']} history entries)", file=out)
     print(f"max chance outcomes: {data['max_chance_outcomes']}", file=out)
+    compiled = data["compiled"]
+    print("compiled play: " + ("yes (new_game(..., engine='compiled'))" if compiled["supported"] else
+                               f"no, the reference engine plays it: {compiled['where']}: {compiled['construct']}"), file=out)
     for block in data["blocks"]:
         params = ", ".join(_param_text(p) for p in block["params"])
         print(f"  {block['offset']:>6} +{block['size']:<6} {block['name']}({params})", file=out)

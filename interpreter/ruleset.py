@@ -80,11 +80,16 @@ class Ruleset:
     overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
     view: Any = None  # the compiled `view:` section (interpreter/view/spec.py)
 
-    def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded"):
+    def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node
-        (State.is_chance / chance_outcomes / apply_chance) instead of using the seeded RNG."""
+        (State.is_chance / chance_outcomes / apply_chance) instead of using the seeded RNG.
+        engine="compiled" plays the ruleset's generated module when it has one (interpreter/compiled)."""
         from .engine import State
 
+        if engine != "reference":
+            from .compiled import new_game
+
+            return new_game(self, players if players is not None else self.players[0], seed, chance, engine)
         return State.new(self, players if players is not None else self.players[0], seed, chance)
 
 

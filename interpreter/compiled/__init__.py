@@ -1,0 +1,36 @@
+"""The game, compiled (issue 15): a Python module generated once per ruleset that plays it —
+each phase's flow as straight-line functions, the legal moves of each action as one loop nest,
+effects inlined into their actions, an undo log instead of a snapshot per move (see
+docs/performance.md, "Compiled play").
+
+  support(ruleset)        None, or the Gap (construct, file:line) that keeps it on the reference engine
+  new_game(ruleset, players, seed, chance, engine)
+                          a CompiledState when the ruleset is supported and chance is seeded,
+                          else an engine.State (the reference, which stays the definition)
+
+Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
+in-memory memo and the runtime helpers), game.py (CompiledState, the public API), twin.py (the
+reference twin, and moves handed over to the reference engine).
+"""
+from __future__ import annotations
+
+from ..engine import State
+from .game import start_game
+from .module import game_module
+from .support import Gap, support
+
+__all__ = ["support", "Gap", "new_game", "ENGINES"]
+
+ENGINES = ("reference", "compiled")
+
+
+def new_game(ruleset, players: int, seed=0, chance: str = "seeded", engine: str = "compiled"):
+    """Start a game on `engine`: "compiled" plays the generated module when `support` finds no
+    gap and chance is seeded, and falls back to the reference engine otherwise."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "compiled" and chance == "seeded":
+        module = game_module(ruleset)
+        if module is not None:
+            return start_game(ruleset, module, players, seed)
+    return State.new(ruleset, players, seed, chance)

@@ -1,0 +1,287 @@
+"""The generator's first half: effect blocks as straight-line code, and the legal moves of a
+phase as one loop nest per action (phases.py writes the flow and assembles the module).
+
+  legal_P(st, V, player, round_)  the phase's legal moves as the tuples engine/legal.py lists
+                                  (no generic parameter product, no Action objects)
+  act_A(st, V, L, S)              an action's effects inlined, `if`/`for`/procedure bodies included
+
+Every effect that writes a var first records the var's old value in `S` (the move's undo log).
+Rule text never becomes code here: an expression is a call of the function the expression
+compiler generated for it (`_h0(V, L)`), and every name or text of the rules is written as a
+`repr` literal.
+
+Owns: the `Writer` of generated source, the code of each effect kind, legal moves, actions.
+"""
+from __future__ import annotations
+
+from ..engine import effects as fx
+from ..engine.legal import MAX_PARAM_COMBINATIONS
+from ..ruleset import ENGINE_VARS
+
+__all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "FRAME_FIELDS"]
+
+# the phase frame's fields, in the order of the list the generated code keeps (frames.PhaseFrame)
+FRAME_FIELDS = ("phase", "stage", "player", "round", "acted", "order", "index", "begin", "round_opened",
+                "passed_over", "empty_turns")
+PHASE, STAGE, PLAYER, ROUND, ACTED, ORDER, INDEX, BEGIN, OPENED, PASSED, EMPTY = range(len(FRAME_FIELDS))
+
+
+class Writer:
+    """Lines of source with indentation, and the values they refer to by generated names."""
+
+    def __init__(self, ruleset):
+        self.rs = ruleset
+        self.lines: list = []
+        self.constants: dict = {}
+        self._names_of: dict = {}
+        self.var_names = set(ruleset.vars) | set(ENGINE_VARS)
+        self._fresh = 0
+        self.calling: list = []  # the procedures being inlined, innermost last
+        self.procedure_functions: set = set()  # procedures written as functions (they recurse)
+        self.procedure_index = {name: number for number, name in enumerate(ruleset.proc_blocks)}
+
+    def fresh(self, prefix: str) -> str:
+        """A new local variable name of the generated code."""
+        self._fresh += 1
+        return f"{prefix}{self._fresh}"
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def value(self, value, prefix: str = "_c") -> str:
+        """A generated name bound to `value` in the module (handles, label parts, effects)."""
+        key = id(value)
+        if key not in self._names_of:
+            name = f"{prefix}{len(self.constants)}"
+            self.constants[name] = value
+            self._names_of[key] = name
+        return self._names_of[key]
+
+    def call(self, handle, local_names: str) -> str:
+        """The call of a compiled expression or statement: `_hN(V, L)`."""
+        return self.call_function(handle.fn, local_names)
+
+    def call_function(self, function, local_names: str) -> str:
+        return f"{self.value(function, '_h')}(V, {local_names})"
+
+    def save_var(self, depth: int, name: str) -> None:
+        """Record var `name`'s value in the move's undo log before it first changes."""
+        self.emit(depth, f"if {text(name)} not in S: S[{text(name)}] = _copy(V[{text(name)}])")
+
+    def save_read_vars(self, depth: int, handles) -> None:
+        """Before an effect changes a zone it reads through expressions: the vars they read."""
+        for name in sorted(set().union(*(handle.names for handle in handles if handle is not None)) & self.var_names):
+            self.save_var(depth, name)
+
+
+def text(value) -> str:
+    """A text of the rules (a name, a label, a reason) as a Python string literal."""
+    return repr(str(value))
+
+
+# ----------------------------------------------------------------------------- effects
+def write_block(out: Writer, block, depth: int, local: str) -> None:
+    effects = out.rs.blocks[block] if block is not None else ()
+    if not effects:
+        out.emit(depth, "pass")
+    for effect in effects:
+        _EFFECTS[type(effect)](out, effect, depth, local)
+
+
+def _nested(out: Writer, block, depth: int, local: str, bind=None) -> None:
+    """A nested block with its own copy of the local names (as the reference runs it)."""
+    inner = out.fresh("L")
+    out.emit(depth, f"{inner} = dict({local})")
+    if bind is not None:
+        out.emit(depth, f"{inner}[{text(bind[0])}] = {bind[1]}")
+    write_block(out, block, depth, inner)
+
+
+def _stmt(out, effect, depth, local):
+    root = effect.handle.target
+    if root in out.var_names:
+        out.save_var(depth, root)
+    out.emit(depth, out.call(effect.handle, local))
+
+
+def _if(out, effect, depth, local):
+    out.emit(depth, f"if {out.call(effect.condition, local)}:")
+    _nested(out, effect.then_block, depth + 1, local)
+    if effect.else_block is not None:
+        out.emit(depth, "else:")
+        _nested(out, effect.else_block, depth + 1, local)
+
+
+def _let(out, effect, depth, local):
+    for name, handle in effect.binds:
+        out.emit(depth, f"{local}[{text(name)}] = {out.call(handle, local)}")
+
+
+def _for(out, effect, depth, local):
+    items, item = out.fresh("items"), out.fresh("item")
+    out.emit(depth, f"{items} = {out.call(effect.items, local)}")
+    out.emit(depth, f"if not isinstance({items}, (list, tuple, dict, str)):")
+    out.emit(depth + 1, f"raise _Error(\"'for' needs a list or a map, not \" + _fmt({items}))")
+    out.emit(depth, f"for {item} in list({items}):")
+    _nested(out, effect.body, depth + 1, local, (effect.var, item))
+
+
+def _call(out, effect, depth, local):
+    inner = out.fresh("L")
+    out.emit(depth, f"{inner} = {{'player': {local}.get('player')}}")
+    for parameter, handle in effect.binds:
+        out.emit(depth, f"{inner}[{text(parameter)}] = {out.call(handle, local)}")
+    if effect.procedure in out.calling:  # it recurses: a function, not inlined again
+        out.procedure_functions.add(effect.procedure)
+        out.emit(depth, f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)")
+        return
+    out.calling.append(effect.procedure)
+    write_block(out, out.rs.proc_blocks[effect.procedure], depth, inner)
+    out.calling.pop()
+
+
+def _move(out, effect, depth, local):
+    out.save_read_vars(depth, (effect.source, effect.target))
+    out.emit(depth, f"_run_move(None, {out.value(effect)}, None, V, {local})")
+
+
+def _shuffle(out, effect, depth, local):
+    out.save_read_vars(depth, (effect.zone,))
+    out.emit(depth, f"_run_shuffle(st.chance_holder, {out.value(effect)}, None, V, {local})")
+
+
+def _random(out, effect, depth, local):
+    out.emit(depth, f"_run_random(st.chance_holder, {out.value(effect)}, None, V, {local})")
+
+
+def _log(out, effect, depth, local):
+    pieces = [text(part) if isinstance(part, str) else f"_piece({out.call(part, local)})" for part in effect.parts]
+    out.emit(depth, f"st.note(({', '.join(pieces)}{',' if len(pieces) == 1 else ''}))")
+
+
+def _choose(out, effect, depth, local):
+    """A choice with one option or none binds it at once; with more, the reference engine makes
+    the move (HandOver): the generated code never waits for a player inside a move."""
+    out.emit(depth, f"_run_choose({out.value(effect)}, V, {local})")
+
+
+def _fail(out, effect, depth, local):
+    out.emit(depth, f"raise _Failure({text(effect.reason)})")
+
+
+_EFFECTS = {fx.Stmt: _stmt, fx.If: _if, fx.Let: _let, fx.For: _for, fx.Call: _call, fx.Move: _move,
+            fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail, fx.Choose: _choose}
+
+
+# ----------------------------------------------------------------------------- legal moves
+def write_legal(out: Writer, phase, index: int) -> None:
+    """legal_P: the moves of `player` in the phase (engine/legal.py's actions_for, unrolled)."""
+    actions = [out.rs.actions[action_id] for action_id in phase.actions]
+    has_fallback = any(action.fallback for action in actions)
+    out.emit(0, f"def legal_{index}(st, V, player, round_):")
+    out.emit(1, "found = []")
+    if has_fallback:
+        out.emit(1, "fallbacks = []")
+    # one dict of names for every action: the enumeration takes each parameter out again
+    out.emit(1, "L = {'player': player, 'round': round_}")
+    for action in actions:
+        target = "fallbacks" if action.fallback else "found"
+        checks = " and ".join(out.call_function(check, "L") for check in action.req_levels[0]) or "True"
+        out.emit(1, f"if {checks}:")
+        _action_moves(out, action, target)
+    out.emit(1, "return found or fallbacks" if has_fallback else "return found")
+    out.emit(0, "")
+
+
+def _label(out: Writer, action) -> tuple:
+    """The label template and context of a listed move, as source (engine/legal.py `_listed`)."""
+    parts = out.value(action.label_parts) if action.label_parts else "None"
+    context = "None" if not action.label_parts or action.label_static else "(V, dict(L))"
+    return parts, context
+
+
+def _action_moves(out: Writer, action, target: str) -> None:
+    name = text(action.id)
+    parts, context = _label(out, action)
+    params = action.params
+    if not params:
+        out.emit(2, f"{target}.append(({name}, (), None, {parts}, {context}))")
+        return
+    if len(params) == 1 and not action.req_levels[1] and context == "None":
+        param, handle = params[0]
+        domain = f"_domain({out.call(handle, 'L')})"
+        plain = _plain_element(handle)
+        if plain is not None:  # the move of each value built once, then looked up
+            cache = out.value({}, "_moves")
+            out.emit(2, f"{target}.extend([{cache}[value] if type(value) is {plain} and value in {cache} else "
+                        f"_new_move({cache}, {name}, {text(param)}, value, {parts}) for value in {domain}])")
+            return
+        out.emit(2, f"{target}.extend([({name}, (({text(param)}, value if type(value) in _SCALARS else _freeze(value)),), "
+                    f"None, {parts}, None) for value in {domain}])")
+        return
+    earlier: set = set()
+    for level in range(1, len(params)):
+        out.emit(2, f"cached{level} = None")
+    _level(out, action, 0, 2, earlier, target, parts, context)
+
+
+def _plain_element(handle):
+    """'int' or 'str' when a parameter's values are known to be whole numbers or component ids."""
+    kind = handle.type
+    if isinstance(kind, tuple) and len(kind) == 2 and kind[0] == "list":
+        element = kind[1]
+        if element == "number":
+            return "int"
+        if element == "text" or (isinstance(element, tuple) and element[0] == "entity"):
+            return "str"
+    return None
+
+
+def _level(out: Writer, action, level: int, depth: int, earlier: set, target: str, parts: str, context: str) -> None:
+    param, handle = action.params[level]
+    domain, value = f"domain{level}", f"value{level}"
+    if level == 0:
+        out.emit(depth, f"{domain} = _domain({out.call(handle, 'L')})")
+    else:  # computed once when it does not read the parameters before it, charged at every use
+        out.emit(depth, f"if cached{level} is None:")
+        out.emit(depth + 1, f"{domain} = _domain({out.call(handle, 'L')})")
+        if not handle.names & earlier:
+            out.emit(depth + 1, f"cached{level} = {domain}")
+        out.emit(depth, "else:")
+        out.emit(depth + 1, f"{domain} = _take(cached{level})")
+    out.emit(depth, f"for {value} in {domain}:")
+    out.emit(depth + 1, f"L[{text(param)}] = {value}")
+    checks = " and ".join(out.call_function(check, "L") for check in action.req_levels[level + 1])
+    inner = depth + 1
+    if checks:
+        out.emit(depth + 1, f"if {checks}:")
+        inner += 1
+    previous = f"args{level - 1} + " if level else ""
+    out.emit(inner, f"args{level} = {previous}(({text(param)}, {value} if type({value}) in _SCALARS else _freeze({value})),)")
+    if level < len(action.params) - 1:
+        _level(out, action, level + 1, inner, earlier | {param}, target, parts, context)
+    else:
+        out.emit(inner, f"if len({target}) >= {MAX_PARAM_COMBINATIONS}:")
+        message = f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations"
+        out.emit(inner + 1, f"raise _Error({text(message)})")
+        out.emit(inner, f"{target}.append(({text(action.id)}, args{level}, None, {parts}, {context}))")
+    out.emit(depth, f"L.pop({text(param)}, None)")
+
+
+def write_procedures(out: Writer) -> None:
+    """The procedures that recurse, as functions (each written once; writing one may need more)."""
+    written: set = set()
+    while out.procedure_functions - written:
+        name = sorted(out.procedure_functions - written)[0]
+        written.add(name)
+        out.emit(0, f"def proc_{out.procedure_index[name]}(st, V, L, S):")
+        out.calling = [name]
+        write_block(out, out.rs.proc_blocks[name], 1, "L")
+        out.calling = []
+        out.emit(0, "")
+
+
+def write_action(out: Writer, action, index: int) -> None:
+    out.emit(0, f"def act_{index}(st, V, L, S):")
+    write_block(out, action.block, 1, "L")
+    out.emit(0, "")

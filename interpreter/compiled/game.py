@@ -1,0 +1,374 @@
+"""A game in progress played by the generated module of its ruleset (module.py): the same public
+API as engine.State for playing (legal actions and ids, apply, apply_id, undo, queries, hash),
+with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
+instead of a snapshot, and the log kept beside the state, its lines built when read.
+
+Anything else (observe, information_state, determinize, to_json, ...) is answered by an
+identical reference State, and a move the generated code cannot make is made by the reference
+engine, which keeps the game (`_ref`) until the next plain turn (twin.py).
+
+Owns: CompiledState, `start_game`.
+"""
+from __future__ import annotations
+
+import marshal
+from typing import Optional
+
+from ..engine.acting import _as_action
+from ..engine.effects import ENGINE_ERRORS, RuleFailure
+from ..engine.flow import FLOW_GUARD
+from ..engine.state import State, _initial_vars
+from ..engine.values import OK, SCALARS, Action, Outcome, thaw
+from ..errors import RuleRuntimeError
+from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+from .module import LISTED_BOUND
+from .twin import HandOver, Twin
+
+__all__ = ["CompiledState", "start_game", "HandOver"]
+
+_NOREF = 2
+# what makes the generated code give a move to the reference engine (which then says why)
+_BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
+
+
+class _ChanceHolder:
+    """What the reference's chance effects read of a state: `d["rng"]` (shared with the game)."""
+
+    __slots__ = ("d",)
+
+    def __init__(self, rng):
+        self.d = {"rng": rng}
+
+
+def start_game(ruleset, module, players: int, seed) -> "CompiledState":
+    """Set a seeded game up (engine.State.new, through the generated flow)."""
+    if players not in ruleset.players:
+        raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                               f"not {players}")
+    start = module.start_positions.get(players)
+    if start is not None:  # set-up drew no chance: every seed starts from the same position
+        game_vars, frame, log, moves, terminal, step = start
+        state = CompiledState(ruleset, module, marshal.loads(game_vars), str(seed))
+        state.frame = list(frame) if frame is not None else None
+        state._log = log
+        state._log_shared = True
+        state.moves, state.terminal, state.step = moves, terminal, step
+        return state
+    ruleset.budget.reset()
+    initial = module.initial_vars.get(players)
+    if initial is None:  # the declared vars' values do not depend on the seed: worked out once
+        game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
+        _initial_vars(ruleset, players, game_vars)
+        initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
+    game_vars = marshal.loads(initial)
+    state = CompiledState(ruleset, module, game_vars, str(seed))
+    try:
+        state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
+    except HandOver:  # set-up asks a player: the reference sets the game up
+        state._hand_over(State.new(ruleset, players, seed, "seeded"))
+        return state
+    if state.rng[1] == 0:
+        module.start_positions[players] = (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
+                                           state._log, state.moves, state.terminal, state.step)
+        state._log_shared = True
+    return state
+
+
+class CompiledState(Twin):
+    """A game played by generated code; see the module's docstring."""
+
+    __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
+                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
+
+    def __init__(self, ruleset, module, game_vars: dict, seed: str):
+        self.rs = ruleset
+        self.module = module
+        self.V = game_vars
+        self.frame = None  # the phase frame: a list in blocks.FRAME_FIELDS order
+        self.terminal = False
+        self.step = 0
+        self.seed = seed
+        self.rng = [seed, 0]
+        self.chance_holder = _ChanceHolder(self.rng)
+        self.moves = []  # the legal moves now, as engine/legal.py lists them
+        self._legal = None  # their Action objects, once asked for
+        self._history = None  # a chain (earlier, (move, player) or Action)
+        self._undo: list = []
+        self._log: list = []
+        self._log_shared = False
+        self._twin = None  # (version, reference State) once built
+        self._version = 0
+        self._ref = None  # the reference State while the game is handed over to it
+
+    # the log, as engine.State keeps it (the same functions)
+    note = State.note
+    _log_back = State._log_back
+    log = State.log
+    log_for = State.log_for
+    hash = State.hash
+    scores = State.scores
+    winners = State.winners
+
+    def _lines(self) -> list:
+        return self._ref._lines() if self._ref is not None else State._lines(self)
+
+    def run(self, stage, undo_log: dict) -> None:
+        """Run the generated flow from `stage` until a player must act or the game ends."""
+        V = self.V
+        for _ in range(FLOW_GUARD):
+            stage = stage(self, V, undo_log)
+            if stage is None:
+                if self.terminal:
+                    self.moves = []
+                return
+        raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    @property
+    def current_player(self) -> Optional[int]:
+        if self._ref is not None:
+            return self._ref.current_player
+        if self.terminal or self.frame is None:
+            return None
+        return self.frame[PLAYER]
+
+    @property
+    def current_players(self) -> list:
+        player = self.current_player
+        return [] if player is None else [player]
+
+    @property
+    def vars(self) -> dict:
+        return self.V if self._ref is None else self._ref.vars
+
+    @property
+    def phase(self) -> Optional[str]:
+        if self._ref is not None:
+            return self._ref.phase
+        return self.frame[0] if self.frame is not None else None
+
+    @property
+    def round(self) -> Optional[int]:
+        if self._ref is not None:
+            return self._ref.round
+        return self.frame[ROUND] if self.frame is not None else None
+
+    @property
+    def num_players(self) -> int:
+        return self.V["num_players"]
+
+    @property
+    def steps(self) -> int:
+        return self.step if self._ref is None else self._ref.steps
+
+    @property
+    def seed_text(self) -> str:
+        return self.rng[0] if self._ref is None else self._ref.seed_text
+
+    def is_chance(self) -> bool:
+        return False  # a compiled game is seeded: chance is resolved as it happens
+
+    @property
+    def d(self) -> dict:
+        """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
+        if self._ref is not None:
+            return self._ref.d
+        stack = [] if self.frame is None else [_frame_dict(self.frame)]
+        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
+                "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
+
+    def plain(self) -> dict:
+        return dict(self.d, log=list(self._lines()))
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_action_ids(self) -> list:
+        if self._ref is not None:
+            return self._ref.legal_action_ids()
+        return list(range(len(self.moves)))
+
+    def legal_actions(self, player: Optional[int] = None) -> list:
+        if self._ref is not None:
+            return self._ref.legal_actions(player)
+        actions = self._legal
+        if actions is None:
+            actions = self._legal = self._listed_actions()
+        if player is not None and actions and actions[0].player != player:
+            return []
+        return actions
+
+    def _listed_actions(self) -> list:
+        """The Action of each legal move; one whose label does not read the state is the same
+        object in every game of this ruleset (an Action does not change once built)."""
+        mover = self.frame[PLAYER] if self.frame is not None else None
+        known = self.module.listed_actions
+        known_action = known.get
+        actions = []
+        for move in self.moves:
+            if move[4] is not None:
+                actions.append(Action.listed(move[0], move[1], mover, move[2], move[3], move[4]))
+                continue
+            key = (move[0], move[1], mover)
+            action = known_action(key)
+            if action is None:
+                if len(known) >= LISTED_BOUND:
+                    known.clear()
+                action = known[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
+            actions.append(action)
+        return actions
+
+    def legal_action(self, index: int) -> Action:
+        if self._ref is not None:
+            return self._ref.legal_action(index)
+        return self.legal_actions()[index]
+
+    def action_key(self, index: int) -> tuple:
+        if self._ref is not None:
+            return self._ref.action_key(index)
+        move = self.moves[index]
+        return move[0], move[1]
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, action) -> Outcome:
+        """Apply one action atomically (engine.State.apply); a refusal changes nothing."""
+        if self._ref is not None:
+            return self._by_reference(action, False)
+        actions = self._legal
+        if actions is not None and type(action) is Action:
+            for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return self._apply_index(index, False)
+        if self.terminal:
+            return Outcome(False, "game_over", "the game is over")
+        if type(action) is not Action:  # its JSON form or its label
+            action = _as_action(self, action)
+            if isinstance(action, Outcome):
+                return action
+        if action.player is None or action.player == self.current_player:
+            key = action.key
+            for index, move in enumerate(self.moves):
+                if move[1] == key[1] and move[0] == key[0]:
+                    return self._apply_index(index, False)
+        return self._refused_by_reference(action)
+
+    def apply_id(self, index: int) -> Outcome:
+        if self._ref is not None:
+            return self._by_reference(index, True)
+        if self.terminal:
+            return Outcome(False, "game_over", "the game is over")
+        if type(index) is not int or not 0 <= index < len(self.moves):
+            return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
+        return self._apply_index(index, True)
+
+    def _apply_index(self, index: int, undoable: bool) -> Outcome:
+        move = self.moves[index]
+        record = self.module.hand_overs.get(move[0])
+        if record is not None and record.expected():  # the generated code would only give it up
+            return self._move_by_reference(index, undoable)
+        frame = self.frame
+        undo_log: dict = {}
+        point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], self._history, undo_log,
+                 self.moves, self._legal)
+        if self.module.settles:
+            self._settle_labels()
+        try:
+            self._run_move(move, frame, undo_log)
+        except _BY_REFERENCE:
+            self._back_to(point)
+            self.module.hand_overs.tried(move[0], True)
+            return self._move_by_reference(index, undoable)
+        if record is not None:
+            record.tried(False)
+        if undoable:
+            self._undo.append(point)
+        return OK
+
+    def _run_move(self, move, frame, undo_log) -> None:
+        self.rs.budget.reset()
+        self.step += 1
+        if self.step > self.rs.max_steps:
+            raise RuleRuntimeError(f"the game exceeded its bound of {self.rs.max_steps} steps in phase "
+                                   f"'{frame[0]}' (does a phase loop without end?)")
+        player = frame[PLAYER]
+        if move[4] is not None:  # a label that reads the state: rendered now, before it changes
+            label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
+            move = (move[0], move[1], label, None, None)
+        self._history = (self._history, (move, player))
+        local_names = {"player": player, "round": frame[ROUND]}
+        for key, value in move[1]:
+            local_names[key] = value if type(value) in SCALARS else thaw(value)
+        frame[ACTED] += 1
+        self.moves = None
+        self._legal = None
+        self._version += 1
+        module = self.module
+        game_vars = self.V
+        module.act_named[move[0]](self, game_vars, local_names, undo_log)
+        stage = module.turns_named[frame[0]](self, game_vars, undo_log)
+        if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
+            self.run(stage, undo_log)
+        elif self.terminal:
+            self.moves = []
+
+    def _settle_labels(self) -> None:
+        for action in self._legal or ():
+            action.settle()
+
+    def _back_to(self, point) -> None:
+        """Put the game back as it was at an undo point."""
+        frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, undo_log, moves, legal = point
+        frame[:] = frame_fields
+        self.frame = frame
+        self.terminal = False
+        self.V.update(undo_log)
+        self._log_back(log, log_length)
+        self.moves = moves
+        self._legal = legal
+        self._version += 1
+
+    def undo(self, moves: int = 1) -> Outcome:
+        """Take back the last `moves` moves made with apply_id."""
+        if type(moves) is not int or not 1 <= moves <= len(self._undo):
+            return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
+                                                     f"taken back, not {moves!r}"[:200])
+        for _ in range(moves):
+            point = self._undo.pop()
+            if point[0] == "reference":  # a move the reference made: it takes it back
+                point[1].undo(1)
+                self._hand_over(point[1])
+            else:
+                self._back_to(point)
+        return OK
+
+    def touched(self) -> None:
+        """The vars were changed from outside: the legal moves are found again."""
+        if self._ref is not None:
+            self._ref.touched()
+            return
+        self._version += 1
+        self._legal = None
+        if not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
+            legal = self.module.legal[self.module.phase_index[self.frame[0]]]
+            self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
+
+    def copy(self) -> "CompiledState":
+        if self._ref is not None:
+            twin = CompiledState(self.rs, self.module, {}, self.seed)
+            twin._hand_over(self._ref.copy())
+            return twin
+        twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
+        twin.frame = list(self.frame) if self.frame is not None else None
+        twin.terminal, twin.step = self.terminal, self.step
+        twin.rng[:] = self.rng
+        twin.moves = self.moves
+        twin._history = self._history
+        twin._log = self._log
+        self._log_shared = twin._log_shared = True
+        return twin
+
+def _frame_dict(frame: list) -> dict:
+    fields = dict(zip(FRAME_FIELDS, frame))
+    return {"kind": "phase", "phase": fields.pop("phase"), "sub": False, "stage": fields.pop("stage"), **fields}

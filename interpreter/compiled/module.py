@@ -1,0 +1,186 @@
+"""The generated game module of a ruleset: generated once (phases.py), compiled once per source
+text, bound to the ruleset's compiled expressions and kept in memory only (never on disk: a
+file of code read back would be a way in for code that is not ours).
+
+Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest) and the
+runtime helpers the generated code calls.
+"""
+from __future__ import annotations
+
+import marshal
+import threading
+import weakref
+from typing import Optional
+
+from ..engine import effects as fx
+from ..engine.effects import RuleFailure, choice_options
+from ..engine.values import SCALARS, fmt, freeze
+from ..errors import RuleRuntimeError
+from ..memo import BoundedMemo
+from ..ruleset import ENGINE_VARS
+from .phases import generate
+from .support import support
+
+__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND"]
+
+LISTED_BOUND = 100_000  # listed Actions kept per ruleset
+
+_CODE = BoundedMemo("generated game modules", 64)  # source text -> code object
+_MODULES: dict = {}  # id(ruleset) -> (weak reference to it, GameModule)
+_LOCK = threading.Lock()
+_NOREF = 2
+_BUILTINS = {"list": list, "dict": dict, "len": len, "isinstance": isinstance, "tuple": tuple, "str": str, "int": int,
+             "type": type, "True": True, "False": False, "None": None}
+
+
+class GameModule:
+    """The generated functions of one ruleset, and what the runtime needs to call them."""
+
+    def __init__(self, ruleset, generated, namespace):
+        self.source = generated.source
+        self.phase_index = generated.phase_index
+        self.action_index = generated.action_index
+        self.enter = namespace["ENTER"]
+        self.turns = namespace["TURNS"]
+        self.legal = namespace["LEGAL"]
+        self.act = namespace["ACT"]
+        self.act_named = {action_id: self.act[number] for action_id, number in generated.action_index.items()}
+        self.turns_named = {phase_id: self.turns[number] for phase_id, number in generated.phase_index.items()}
+        self.start = self.enter[generated.phase_index[ruleset.start]]
+        # the undo log of set-up: every var counts as recorded already, so nothing is copied
+        # (a dict, so the generated `name not in S` stays a dict lookup)
+        self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
+        self.settles = generated.settles  # some action's label reads the state (rendered before a move)
+        self.initial_vars: dict = {}  # players -> the vars before set-up (marshalled)
+        self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
+        # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
+        # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
+        self.listed_actions: dict = {}
+        self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
+
+
+class HandOverRecord:
+    """How the moves of one action went in the generated code: when nearly every try ended in a
+    hand-over (a `choose` with several options in most positions), its moves go to the reference
+    engine at once, without the try; one move in `RETRY_EVERY` is still tried, so an action whose
+    moves stop handing over is played by the generated code again. Either way the reference
+    makes a handed-over move, so the games are the same; only the time differs."""
+
+    RETRY_EVERY = 16
+    __slots__ = ("tries", "hand_overs", "skipped")
+
+    def __init__(self):
+        self.tries = self.hand_overs = self.skipped = 0
+
+    def expected(self) -> bool:
+        """Is this move going to be handed over (and not tried this time)?"""
+        if self.tries < 4 or self.hand_overs * 4 < self.tries * 3:
+            return False
+        self.skipped += 1
+        return self.skipped % self.RETRY_EVERY != 0
+
+    def tried(self, handed_over: bool) -> None:
+        if self.tries >= 64:  # the last tries count most: halve the past
+            self.tries //= 2
+            self.hand_overs //= 2
+        self.tries += 1
+        self.hand_overs += handed_over
+
+
+class HandOvers(dict):
+    """Action id -> HandOverRecord, for the actions whose moves were ever handed over."""
+
+    def tried(self, action_id: str, handed_over: bool) -> None:
+        record = self.get(action_id)
+        if record is None:
+            record = self[action_id] = HandOverRecord()
+        record.tried(handed_over)
+
+
+def clear_memos() -> None:
+    with _LOCK:
+        _CODE.clear()
+        _MODULES.clear()
+
+
+def game_module(ruleset) -> Optional[GameModule]:
+    """The game module of `ruleset` (generated on first use), or None when `support` finds a
+    construct the generator does not write."""
+    key = id(ruleset)
+    with _LOCK:
+        entry = _MODULES.get(key)
+        if entry is not None and entry[0]() is ruleset:
+            return entry[1]
+    module = _build(ruleset) if support(ruleset) is None else None
+    with _LOCK:
+        _MODULES[key] = (weakref.ref(ruleset, lambda _ref, key=key: _MODULES.pop(key, None)), module)
+    return module
+
+
+def _build(ruleset) -> GameModule:
+    generated = generate(ruleset)
+    code = _CODE.get(generated.source)
+    if code is None:
+        code = _CODE.put(generated.source, compile(generated.source, f"<rulebook game {ruleset.name}>", "exec"))
+    namespace = dict(_runtime(ruleset), **generated.constants)
+    exec(code, namespace)  # noqa: S102 - our own generated source (phases.py), no rule text in it
+    return GameModule(ruleset, generated, namespace)
+
+
+def _runtime(ruleset) -> dict:
+    """The names the generated code reads besides the ruleset's values."""
+    take = ruleset.budget.take
+
+    def domain(values):
+        """A parameter's values (engine/legal.py `_domain`), charged to the work bound."""
+        if type(values) is dict:
+            values = list(values)
+        elif values is None or isinstance(values, (int, float)):
+            raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(values)}")
+        return take(values)
+
+    return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
+            "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
+            "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
+            "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random],
+            "_run_choose": choose_at_once}
+
+
+def copy_value(value):
+    """A copy of a var's value for the undo log (scalars as they are, flat lists shallow)."""
+    kind = type(value)
+    if kind in SCALARS:
+        return value
+    if kind is list:
+        copied = value[:]
+        for item in copied:
+            if type(item) not in SCALARS:
+                return marshal.loads(marshal.dumps(value, _NOREF))
+        return copied
+    return marshal.loads(marshal.dumps(value, _NOREF))
+
+
+def log_piece(value):
+    """A value read by a `log` effect, kept until the line is built (engine/effects.py `_log`)."""
+    return value if type(value) in SCALARS else fmt(value)
+
+
+def new_move(cache: dict, name: str, param: str, value, parts) -> tuple:
+    """The listed move of a one-parameter action for `value` (engine/legal.py's tuple), kept
+    in `cache` when the value is a whole number or a text (equal values, equal moves)."""
+    move = (name, ((param, value if type(value) in SCALARS else freeze(value)),), None, parts, None)
+    if type(value) in (int, str):
+        cache[value] = move
+    return move
+
+
+def choose_at_once(effect, game_vars: dict, names: dict) -> None:
+    """A `choose` effect (engine/effects.py `_choose`) that needs no player: none or one option
+    is bound at once; more raise HandOver (the reference engine then makes the move)."""
+    from .twin import HandOver
+
+    effect.player.fn(game_vars, names)  # read first, as the reference does (it may fail)
+    options = choice_options(effect, game_vars, names)
+    if len(options) > 1:
+        raise HandOver()
+    names[effect.bind] = options[0] if options else None

@@ -1,0 +1,149 @@
+"""The reference twin of a compiled game, as a mixin of CompiledState (game.py): the identical
+engine.State built from the game's data and history (`reference()`), which answers what the
+compiled game does not implement, and the hand-over of a move the generated code cannot make
+(a `choose` with several options, a refusal, a failing rule): the reference makes it and plays
+on until it is back at a plain turn (no pending decision, only the phase frame on its stack),
+where the generated code takes the game back (`_take_back`).
+
+Owns: `reference()`, the history as the reference's entries, handing over and taking back.
+"""
+from __future__ import annotations
+
+import marshal
+
+from ..engine.state import State
+from ..engine.values import Action, Outcome
+from .blocks import FRAME_FIELDS, PLAYER, ROUND
+
+__all__ = ["Twin", "HandOver"]
+
+_NOREF = 2
+# what a compiled game answers by asking its reference twin (these change nothing)
+_READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
+                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
+
+
+class HandOver(Exception):
+    """Raised by generated code at a decision it does not write: the reference makes the move."""
+
+
+class Twin:
+    """The reference twin and the hand-over (mixed into CompiledState, whose slots hold the data)."""
+
+    __slots__ = ()
+
+    def _move_by_reference(self, index: int, undoable: bool) -> Outcome:
+        """The move the generated code could not make (a decision inside it, a refusal, a rule
+        failing), made by the reference engine: its outcome, reason and position are the
+        reference's, and on success the game is handed over to it."""
+        reference = self.reference()
+        self._twin = None
+        reference._undo.clear()
+        outcome = reference.apply_id(index)  # its undo point is this move's
+        if outcome:
+            self._hand_over(reference)
+            if undoable:
+                self._undo.append(("reference", reference))
+        return outcome
+
+    def _refused_by_reference(self, action) -> Outcome:
+        """An action that is none of the listed moves: the reference says why it is refused
+        (and if it took it after all, the game goes on with the reference)."""
+        reference = self.reference()
+        self._twin = None  # the twin has tried the move
+        outcome = reference.apply(action)
+        if outcome:
+            self._hand_over(reference)
+        return outcome
+
+    # ------------------------------------------------------------------ the reference twin
+    def history(self) -> list:
+        return [{"action": entry.to_json()} for entry in self._history_actions()]
+
+    def _history_actions(self) -> list:
+        entries = []
+        link = self._history
+        while link is not None:
+            link, entry = link
+            if type(entry) is tuple:
+                (name, args, label, template, _context), player = entry
+                entry = Action.listed(name, args, player, label, template, None)
+            entries.append(entry)
+        entries.reverse()
+        return entries
+
+    def reference(self) -> State:
+        """An engine.State identical to this game (built once per position)."""
+        if self._ref is not None:
+            return self._ref
+        if self._twin is not None and self._twin[0] == self._version:
+            return self._twin[1]
+        data = marshal.loads(marshal.dumps(self.d, _NOREF))
+        state = State(self.rs, data, self._log)
+        state._log_shared = self._log_shared = True
+        state._history = self._history = self._history_as_actions()
+        self._twin = (self._version, state)
+        return state
+
+    def _history_as_actions(self):
+        """The history chain with the moves made here as Actions (the reference's entries). Only
+        the top of the chain holds moves not converted yet: the rest was converted before."""
+        moves = []
+        link = self._history
+        while link is not None and type(link[1]) is tuple:
+            moves.append(link[1])
+            link = link[0]
+        for (name, args, label, template, _context), player in reversed(moves):
+            link = (link, Action.listed(name, args, player, label, template, None))
+        return link
+
+    # ------------------------------------------------------------------ handing over
+    def _by_reference(self, action, undoable: bool) -> Outcome:
+        """A move while the game is handed over: the reference makes it."""
+        reference = self._ref
+        outcome = reference.apply_id(action) if undoable else reference.apply(action)
+        if outcome and undoable:  # the reference keeps the undo point of this move
+            self._undo.append(("reference", reference))
+        self._hand_over(reference)
+        return outcome
+
+    def _hand_over(self, reference: State) -> None:
+        """Let the reference play the game on, until it is back at a plain turn."""
+        self._ref = reference
+        self._twin = None
+        self._legal = None
+        self._version += 1
+        self.terminal = reference.is_terminal
+        data = reference.d
+        stack = data["stack"]
+        plain_turn = data["pending"] is None and data["chance"] is None and not data["terminal"] and \
+            len(stack) == 1 and stack[0]["kind"] == "phase" and stack[0]["stage"] == "turns" and \
+            stack[0].get("sim") is None and stack[0]["player"] is not None
+        if plain_turn:
+            self._take_back(reference)
+
+    def _take_back(self, reference: State) -> None:
+        """Play on with the generated code from the reference's position (a plain turn). The
+        reference's data becomes this game's (the reference is only kept for its undo points,
+        which restore whole snapshots)."""
+        data = reference.d
+        self.V = data["vars"]
+        frame = data["stack"][0]
+        self.frame = [frame[field] for field in FRAME_FIELDS]
+        self.step = data["step"]
+        self.rng[:] = data["rng"]
+        self.terminal = False
+        self._log = reference._log
+        self._log_shared = reference._log_shared = True
+        self._history = reference._history
+        self._ref = None
+        module = self.module
+        self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
+
+    def __getattr__(self, name):
+        if name in _READ_ONLY or (name[:1] != "_" and self._ref is not None):
+            return getattr(self.reference(), name)
+        raise AttributeError(f"a compiled game has no '{name}': start it with engine='reference' "
+                             "(rs.new_game(players, seed=..., engine='reference'))")
+
+
