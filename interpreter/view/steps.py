@@ -69,7 +69,9 @@ def _group(state, viewer, action, about=None) -> dict:
     params = [name for name, _ in rule.params] if rule is not None else [key for key, _ in action.args]
     order = list(ask.order) if ask is not None else params
     questions = ask.questions if ask is not None else {}
-    steps = [{"param": name, "question": questions.get(name, f"{name}?")} for name in order if name in params]
+    values = ask.values if ask is not None else {}
+    steps = [dict({"param": name, "question": questions.get(name, f"{name}?")}, **({"shown": True} if name in values else {}))
+             for name in order if name in params]
     return {"kind": action.name, "title": (ask.title if ask is not None and ask.title else action.name),
             "steps": steps, "choices": []}
 
