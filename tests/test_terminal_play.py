@@ -277,3 +277,15 @@ def test_tictactoe_menu_says_what_the_player_types(tmp_path):
     expected = [cell for cell in range(9) if cell not in (4, int(taken))][3]
     assert f"    3. row {expected // 3 + 1}, column {expected % 3 + 1}" in second
     assert f"you: X on {expected}" in out
+
+
+def test_piped_output_draws_a_rule_under_column_headings(tmp_path):
+    # no styles in a pipe: the headings must not read as a row of the table
+    code, out, err = cli("play", "tictactoe", "--agents", "human,random", "--seed", "1",
+                         "--save", str(tmp_path / "t.json"), stdin="q\n")
+    assert code == 0, err
+    lines = out.splitlines()
+    heading = next(index for index, line in enumerate(lines) if "column 1  column 2  column 3" in line)
+    rule = lines[heading + 1][:len("       column 1  column 2  column 3")]
+    assert set(rule) == {"─"}, lines[heading:heading + 2]
+    assert lines[heading + 2].startswith("row 1 ")
