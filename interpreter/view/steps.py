@@ -140,6 +140,8 @@ def move_text(state, viewer, entry: dict, player) -> str:
     decision'; another's secret move by its kind only; another's public move by its kind and its
     arguments shown by name (never by its label, a template that may read the state)."""
     shown = public_entry(state.rs, entry, player) if player is not None else entry
+    if shown.get("simultaneous") and shown.get("secret"):  # chosen at once with others: not even which action
+        return "has chosen"
     if shown.get("secret"):  # {"player", "action": its id, "secret": true}
         ask = viewer.spec.actions.get(shown.get("action"))
         return f"{ask.title if ask is not None and ask.title else shown.get('action')} (secret)"
