@@ -46,6 +46,15 @@ def _bid(sockets, received, seat, amount):
         received[other].append(json.loads(socket.receive_text()))
 
 
+def _whole_log(messages) -> list:
+    """The seat's log as the page keeps it: each message carries the moves from `log_from` on."""
+    log = []
+    for message in messages:
+        if message.get("type") == "view":
+            log = log[:message["log_from"]] + message["log"]
+    return log
+
+
 def _about_others(messages):
     """Each view message without the seat's own legal actions (which list every amount it may bid)."""
     return [json.dumps(dict(message, actions=[], view=dict(message["view"], actions=[])))
@@ -83,8 +92,10 @@ def test_each_seat_sees_only_its_moves_and_has_chosen_never_the_bid(tmp_path, ru
                     assert not any(f'"amount": {bids[other]}}}, "player": {other}' in text for text in before_reveal)
             shown = {area["seat"]: area["fields"][0]["cell"]["text"] for area in final[seat]["other_areas"]}
             assert shown == {other: str(bids[other]) for other in range(players) if other != seat}  # the reveal
-            own_log = [entry["text"] for entry in received[seat][-1]["log"]]
+            own_log = [entry["text"] for entry in _whole_log(received[seat])]
             assert own_log == [f"bid {bids[other]}" if other == seat else "has chosen" for other in range(players)]
+            last = received[seat][-1]  # only the move it had not been sent yet
+            assert last["log_from"] == players - 1 and len(last["log"]) == 1
 
 
 def test_a_restarted_server_still_hides_the_choice(tmp_path, rulesets_path):

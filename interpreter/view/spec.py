@@ -90,6 +90,7 @@ class ViewSpec:
     prompts: dict = field(default_factory=dict)  # (prompt, names) -> compiled template, made on first use
     public_labels: dict = field(default_factory=dict)  # action -> its label reads only public values
     secret_reads: dict = field(default_factory=dict)  # id(handle) -> (handle, reads hidden/count, reads owner)
+    public_handles: dict = field(default_factory=dict)  # ids of handles -> (handles, they read only public values)
     rs: Any = None
 
     def common_handles(self) -> list:

@@ -76,25 +76,37 @@ class TableServer:
 
     # -- live play -------------------------------------------------------------------------------
     @staticmethod
-    def messages(table, seats) -> dict:
-        """{seat: message text}. Built on the event loop: in a worker thread (from a copy of the
-        state) the p50 latency of 50 concurrent Deep State games doubled (the threads and the loop
-        contend for the GIL; tools/bench/web_load.py), so the views are made cheap instead
-        (tables every seat sees alike are built once per step, log lines once per seat)."""
-        built = table.messages_for(None, seats)
-        return {seat: json.dumps(message) for seat, message in built.items()}
+    def messages(table, sockets) -> dict:
+        """{socket: message text} for [(socket, seat)]. Each seat's message is built and encoded
+        once (tables every seat sees alike once per step); its `log` holds only the moves that
+        socket has not been sent yet, from `log_from` on (everything after a hello). Built on the
+        event loop: in a worker thread (from a copy of the state) the p50 latency of 50 concurrent
+        Deep State games doubled (the threads and the loop contend for the GIL; tools/bench/web_load.py)."""
+        built = table.messages_for(None, [seat for _, seat in sockets])
+        encoded = {}
+        for seat, message in built.items():
+            log = message.pop("log")
+            encoded[seat] = (json.dumps(message, separators=(",", ":"), check_circular=False)[:-1], log)
+        texts = {}
+        for socket, seat in sockets:
+            head, log = encoded[seat]
+            start = table.log_sent.get(socket, 0)
+            start = start if start <= len(log) else 0
+            texts[socket] = f'{head},"log_from":{start},"log":{json.dumps(log[start:], separators=(",", ":"))}}}'
+            table.log_sent[socket] = len(log)
+        return texts
 
     async def broadcast(self, table) -> None:
         """Send every connected seat its view of the table now."""
         sockets = list(table.sockets.items())
         if not sockets:
             return
-        texts = self.messages(table, [seat for _, seat in sockets])
-        for socket, seat in sockets:
+        texts = self.messages(table, sockets)
+        for socket, _seat in sockets:
             try:
-                await socket.send_text(texts[seat])
+                await socket.send_text(texts[socket])
             except Exception:
-                table.sockets.pop(socket, None)
+                table.forget(socket)
 
     async def run_agents(self, table) -> None:
         """Play every agent seat whose turn it is, in a worker thread, until a human must act."""
@@ -141,7 +153,7 @@ class TableServer:
         except (WebSocketDisconnect, RuntimeError):  # the client went away (RuntimeError: before the handshake ended)
             pass
         finally:
-            table.sockets.pop(websocket, None)
+            table.forget(websocket)
 
     async def receive(self, table, websocket, seat, text: str):
         """One message of a socket: (its seat, whether a move was made); Refused with the reason."""
@@ -153,7 +165,8 @@ class TableServer:
         if seat is None or message.get("type") == "hello":
             seat = table.check_token(message.get("seat"), message.get("token"))
             table.sockets[websocket] = seat
-            await websocket.send_text(self.messages(table, [seat])[seat])
+            table.log_sent[websocket] = 0  # (again) the whole log
+            await websocket.send_text(self.messages(table, [(websocket, seat)])[websocket])
             return seat, False
         if message.get("type") != "act":
             raise Refused("unknown message type")

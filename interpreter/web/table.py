@@ -54,6 +54,7 @@ class Table:
         self.history = []  # [(action json, phase after)]
         self.simultaneous = set()  # the indexes in `history` of choices made at once with others (secret until all chose)
         self.sockets = {}  # websocket -> seat
+        self.log_sent = {}  # websocket -> how many moves of the seat's log it has been sent
         self._logs = {}  # seat -> the log entries built so far (see log_for)
         self.lock = asyncio.Lock()
         self.agents = {seat: make_agent(spec, record["seed"] * 1009 + seat)
@@ -64,6 +65,11 @@ class Table:
                 raise RuntimeError(f"game {self.id}: stored move {action_json['label']!r} no longer applies: "
                                    f"{outcome.reason}")
             self._record(action_json, phase)
+
+    def forget(self, socket) -> None:
+        """A socket that went away."""
+        self.sockets.pop(socket, None)
+        self.log_sent.pop(socket, None)
 
     def check_token(self, seat, token) -> int:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.seats):
