@@ -304,6 +304,11 @@ def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display,
         if not isinstance(value, Map):
             diags.append(Diagnostic("shape", f"'{section}' must be a mapping", value_pos(tree, section)))
             continue
+        if section == "view":  # merged entry by entry (interpreter/view/merge.py)
+            from .view.merge import merge_view
+
+            merge_view(base, value, diags)
+            continue
         tgt = base.setdefault(section, _new_map(value))
         if section in NESTED_KEYED:
             for typ, defs in value.items():

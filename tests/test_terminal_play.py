@@ -263,3 +263,29 @@ def test_board_command_draws_the_tables_the_first_screen_left_out(tmp_path):
                          "--save", str(tmp_path / "g.json"), stdin="board\nq\n")
     after_board = out.split("player 0> ")[1]
     assert all(title in after_board for title in left_out), left_out
+
+
+def test_tictactoe_menu_says_what_the_player_types(tmp_path):
+    # the options are numbered lines that name the cell; the question asks for that number
+    code, out, err = cli("play", "tictactoe", "--agents", "human,random", "--seed", "1",
+                         "--save", str(tmp_path / "t.json"), stdin="4\n3\nq\n")
+    assert code == 0, err
+    first, second = screens(out)[0], screens(out)[1]
+    assert "Which cell? (type the number in front of it)" in first and "0-8" not in out
+    assert "    4. row 2, column 2" in first and "you: X on 4" in out
+    taken = out.split("player 1 (random): O on ")[1][0]  # the cell the agent took
+    expected = [cell for cell in range(9) if cell not in (4, int(taken))][3]
+    assert f"    3. row {expected // 3 + 1}, column {expected % 3 + 1}" in second
+    assert f"you: X on {expected}" in out
+
+
+def test_piped_output_draws_a_rule_under_column_headings(tmp_path):
+    # no styles in a pipe: the headings must not read as a row of the table
+    code, out, err = cli("play", "tictactoe", "--agents", "human,random", "--seed", "1",
+                         "--save", str(tmp_path / "t.json"), stdin="q\n")
+    assert code == 0, err
+    lines = out.splitlines()
+    heading = next(index for index, line in enumerate(lines) if "column 1  column 2  column 3" in line)
+    rule = lines[heading + 1][:len("       column 1  column 2  column 3")]
+    assert set(rule) == {"─"}, lines[heading:heading + 2]
+    assert lines[heading + 2].startswith("row 1 ")

@@ -57,6 +57,7 @@ def _asking(groups: list) -> dict:
         asking[group.get("kind")] = {"order": [step.get("param") for step in steps],
                                      "questions": {step.get("param"): step.get("question") for step in steps},
                                      "title": group.get("title"),
+                                     "shown": [step.get("param") for step in steps if step.get("shown")],
                                      "paths": {choice.get("label"): choice.get("path") for choice in group.get("choices") or []}}
     return asking
 

@@ -82,8 +82,12 @@ def _parameter_menu(rs, remaining: list, prompt, asking: dict) -> Menu:
     amount = all(type(value) is int for value in values) and (first.name == "choose" or order.index(param) > 0)
     options = []
     for index, (value, actions) in enumerate(groups.items()):
-        text = actions[0].label if len(actions) == 1 else \
-            f"{_step_text(rs, asking, actions[0], param, value)}  ({len(actions)} choices)"
+        if len(actions) > 1:
+            text = f"{_step_text(rs, asking, actions[0], param, value)}  ({len(actions)} choices)"
+        elif param in (asking.get("shown") or ()):  # the view says how this value reads
+            text = _step_text(rs, asking, actions[0], param, value)
+        else:
+            text = actions[0].label
         options.append((value if amount else index, text, actions))
     question = prompt if first.name == "choose" and prompt else \
         (asking.get("questions") or {}).get(param) or f"{first.name}: which {param}?"

@@ -119,7 +119,7 @@ def show_scores(session, player) -> None:
     if isinstance(view.get("scores"), dict):  # the view model's own score rows, safe to show
         from .render import table_of
 
-        session.console.print(table_of(view["scores"]))
+        session.console.print(table_of(view["scores"], session.console))
         return
     hidden = hides_information(session.rs)
     if hidden and not session.state.is_terminal:

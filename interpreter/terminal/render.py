@@ -7,6 +7,7 @@ the 120×40 terminal the play command is designed for.
 """
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.measure import Measurement
 from rich.style import Style
@@ -32,10 +33,16 @@ def say(console, text, style=None) -> None:
     console.print(Text(str(text), style=style or ""))
 
 
-def table_of(table: dict) -> Table:
+def table_of(table: dict, console=None) -> Table:
+    """A view table as a Rich table. Column headings are bold and underlined on a terminal; in
+    plain output (a pipe, a file: no styles) a rule of ─ under them keeps them apart from the rows
+    (not under the players' names of the players table: those read as headings by themselves)."""
     title = str(table.get("title") or "")
-    grid = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold underline",
-                 expand=False, title_style="bold", min_width=min(len(title), 60))
+    plain = console is not None and console.color_system is None and table.get("rule", True)
+    grid = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD if plain else None, show_edge=False,
+                 pad_edge=False, padding=(0, 1, 0, 0) if plain else (0, 1), header_style="bold underline",
+                 expand=False, title_style="bold",
+                 min_width=min(len(title), 60))
     columns = list(table.get("columns") or [])
     if not any(str(column) for column in columns):
         grid.show_header = False
@@ -92,14 +99,14 @@ def draw_view(console, view: dict, sections=("board", "own", "others"), max_line
     areas = [players] if players is not None else [
         table for section in ("own", "others") if section in sections for table in view.get(section) or []
         if table.get("rows")]
-    rows = layout(console, [table_of(table) for table in board + areas])
+    rows = layout(console, [table_of(table, console) for table in board + areas])
     left_out = []
     if max_lines is not None and height(console, rows) > max_lines - 1:
         kept = []  # the board tables, in order, that still fit with a line naming the others
         for table in board:
-            trial = layout(console, [table_of(item) for item in kept + [table] + areas])
+            trial = layout(console, [table_of(item, console) for item in kept + [table] + areas])
             (kept if height(console, trial) <= max_lines - 2 else left_out).append(table)
-        rows = layout(console, [table_of(table) for table in kept + areas])
+        rows = layout(console, [table_of(table, console) for table in kept + areas])
     for row in rows:
         console.print(row)
     if left_out:
@@ -154,7 +161,7 @@ def players_table(view: dict):
     rows = []
     for index, (field, value) in enumerate((row[0], row[1] if len(row) > 1 else "") for row in own[0]["rows"]):
         rows.append([field, value] + [row[index + 1] if index + 1 < len(row) else "" for row in others[0]["rows"]])
-    return {"title": "players", "columns": [""] + [cell_text(head) for head in heads], "rows": rows,
+    return {"title": "players", "columns": [""] + [cell_text(head) for head in heads], "rows": rows, "rule": False,
             "colours": [None] + [head.get("colour") if isinstance(head, dict) else None for head in heads]}
 
 
@@ -168,7 +175,7 @@ def draw_changes(console, before: dict, view: dict, limit: int) -> None:
             say(console, f"  {line}")
         if len(changes) > limit:
             say(console, f"  … and {len(changes) - limit} more (type board to see the whole table)")
-    tables = [table_of(table) for table in view.get("own") or [] if table.get("rows")]
+    tables = [table_of(table, console) for table in view.get("own") or [] if table.get("rows")]
     if tables:
         from rich.columns import Columns
 

@@ -31,7 +31,8 @@ The dict (stable; new keys may be added, none renamed):
     CELL   = {"text": str} + optional "colour", "ref" (component id), "hidden": true,
              "parts": [CELL] (the items of a list or map; a player's part has "seat" and "colour")
     GROUP  = {"kind": action id or "choose", "title": str,
-              "steps": [{"param": str, "question": str}],       # asked in this order
+              "steps": [{"param": str, "question": str}],       # asked in this order; "shown": true when the
+                                                                # view's `values:` says how the value reads (the path)
               "choices": [{"index": int, "label": str (the engine's), "text": str (as shown),
                            "path": [str, one per step], "args": {}}]}
 

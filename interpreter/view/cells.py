@@ -65,8 +65,14 @@ class Viewer:
     def public_only(self, handles) -> bool:
         """True when `handles`, the players' names and colours and the components' labels and
         colours read no var that any player sees differently: their cells are the same for all."""
-        common = self.spec.common_handles()
-        return not any(any(self.secret_kinds(handle)) for handle in list(handles) + common)
+        handles = tuple(handles)
+        key = tuple(id(handle) for handle in handles)
+        known = self.spec.public_handles.get(key)
+        if known is None:  # worked out once per set of expressions (kept on the spec, which keeps them alive)
+            common = self.spec.common_handles()
+            known = (handles, not any(any(self.secret_kinds(handle)) for handle in handles + tuple(common)))
+            self.spec.public_handles[key] = known
+        return known[1]
 
     def unreadable(self, handle) -> dict:
         names = self.read_names(handle)

@@ -281,6 +281,20 @@ def recent_moves(state, viewer, player) -> list:
     return out
 
 
+def last_move_entry(state) -> dict:
+    """The history entry of the last move (not a chance outcome) applied to `state`, as the
+    state recorded it (with "simultaneous": true for a choice made at once with others); {}
+    when there is none."""
+    link = getattr(state, "_history", None)
+    while link is not None:
+        link, entry = link
+        if hasattr(entry, "to_json"):  # an Action: a move made alone
+            return {"action": entry.to_json()}
+        if isinstance(entry, dict) and "action" in entry:
+            return entry
+    return {}
+
+
 def _last_history(state, count: int) -> list:
     """The last `count` entries of the state's history (moves and chance outcomes), oldest first."""
     link = getattr(state, "_history", None)

@@ -7,6 +7,7 @@ evaluating anything against a state (model.py does that, from what one player ma
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -89,6 +90,7 @@ class ViewSpec:
     prompts: dict = field(default_factory=dict)  # (prompt, names) -> compiled template, made on first use
     public_labels: dict = field(default_factory=dict)  # action -> its label reads only public values
     secret_reads: dict = field(default_factory=dict)  # id(handle) -> (handle, reads hidden/count, reads owner)
+    public_handles: dict = field(default_factory=dict)  # ids of handles -> (handles, they read only public values)
     rs: Any = None
 
     def common_handles(self) -> list:
@@ -187,6 +189,7 @@ class _Builder:
     def build(self) -> ViewSpec:
         section = self.section
         players = section.get("players") or {}
+        self.check_entries(section)
         spec = ViewSpec(
             internal=self.internal(section.get("internal") or []),
             log_public=str(section.get("log", "hidden")) == "public",
@@ -250,11 +253,27 @@ class _Builder:
         return False
 
     def internal(self, names):
-        out = set(ENGINE_VARS)
+        """The engine's vars, the vars declared `internal: true` and the view's `internal:` list."""
+        out = set(ENGINE_VARS) | flagged_internal(self.rs)
         for index, name in enumerate(names):
             if self.known(str(name), self.rs.vars, "var", value_pos(names, index)):
                 out.add(str(name))
         return frozenset(out)
+
+    def check_entries(self, section) -> None:
+        """No `remove: true` outside a module (merge.py consumes a module's), and no value that
+        is an `internal: true` var itself (`x` or `x[p]`): such a var is never shown."""
+        flagged = flagged_internal(self.rs)
+        for key in ("board", "area", "decisions"):
+            for index, entry in enumerate(section.get(key) or []):
+                if isinstance(entry, dict) and "remove" in entry:
+                    self.error(f"view: `remove` takes an entry out of the game's view, in a module's view only",
+                               key_pos(entry, "remove"), f"delete the {key} entry itself here")
+                for text in _shown_values(entry) if key != "decisions" else ():
+                    name = re.sub(r"\[\s*p\s*\]$", "", str(text).strip())
+                    if name in flagged:
+                        self.error(f"view: var {name!r} is declared `internal: true`: it is never shown", pos_of(text),
+                                   "show a value computed from it, or drop `internal: true` from the var")
 
     # -- board, area ---------------------------------------------------------------------
     def table(self, index, item) -> Table:
@@ -356,6 +375,24 @@ class _Builder:
             out[prompt] = DecisionShow(prompt, self.template(item["about"], names + ["option", "options"]),
                                        bool(item.get("public", False)), item.get("format") == "by_player")
         return out
+
+
+def flagged_internal(rs) -> set:
+    """The vars declared with `internal: true` (never shown in any view)."""
+    declared = (rs.tree or {}).get("vars") if rs.tree is not None else None
+    if not isinstance(declared, dict):
+        return set()
+    return {str(name) for name, decl in declared.items() if isinstance(decl, dict) and decl.get("internal") is True}
+
+
+def _shown_values(entry) -> list:
+    """The `value:` texts of a board table or an area field (with its fields and columns)."""
+    if not isinstance(entry, dict):
+        return []
+    values = [entry.get("value")]
+    for key in ("fields", "columns"):
+        values += [item.get("value") for item in entry.get(key) or [] if isinstance(item, dict)]
+    return [value for value in values if value is not None]
 
 
 def _choose_prompts(node) -> set:

@@ -69,7 +69,9 @@ def _group(state, viewer, action, about=None) -> dict:
     params = [name for name, _ in rule.params] if rule is not None else [key for key, _ in action.args]
     order = list(ask.order) if ask is not None else params
     questions = ask.questions if ask is not None else {}
-    steps = [{"param": name, "question": questions.get(name, f"{name}?")} for name in order if name in params]
+    values = ask.values if ask is not None else {}
+    steps = [dict({"param": name, "question": questions.get(name, f"{name}?")}, **({"shown": True} if name in values else {}))
+             for name in order if name in params]
     return {"kind": action.name, "title": (ask.title if ask is not None and ask.title else action.name),
             "steps": steps, "choices": []}
 
@@ -138,6 +140,8 @@ def move_text(state, viewer, entry: dict, player) -> str:
     decision'; another's secret move by its kind only; another's public move by its kind and its
     arguments shown by name (never by its label, a template that may read the state)."""
     shown = public_entry(state.rs, entry, player) if player is not None else entry
+    if shown.get("simultaneous") and shown.get("secret"):  # chosen at once with others: not even which action
+        return "has chosen"
     if shown.get("secret"):  # {"player", "action": its id, "secret": true}
         ask = viewer.spec.actions.get(shown.get("action"))
         return f"{ask.title if ask is not None and ask.title else shown.get('action')} (secret)"

@@ -37,41 +37,78 @@ MAX_REPLAY_STEPS = 20_000
 
 
 def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
-    store = GameStore(db_path)
-    tables = Tables(store)
+    """The Starlette app of the web table, its games kept in the SQLite file `db_path`."""
+    server = TableServer(GameStore(db_path))
+    app = Starlette(routes=server.routes(), lifespan=server.lifespan)
+    app.state.tables = server.tables
+    app.state.store = server.store
+    return app
+
+
+class TableServer:
+    """The routes' handlers over one store of games: pages, the create/graph/replay API, the
+    play socket, and the agents that play their seats between people's moves."""
+
+    def __init__(self, store: GameStore):
+        self.store = store
+        self.tables = Tables(store)
+
+    def routes(self) -> list:
+        return [Route("/", self.page), Route("/play/{game_id}", self.page), Route("/replay/{game_id}", self.page),
+                Route("/api/rulesets", self.rulesets), Route("/api/games", self.create_game, methods=["POST"]),
+                Route("/api/games/{game_id}/graph", self.graph),
+                Route("/api/games/{game_id}/replay", self.replay, methods=["POST"]),
+                WebSocketRoute("/ws/{game_id}", self.play_socket),
+                Mount("/static", StaticFiles(directory=STATIC), name="static")]
 
     @asynccontextmanager
-    async def lifespan(app):
-        for game_id in store.unfinished_ids():
+    async def lifespan(self, app):
+        """Resume every unfinished game at start-up (its agents play on); close the store at the end."""
+        for game_id in self.store.unfinished_ids():
             try:
-                table = tables.get(game_id)
+                table = self.tables.get(game_id)
             except Exception as error:  # a stored game that no longer loads stays on disk, untouched
                 print(f"rulebook serve: game {game_id} not resumed: {error}")
                 continue
-            asyncio.get_running_loop().create_task(run_agents(table))
+            asyncio.get_running_loop().create_task(self.run_agents(table))
         yield
-        store.close()
+        self.store.close()
 
-    async def messages(table, seats) -> dict:
-        """{seat: message text}. Built on the event loop: in a worker thread (from a copy of the
-        state) the p50 latency of 50 concurrent Deep State games doubled (the threads and the loop
-        contend for the GIL; tools/bench/web_load.py), so the views are made cheap instead
-        (tables every seat sees alike are built once per step, log lines once per seat)."""
-        built = table.messages_for(None, seats)
-        return {seat: json.dumps(message) for seat, message in built.items()}
+    # -- live play -------------------------------------------------------------------------------
+    @staticmethod
+    def messages(table, sockets) -> dict:
+        """{socket: message text} for [(socket, seat)]. Each seat's message is built and encoded
+        once (tables every seat sees alike once per step); its `log` holds only the moves that
+        socket has not been sent yet, from `log_from` on (everything after a hello). Built on the
+        event loop: in a worker thread (from a copy of the state) the p50 latency of 50 concurrent
+        Deep State games doubled (the threads and the loop contend for the GIL; tools/bench/web_load.py)."""
+        built = table.messages_for(None, [seat for _, seat in sockets])
+        encoded = {}
+        for seat, message in built.items():
+            log = message.pop("log")
+            encoded[seat] = (json.dumps(message, separators=(",", ":"), check_circular=False)[:-1], log)
+        texts = {}
+        for socket, seat in sockets:
+            head, log = encoded[seat]
+            start = table.log_sent.get(socket, 0)
+            start = start if start <= len(log) else 0
+            texts[socket] = f'{head},"log_from":{start},"log":{json.dumps(log[start:], separators=(",", ":"))}}}'
+            table.log_sent[socket] = len(log)
+        return texts
 
-    async def broadcast(table) -> None:
+    async def broadcast(self, table) -> None:
+        """Send every connected seat its view of the table now."""
         sockets = list(table.sockets.items())
         if not sockets:
             return
-        texts = await messages(table, [seat for _, seat in sockets])
-        for socket, seat in sockets:
+        texts = self.messages(table, sockets)
+        for socket, _seat in sockets:
             try:
-                await socket.send_text(texts[seat])
+                await socket.send_text(texts[socket])
             except Exception:
-                table.sockets.pop(socket, None)
+                table.forget(socket)
 
-    async def run_agents(table) -> None:
+    async def run_agents(self, table) -> None:
         """Play every agent seat whose turn it is, in a worker thread, until a human must act."""
         loop = asyncio.get_running_loop()
         while True:
@@ -87,42 +124,85 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
                 if table.state.steps != state_copy.steps:
                     continue
                 try:
-                    table.apply(action, store)
+                    table.apply(action, self.store)
                 except Refused as refusal:
                     print(f"rulebook serve: game {table.id}: agent of seat {seat} refused: {refusal}")
                     return
-            await broadcast(table)
+            await self.broadcast(table)
 
-    async def page(request):
+    async def play_socket(self, websocket: WebSocket):
+        """A seat's connection: a hello with its token, then its moves; every step is broadcast."""
+        await websocket.accept()
+        table = self.tables.get(websocket.path_params["game_id"])
+        if table is None:
+            await websocket.send_text(json.dumps({"type": "error", "reason": "no such game"}))
+            await websocket.close()
+            return
+        seat = None
+        try:
+            while True:
+                text = await websocket.receive_text()
+                try:
+                    seat, acted = await self.receive(table, websocket, seat, text)
+                except (Refused, ValueError) as refusal:
+                    await websocket.send_text(json.dumps({"type": "refused", "reason": str(refusal)}))
+                    continue
+                if acted:
+                    await self.broadcast(table)
+                    asyncio.get_running_loop().create_task(self.run_agents(table))
+        except (WebSocketDisconnect, RuntimeError):  # the client went away (RuntimeError: before the handshake ended)
+            pass
+        finally:
+            table.forget(websocket)
+
+    async def receive(self, table, websocket, seat, text: str):
+        """One message of a socket: (its seat, whether a move was made); Refused with the reason."""
+        if len(text) > MAX_MESSAGE:
+            raise Refused("message too large")
+        message = json.loads(text)
+        if not isinstance(message, dict):
+            raise Refused("a message is a JSON object")
+        if seat is None or message.get("type") == "hello":
+            seat = table.check_token(message.get("seat"), message.get("token"))
+            table.sockets[websocket] = seat
+            table.log_sent[websocket] = 0  # (again) the whole log
+            await websocket.send_text(self.messages(table, [(websocket, seat)])[websocket])
+            return seat, False
+        if message.get("type") != "act":
+            raise Refused("unknown message type")
+        async with table.lock:
+            table.apply(table.choose(seat, message.get("step"), message.get("index")), self.store)
+        return seat, True
+
+    # -- pages and the API -----------------------------------------------------------------------
+    async def page(self, request):
         name = {"/": "index.html"}.get(request.url.path) or request.url.path.split("/")[1] + ".html"
         return FileResponse(STATIC / name, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
-    async def rulesets(request):
+    async def rulesets(self, request):
         from interpreter.compose import bundled_rulesets
 
         return JSONResponse({"rulesets": sorted(bundled_rulesets())})
 
-    async def create_game(request):
+    async def create_game(self, request):
         body = await _json_body(request)
         if isinstance(body, Response):
             return body
         try:
             spec = _game_spec(body)
-            table, tokens = tables.create(**spec)
-        except (ValueError, TypeError, KeyError) as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
-        except (RulebookError, RuleRuntimeError) as error:
+            table, tokens = self.tables.create(**spec)
+        except (ValueError, TypeError, KeyError, RulebookError, RuleRuntimeError) as error:
             return JSONResponse({"error": str(error)}, status_code=400)
         links = [{"seat": seat, "player": spec_seat, "url": f"/play/{table.id}#seat={seat}&token={tokens[seat]}"}
                  for seat, spec_seat in enumerate(table.seats)]
-        asyncio.get_running_loop().create_task(run_agents(table))
+        asyncio.get_running_loop().create_task(self.run_agents(table))
         return JSONResponse({"id": table.id, "links": links})
 
-    async def graph(request):
+    async def graph(self, request):
         from interpreter.checks import phase_graph
         from interpreter.play import graph_svg
 
-        table = tables.get(request.path_params["game_id"])
+        table = self.tables.get(request.path_params["game_id"])
         if table is None:
             return JSONResponse({"error": "no such game"}, status_code=404)
         graph_data = phase_graph(table.rs)
@@ -130,11 +210,11 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
         labels = {str(node): str(graph_data.nodes[node].get("label", node))[:22] for node in graph_data.nodes}
         return JSONResponse({"svg": graph_svg(table.rs), "labels": labels})
 
-    async def replay(request):
+    async def replay(self, request):
         body = await _json_body(request)
         if isinstance(body, Response):
             return body
-        table = tables.get(request.path_params["game_id"])
+        table = self.tables.get(request.path_params["game_id"])
         if table is None:
             return JSONResponse({"error": "no such game"}, status_code=404)
         try:
@@ -150,54 +230,6 @@ def create_app(db_path: str = "rulebook-games.sqlite") -> Starlette:
             None, _replay_frames, table, None if perspective == "all" else perspective)
         names = [player["name"] for player in frames[-1]["view"]["players"]] if frames else []
         return JSONResponse({"frames": frames, "seats": table.seats, "names": names})
-
-    async def play_socket(websocket: WebSocket):
-        await websocket.accept()
-        table = tables.get(websocket.path_params["game_id"])
-        if table is None:
-            await websocket.send_text(json.dumps({"type": "error", "reason": "no such game"}))
-            await websocket.close()
-            return
-        seat = None
-        try:
-            while True:
-                text = await websocket.receive_text()
-                if len(text) > MAX_MESSAGE:
-                    await websocket.send_text(json.dumps({"type": "refused", "reason": "message too large"}))
-                    continue
-                try:
-                    message = json.loads(text)
-                    if not isinstance(message, dict):
-                        raise Refused("a message is a JSON object")
-                    if seat is None or message.get("type") == "hello":
-                        seat = table.check_token(message.get("seat"), message.get("token"))
-                        table.sockets[websocket] = seat
-                        await websocket.send_text((await messages(table, [seat]))[seat])
-                        continue
-                    if message.get("type") != "act":
-                        raise Refused("unknown message type")
-                    async with table.lock:
-                        table.apply(table.choose(seat, message.get("step"), message.get("index")), store)
-                except (Refused, ValueError) as refusal:
-                    await websocket.send_text(json.dumps({"type": "refused", "reason": str(refusal)}))
-                    continue
-                await broadcast(table)
-                asyncio.get_running_loop().create_task(run_agents(table))
-        except (WebSocketDisconnect, RuntimeError):  # the client went away (RuntimeError: before the handshake ended)
-            pass
-        finally:
-            table.sockets.pop(websocket, None)
-
-    routes = [Route("/", page), Route("/play/{game_id}", page), Route("/replay/{game_id}", page),
-              Route("/api/rulesets", rulesets), Route("/api/games", create_game, methods=["POST"]),
-              Route("/api/games/{game_id}/graph", graph),
-              Route("/api/games/{game_id}/replay", replay, methods=["POST"]),
-              WebSocketRoute("/ws/{game_id}", play_socket),
-              Mount("/static", StaticFiles(directory=STATIC), name="static")]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.tables = tables
-    app.state.store = store
-    return app
 
 
 async def _json_body(request):

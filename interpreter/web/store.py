@@ -1,6 +1,11 @@
 """SQLite persistence of web games: one row per game (ruleset, modules, seats, the hashes of the
 seat tokens, seed) and one row per applied action, written and committed as it is applied, so a
-server killed at any moment resumes every game by replaying its actions from the seed."""
+server killed at any moment resumes every game by replaying its actions from the seed.
+
+The journal is a write-ahead log with `synchronous=NORMAL`: a committed move survives the server
+process being killed (even by SIGKILL: the WAL is in the file system), and only an operating
+system crash or a power cut may lose the last moves. With `FULL`, every move waited for an fsync
+(about 7 ms on the event loop, which holds up every other game's messages)."""
 from __future__ import annotations
 
 import json
@@ -27,6 +32,7 @@ class GameStore:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
 
     def create(self, record: dict) -> None:

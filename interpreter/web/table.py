@@ -23,6 +23,7 @@ from interpreter.agents import make_agent
 from interpreter.state import Action
 
 from interpreter.view.cells import Viewer
+from interpreter.view.model import last_move_entry
 from interpreter.view.spec import view_spec
 from interpreter.view.steps import legal_for, move_text
 
@@ -51,7 +52,9 @@ class Table:
         self.delay = float(record["delay"])
         self.state = ruleset.new_game(record["players"], seed=record["seed"])
         self.history = []  # [(action json, phase after)]
+        self.simultaneous = set()  # the indexes in `history` of choices made at once with others (secret until all chose)
         self.sockets = {}  # websocket -> seat
+        self.log_sent = {}  # websocket -> how many moves of the seat's log it has been sent
         self._logs = {}  # seat -> the log entries built so far (see log_for)
         self.lock = asyncio.Lock()
         self.agents = {seat: make_agent(spec, record["seed"] * 1009 + seat)
@@ -61,7 +64,12 @@ class Table:
             if not outcome:
                 raise RuntimeError(f"game {self.id}: stored move {action_json['label']!r} no longer applies: "
                                    f"{outcome.reason}")
-            self.history.append((action_json, phase))
+            self._record(action_json, phase)
+
+    def forget(self, socket) -> None:
+        """A socket that went away."""
+        self.sockets.pop(socket, None)
+        self.log_sent.pop(socket, None)
 
     def check_token(self, seat, token) -> int:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.seats):
@@ -85,9 +93,10 @@ class Table:
             return done[:len(history)]
         viewer = Viewer(self.rs, view_spec(self.rs), state.observe(seat if seat is not None else 0)["vars"], seat)
         entries = list(done)
-        for action_json, phase in history[len(done):]:
+        for index, (action_json, phase) in enumerate(history[len(done):], len(done)):
             player = action_json.get("player")
-            text = move_text(state, viewer, {"action": action_json}, seat)
+            entry = {"action": action_json, "simultaneous": True} if index in self.simultaneous else {"action": action_json}
+            text = move_text(state, viewer, entry, seat)
             entries.append({"seat": player, "text": text, "phase": phase})  # names: view["players"]
         self._logs[seat] = entries  # one assignment: a worker thread building another message sees either list
         return entries
@@ -130,7 +139,14 @@ class Table:
             raise Refused(outcome.reason or outcome.code)
         action_json = action.to_json()
         store.add_move(self.id, len(self.history), action_json, self.state.phase, self.state.is_terminal)
-        self.history.append((action_json, self.state.phase))
+        self._record(action_json, self.state.phase)
+
+    def _record(self, action_json: dict, phase) -> None:
+        """Append a move just applied to the history, noting whether the state recorded it as a
+        choice made at once with others (then no other seat may read it: see log_for)."""
+        if last_move_entry(self.state).get("simultaneous"):
+            self.simultaneous.add(len(self.history))
+        self.history.append((action_json, phase))
 
     def next_agent_seat(self):
         if self.state.is_terminal:

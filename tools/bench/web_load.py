@@ -3,7 +3,11 @@ loopback port, GAMES concurrent games whose every seat is a client-side random a
 over its own WebSocket. Latency of one action = from sending `act` to receiving the view of the
 next step on the acting socket. Prints p50/p99 over all actions, and the throughput.
 
-    python tools/bench/web_load.py [--games 50] [--ruleset kuhn-poker] [--rounds 3]
+    python tools/bench/web_load.py [--games 50] [--ruleset kuhn-poker] [--rounds 3] [--root DIR ...]
+
+With several `--root` trees (e.g. an export of an earlier commit, `git archive COMMIT | tar -x -C
+DIR`), the rounds alternate between their servers, so that before and after are measured in the
+same run on the same machine load; a line per root is printed.
 """
 from __future__ import annotations
 
@@ -56,7 +60,7 @@ async def play_seat(url, game_id, seat, token, rng, latencies, max_actions):
 
 
 async def one_game(base, ws_base, ruleset, players, seed, latencies, max_actions):
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(timeout=120) as client:  # the first game loads the ruleset
         response = await client.post(f"{base}/api/games", json={"ruleset": ruleset, "players": players,
                                                                 "seats": ["human"] * players, "seed": seed, "delay": 0})
     body = response.json()
@@ -82,12 +86,32 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of GAMES concurrent games")
     parser.add_argument("--max-actions", type=int, default=500)
+    parser.add_argument("--root", action="append", help="the source tree to serve from (repeatable; default: this one)")
     args = parser.parse_args()
+    roots = [Path(root).resolve() for root in args.root or [ROOT]]
+    results = {root: ([], 0.0) for root in roots}
+    rounds = args.rounds
+    args.rounds = 1
+    for _ in range(rounds):
+        for root in roots:  # alternating: the same machine load for every tree
+            latencies, elapsed = serve_and_run(args, root)
+            results[root] = (results[root][0] + latencies, results[root][1] + elapsed)
+    for root, (latencies, elapsed) in results.items():
+        latencies.sort()
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        shown = f" [{root}]" if len(roots) > 1 else ""
+        print(f"web_load{shown}: {rounds} x {args.games} concurrent {args.ruleset} games, {len(latencies)} actions "
+              f"in {elapsed:.1f} s ({len(latencies) / elapsed:.0f} actions/s)")
+        print(f"action latency: p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+
+
+def serve_and_run(args, root: Path):
+    """One `rulebook serve` from `root`, the rounds of games against it: (latencies, seconds)."""
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
-        env = dict(os.environ, RULEBOOK_CACHE="0", PYTHONPATH=str(ROOT))
+        env = dict(os.environ, RULEBOOK_CACHE="0", PYTHONPATH=str(root))
         server = subprocess.Popen([sys.executable, "-m", "interpreter", "serve", "--port", str(port),
-                                   "--db", str(Path(folder) / "load.sqlite")], env=env, cwd=ROOT)
+                                   "--db", str(Path(folder) / "load.sqlite")], env=env, cwd=root)
         try:
             for _ in range(300):
                 try:
@@ -95,15 +119,10 @@ def main() -> None:
                     break
                 except httpx.HTTPError:
                     time.sleep(0.1)
-            latencies, elapsed = asyncio.run(run(args, port))
+            return asyncio.run(run(args, port))
         finally:
             server.terminate()
             server.wait(10)
-    latencies.sort()
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    print(f"web_load: {args.rounds} x {args.games} concurrent {args.ruleset} games, {len(latencies)} actions "
-          f"in {elapsed:.1f} s ({len(latencies) / elapsed:.0f} actions/s)")
-    print(f"action latency: p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -91,15 +91,19 @@ function renderStatus(view) {
     : `${decision.name} decides: ${decision.about}`;
 }
 
+// the moves as this seat may read them: a message carries only those from `log_from` on
+let logEntries = [];
+
 function render(message) {
   if (!current || current.view.step !== message.view.step) chosen = {};
   current = message;
+  logEntries = message.log_from ? logEntries.slice(0, message.log_from).concat(message.log) : message.log;
   const view = message.view;
   renderStatus(view);
   renderActions();
   renderScores($("scores"), view.scores);
   renderTables($("board"), viewTables(view));
-  renderLog(message.log, view.players);
+  renderLog(logEntries, view.players);
   showGraph($("graph"), id, view.phase.id);
   const link = $("replay-link");
   link.hidden = !view.terminal;
