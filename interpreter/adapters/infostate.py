@@ -8,7 +8,7 @@ The layout is documented in docs/research.md. Needs no third-party package.
 """
 from __future__ import annotations
 
-from .encoding import _key
+from .encoding import value_key
 from .observation import ObservationLayout
 
 __all__ = ["known_information", "InformationStateLayout", "HISTORY_SLOTS"]
@@ -79,7 +79,7 @@ class InformationStateLayout:
             outcome = entry["chance"]
             if outcome != "hidden":
                 vector[2] = 1.0
-                position = self.space.atoms.index.get(_key(outcome)) if isinstance(outcome, str) else None
+                position = self.space.atoms.index.get(value_key(outcome)) if isinstance(outcome, str) else None
                 vector[values] = 0.0 if position is None else (position + 1) / self.space.atoms.size
             return vector
         move = entry.get("action")
@@ -99,6 +99,6 @@ class InformationStateLayout:
     def _values(self, name, args: dict, vector: list, at: int) -> None:
         block = self.space.by_name.get(name)
         for number, slot in enumerate(block.slots if block is not None else ()):
-            position = slot.index.get(_key(args.get(slot.name)))
+            position = slot.index.get(value_key(args.get(slot.name)))
             if position is not None:
                 vector[at + number] = (position + 1) / slot.size

@@ -2,11 +2,16 @@
 registers a Python game with `pyspiel.register_game` and returns its name, after which
 `pyspiel.load_game(name)` works with OpenSpiel's algorithms (CFR, exploitability, search).
 
-Owns: the game type (sequential; chance explicit when the engine exposes chance nodes, else
+Owns: the game type (dynamics simultaneous when the rules ever let several players choose at
+once, else sequential; chance explicit when the engine exposes chance nodes, else
 sampled; information perfect unless a variable or a decision is hidden; utility zero-sum when
 the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and the observer
 (strings and tensors from `observation.ObservationLayout` and, for the information state,
-`infostate.InformationStateLayout`). Requires the `open-spiel` package
+`infostate.InformationStateLayout`). In a simultaneous game a node where several players choose
+at once has `current_player()` SIMULTANEOUS: every seat gives an action to `apply_actions`, the
+seats not to choose there the one id `pass_id` (= the action space's size, the game's last id);
+its other nodes stay sequential (one current player, as OpenSpiel's `convert_to_turn_based`
+and random simulation expect). Requires the `open-spiel` package
 (`pip install rulebook[openspiel]`).
 """
 from __future__ import annotations
@@ -17,7 +22,7 @@ import re
 import numpy as np
 import pyspiel
 
-from .encoding import ActionSpace, uses_chance
+from .encoding import ActionSpace, acting_players, has_simultaneous_moves, uses_chance
 from .infostate import InformationStateLayout, known_information
 from .observation import ObservationLayout
 from .returns import Utility, utility_of
@@ -60,21 +65,24 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
     chance = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if manual else
               pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if uses_chance(rs) else
               pyspiel.GameType.ChanceMode.DETERMINISTIC)
-    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(rs)
+    simultaneous = has_simultaneous_moves(rs)
+    dynamics = pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous else pyspiel.GameType.Dynamics.SEQUENTIAL
+    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(rs) or simultaneous
             else pyspiel.GameType.Information.PERFECT_INFORMATION)
     game_type = pyspiel.GameType(
         short_name=name, long_name=f"{rs.title or rs.name} (rulebook, {players} players)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=chance, information=info,
+        dynamics=dynamics, chance_mode=chance, information=info,
         utility=kind, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=players, min_num_players=players,
         provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
     game_info = pyspiel.GameInfo(
-        num_distinct_actions=space.size, max_chance_outcomes=space.max_chance_outcomes,
+        num_distinct_actions=space.size + (1 if simultaneous else 0), max_chance_outcomes=space.max_chance_outcomes,
         num_players=players, min_utility=pays.low, max_utility=pays.high,
         utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
         max_game_length=rs.max_steps)
     setup = _Setup(rs, players, space, layout, manual, pays.mode)
+    setup.pass_id = space.size if simultaneous else None
     setup.infostate = InformationStateLayout(space, layout, rs.max_steps)
 
     class Game(RulebookGame):
@@ -113,6 +121,7 @@ class _Setup:
         self.manual = manual
         self.utility = utility
         self.next_seed = 0
+        self.pass_id = None  # the id of "not to choose here" at a simultaneous node (simultaneous games only)
 
     def __deepcopy__(self, memo):
         return self
@@ -161,10 +170,16 @@ class RulebookState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if self.setup.manual and state.is_chance():
             return pyspiel.PlayerId.CHANCE
+        if self.setup.pass_id is not None and state.is_simultaneous():
+            return pyspiel.PlayerId.SIMULTANEOUS
         return state.current_player
 
     def _legal_actions(self, player):
-        return sorted(number for number, _ in self.setup.space.legal_ids(self.engine.state))
+        state = self.engine.state
+        if player not in acting_players(state):
+            simultaneous = self.setup.pass_id is not None and state.is_simultaneous()
+            return [self.setup.pass_id] if simultaneous else []
+        return sorted(number for number, _ in self.setup.space.legal_ids(state, player))
 
     def chance_outcomes(self):
         outcomes = self.engine.state.chance_outcomes()
@@ -184,9 +199,32 @@ class RulebookState(pyspiel.State):
         if not outcome:
             raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
 
+    def _apply_actions(self, actions):
+        """A simultaneous node: every choosing seat's move, all checked before any is applied."""
+        state = self.engine.state
+        acting = acting_players(state)
+        moves = []
+        for player, number in enumerate(actions):
+            if player not in acting:
+                if number != self.setup.pass_id:
+                    raise pyspiel.SpielError(f"player {player} does not choose here: its action is "
+                                             f"the pass id {self.setup.pass_id}, not {number}")
+                continue
+            legal = dict(self.setup.space.legal_ids(state, player))
+            if number not in legal:
+                raise pyspiel.SpielError(f"player {player}: action id {number} is not legal here "
+                                         f"({self.setup.space.describe(number)})")
+            moves.append(legal[number])
+        for move in moves:
+            outcome = state.apply(move)
+            if not outcome:
+                raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
+
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"chance outcome {action}"
+        if action == self.setup.pass_id:
+            return "pass (not to choose at this simultaneous node)"
         return self.setup.space.describe(action)
 
     def is_terminal(self):
