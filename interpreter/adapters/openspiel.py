@@ -17,6 +17,7 @@ and random simulation expect). Requires the `open-spiel` package
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
@@ -132,9 +133,17 @@ class _Engine:
 
     def __init__(self, state):
         self.state = state
+        self.known = {}  # player -> known_information at this node; every move clears it
 
     def __deepcopy__(self, memo):
         return _Engine(self.state.copy())
+
+    def known_to(self, player: int) -> dict:
+        """What `player` knows here, computed once per node (OpenSpiel asks for the tensor and
+        the string of the same information state; the engine rebuilds it from the history)."""
+        if player not in self.known:
+            self.known[player] = known_information(self.state, player)
+        return self.known[player]
 
 
 class RulebookGame(pyspiel.Game):
@@ -176,6 +185,8 @@ class RulebookState(pyspiel.State):
 
     def _legal_actions(self, player):
         state = self.engine.state
+        if player == pyspiel.PlayerId.SIMULTANEOUS:  # the flat joint actions (OpenSpiel's numbering)
+            return list(range(math.prod(len(self._legal_actions(seat)) for seat in range(self.setup.players))))
         if player not in acting_players(state):
             simultaneous = self.setup.pass_id is not None and state.is_simultaneous()
             return [self.setup.pass_id] if simultaneous else []
@@ -189,6 +200,10 @@ class RulebookState(pyspiel.State):
         return [(i, float(probability)) for i, (_, probability) in enumerate(outcomes)]
 
     def _apply_action(self, action):
+        if self.setup.pass_id is not None and self.current_player() == pyspiel.PlayerId.SIMULTANEOUS:
+            self._apply_actions(self._joint_action(action))
+            return
+        self.engine.known.clear()
         state = self.engine.state
         if self.setup.manual and state.is_chance():
             outcome = state.chance_outcomes()[action][0]
@@ -201,6 +216,7 @@ class RulebookState(pyspiel.State):
 
     def _apply_actions(self, actions):
         """A simultaneous node: every choosing seat's move, all checked before any is applied."""
+        self.engine.known.clear()
         state = self.engine.state
         acting = acting_players(state)
         moves = []
@@ -220,9 +236,21 @@ class RulebookState(pyspiel.State):
             if not outcome:
                 raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
 
+    def _joint_action(self, flat: int) -> list:
+        """The ids of a flat joint action: mixed radix over each seat's legal ids, seat 0 the
+        least significant digit (as OpenSpiel's `FlatJointActionToActions`)."""
+        ids = []
+        for seat in range(self.setup.players):
+            legal = self._legal_actions(seat)
+            flat, position = divmod(flat, len(legal))
+            ids.append(legal[position])
+        return ids
+
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"chance outcome {action}"
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            return "; ".join(self._action_to_string(seat, number) for seat, number in enumerate(self._joint_action(action)))
         if action == self.setup.pass_id:
             return "pass (not to choose at this simultaneous node)"
         return self.setup.space.describe(action)
@@ -258,16 +286,14 @@ class RulebookObserver:
         self.dict = {"info_state" if perfect_recall else "observation": self.tensor}
 
     def set_from(self, state, player):
-        engine = state.engine.state
         if self.perfect_recall:
-            self.tensor[:] = self.setup.infostate.encode(engine, player)
+            self.tensor[:] = self.setup.infostate.encode_info(state.engine.known_to(player), player)
         else:
-            self.tensor[:] = self.setup.layout.encode(engine, player)
+            self.tensor[:] = self.setup.layout.encode(state.engine.state, player)
 
     def string_from(self, state, player):
-        engine = state.engine.state
         if self.perfect_recall:
-            return json.dumps(known_information(engine, player), sort_keys=True, default=str)
-        view = engine.observe(player)
+            return json.dumps(state.engine.known_to(player), sort_keys=True, default=str)
+        view = state.engine.state.observe(player)
         view.pop("step", None)
         return json.dumps(view, sort_keys=True, default=str)
