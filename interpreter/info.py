@@ -79,8 +79,12 @@ def _unbounded_note(item: dict, int_bound: int) -> str:
     declare = ", ".join(f"{end}: N" for end in ends)
     vars_named = [name[4:] for name in item["blocked_by"] if name.startswith("var ")]
     where = f" (no bound for: {', '.join(item['blocked_by'])})" if item["blocked_by"] else ""
-    advice = f'declare it on the parameter, {item["param"]}: {{from: "{item["domain"]}", {declare}}}'
+    if item["action"] == "choose":
+        advice = f'declare it on the decision, {{choose: {{from: "{item["domain"]}", as: {item["param"]}, {declare}}}}}'
+    else:
+        advice = f'declare it on the parameter, {item["param"]}: {{from: "{item["domain"]}", {declare}}}'
     if vars_named:
         advice += " or give " + ", ".join(f"var {name}" for name in vars_named) + " a " + " and ".join(f"{end}:" for end in ends)
-    return (f"note: {item['action']}.{item['param']} ranges over '{item['domain']}', whose {' and '.join(ends)} "
+    what = f"the answer {item['param']} of a choose" if item["action"] == "choose" else f"{item['action']}.{item['param']}"
+    return (f"note: {what} ranges over '{item['domain']}', whose {' and '.join(ends)} "
             f"validation cannot prove{where}: its ids cover 0..{int_bound} (assumed); {advice}")

@@ -16,6 +16,7 @@ from interpreter.cli import run
 from adapters_support import CASES, random_game, rulesets  # noqa: F401 (a fixture)
 
 BETS = os.path.join(os.path.dirname(__file__), "rulesets", "bounded_bets")
+ANSWERS = os.path.join(os.path.dirname(__file__), "rulesets", "bounded_answers")
 
 
 def _int_slots(space):
@@ -53,12 +54,38 @@ def test_deep_state_rows_follow_the_player_count(rulesets):
     assert Bounds(rulesets["deep-state"], 3).number("row_size - 1") == 7
 
 
+UNBOUNDED_ANSWERS = {"davos": [("k", "range(0, n + 1)")]}
+
+
+def test_numeric_decision_answers_are_bounded_like_parameters():
+    rs = interpreter.load(ANSWERS)
+    bounds = Bounds(rs, 2)
+    proven = bounds.choice({"from": "range(1, chips[player] + 1)", "as": "n"})
+    declared = bounds.choice({"from": "range(0, pot + 1)", "as": "back", "max": 6})
+    unbounded = bounds.choice({"from": "range(turns + 1)", "as": "said"})
+    assert (proven.values, proven.how) == (tuple(range(1, 7)), "proven")
+    assert (declared.values, declared.how) == (tuple(range(0, 7)), "declared")
+    assert (unbounded.values, unbounded.blockers, unbounded.missing) == (None, ("var turns",), ("max",))
+    assert bounds.choice({"from": "['yes', 'no']", "as": "v"}) is None  # not numbers by its form
+    space = ActionSpace(rs, 2)
+    assert space.unbounded == [("choose", "said", "range(turns + 1)", ("var turns",), ("max",))]
+    numbers = [v for v in space.by_name["choose"].slots[0].values if type(v) is int]
+    assert numbers == list(range(0, 101))  # the unbounded one falls back to 0..100 (assumed)
+    out = io.StringIO()
+    assert run(["info", ANSWERS], out, io.StringIO()) == 0
+    out = out.getvalue()
+    assert "note: the answer said of a choose ranges over 'range(turns + 1)'" in out
+    assert 'declare it on the decision, {choose: {from: "range(turns + 1)", as: said, max: N}}' in out
+
+
 @pytest.mark.parametrize("name,players", CASES)
 def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(rulesets, name, players):
     rs = rulesets[name]
     space = ActionSpace(rs, players)
     bounds = Bounds(rs, players)
-    assert space.unbounded == []
+    assert [item for item in space.unbounded if item[0] != "choose"] == []
+    # decision answers: one the proof cannot bound (a procedure's parameter n), so `info` notes it
+    assert [(item[1], item[2]) for item in space.unbounded if item[0] == "choose"] == UNBOUNDED_ANSWERS.get(name, [])
 
     def visit(state):
         space.legal_ids(state)  # raises on a value outside a declared or proven bound

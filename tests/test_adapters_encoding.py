@@ -88,7 +88,10 @@ def test_info_davos_four_players():
     assert "action space: " in out and "observation size: " in out and "max chance outcomes: " in out
     space = ActionSpace(interpreter.load("davos"), 4)
     assert f"action space: {space.size} ids" in out
-    assert "note:" not in out  # every integer parameter has a proven bound (placed_corp.n, party.n: 1..50)
+    # every integer parameter has a proven bound (placed_corp.n, party.n: 1..50); one decision's
+    # numeric answers do not (a team dividing its profit: range(0, n + 1), n a procedure parameter)
+    assert [line for line in out.splitlines() if line.startswith("note:")] == [
+        line for line in out.splitlines() if line.startswith("note: the answer k of a choose ranges over 'range(0, n + 1)'")]
     assert "n: int 1..50 (proven)" in out
 
 

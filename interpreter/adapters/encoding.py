@@ -178,7 +178,7 @@ class ActionSpace:
             offset += block.size
         decisions = effect_values(rs, "choose")
         if decisions:
-            self.blocks.append(Block("choose", offset, (self._any_slot("value", "", proven=False),)))
+            self.blocks.append(Block("choose", offset, (self._answer_slot(decisions),)))
             offset += self.blocks[-1].size
         if decisions:  # an option may be a list (`count:`, or a domain of pairs): by position
             option = Slot("value", "option", tuple(range(option_slots)), False, "position in the options")
@@ -196,6 +196,30 @@ class ActionSpace:
     def _any_slot(self, name, source, proven) -> Slot:
         values = (None, False, True) + self.atoms.entities + self.atoms.texts + self._ints(0, self.int_bound)
         return Slot(name, "any", values, proven, source)
+
+    def _answer_slot(self, decisions) -> Slot:
+        """The single-value answers to a decision: none, false, true, the atoms and numbers:
+        the seats (0..players-1), each numeric domain's declared or proven bound, and
+        0..int_bound (assumed) when a domain's numbers have no bound (noted in `unbounded`) or
+        its values have no type validation can read."""
+        numbers = set(range(self.players))
+        declared = {(str(spec.get("from")), str(spec.get("as"))): spec for spec in decisions if isinstance(spec, dict)}
+        for effect in _choices(self.rs):
+            source = str(getattr(effect.options, "source", "") or "")
+            spec = declared.get((source, effect.bind), {"from": source})
+            element = _element(getattr(effect.options, "type", None))
+            if effect.count is not None or element == "text" or isinstance(element, tuple):
+                continue  # lists (answered by position), texts and components: no numbers
+            domain = self.bounds.choice(spec, numeric=element == "number")
+            if domain is None:
+                numbers.update(range(self.int_bound + 1))  # untyped: a number would be assumed
+            elif domain.values is None:
+                self.unbounded.append(("choose", effect.bind, source, domain.blockers, domain.missing))
+                numbers.update(range(self.int_bound + 1))
+            else:
+                numbers.update(domain.values)
+        values = (None, False, True) + self.atoms.entities + self.atoms.texts + tuple(sorted(numbers))
+        return Slot("value", "any", values, False, "the answers of every choose")
 
     def _slot(self, aid, name, handle) -> Slot:
         source = getattr(handle, "source", "") or ""
@@ -280,6 +304,10 @@ class ActionSpace:
         (never a silently missing action). Values of unproven slots are not checked."""
         block = self.by_name.get(action.name)
         values = dict(action.args)
+        answer = action.args[0][1] if action.name == "choose" and action.args else None
+        if isinstance(answer, int) and not isinstance(answer, bool) and block is not None:
+            raise ValueError(f"the decision answer {answer!r} is a number outside those its domains allow (the seats and "
+                             "each numeric domain's bound, see `rulebook info`): declare min:/max: on the choose")
         for slot in block.slots if block is not None else ():
             if slot.kind == "int" and slot.proven and value_key(values.get(slot.name)) not in slot.index:
                 raise ValueError(
@@ -318,6 +346,19 @@ class ActionSpace:
         """[(block, offset, size, [Slot])] for docs and `info`."""
         return [(b.name, b.offset, b.size, list(b.slots))
                 for b in self.blocks]
+
+
+def _choices(rs) -> list:
+    """The compiled `choose` effects of the rules (one seat's or several seats' at once)."""
+    from ..engine import effects as fx
+
+    return [effect for block in rs.blocks for effect in block or ()
+            if isinstance(effect, (fx.Choose, fx.ChooseTogether))]
+
+
+def _element(typ):
+    """The element type of a compiled list type ('number', 'text', ('entity', T)), else None."""
+    return typ[1] if isinstance(typ, tuple) and len(typ) == 2 and typ[0] == "list" else None
 
 
 def acting_players(state) -> list:
