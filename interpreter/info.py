@@ -5,6 +5,7 @@ action space, the bound of every integer parameter (proven, declared or assumed)
 assumed one, what to declare."""
 from __future__ import annotations
 
+import argparse
 import json
 
 
@@ -13,6 +14,15 @@ def add_parser(sub, ruleset_args) -> None:
     ruleset_args(info)
     info.add_argument("--players", type=int)
     info.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    info.add_argument("--history-window", type=_window, metavar="N",
+                      help="history entries in the information-state vector (default 32; OpenSpiel: register(..., history_window=N))")
+
+
+def _window(text: str) -> int:
+    """--history-window: a whole number of history entries, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a number of history entries, 0 or more, not {text!r}")
+    return int(text)
 
 
 def _param(slot) -> dict:
@@ -22,7 +32,7 @@ def _param(slot) -> dict:
     return row
 
 
-def describe(rs, players: int) -> dict:
+def describe(rs, players: int, history_window=None) -> dict:
     """Everything `info` prints, as plain data."""
     from .adapters.encoding import ActionSpace
     from .adapters.infostate import InformationStateLayout
@@ -30,12 +40,13 @@ def describe(rs, players: int) -> dict:
 
     space = ActionSpace(rs, players)
     layout = ObservationLayout(rs, players)
-    infostate = InformationStateLayout(space, layout, rs.max_steps)
+    infostate = InformationStateLayout(space, layout, rs.max_steps, history_window)
     blocks = [{"name": name, "offset": offset, "size": size, "params": [_param(slot) for slot in slots]}
               for name, offset, size, slots in space.table()]
     return {"ruleset": rs.name, "modules": list(rs.modules), "players": players,
             "num_distinct_actions": space.size, "observation_size": layout.size,
             "information_state_size": infostate.size, "history_slots": infostate.history_slots,
+            "history_complete": infostate.complete, "max_game_length": rs.max_steps,
             "max_chance_outcomes": space.max_chance_outcomes, "int_bound": space.int_bound,
             "unbounded": [{"action": a, "param": p, "domain": src, "blocked_by": list(blockers), "missing": list(missing)}
                           for a, p, src, blockers, missing in space.unbounded],
@@ -51,7 +62,7 @@ def _param_text(param: dict) -> str:
 
 
 def run_info(args, out, rs, players: int) -> int:
-    data = describe(rs, players)
+    data = describe(rs, players, getattr(args, "history_window", None))
     if args.json:
         print(json.dumps(data, indent=1), file=out)
         return 0
@@ -60,7 +71,7 @@ def run_info(args, out, rs, players: int) -> int:
     print(f"action space: {data['num_distinct_actions']} ids", file=out)
     print(f"observation size: {data['observation_size']} floats", file=out)
     print(f"information state size: {data['information_state_size']} floats "
-          f"(the observation and the last {data['history_slots']} history entries)", file=out)
+          f"(the observation and {_window_text(data)})", file=out)
     print(f"max chance outcomes: {data['max_chance_outcomes']}", file=out)
     for block in data["blocks"]:
         params = ", ".join(_param_text(p) for p in block["params"])
@@ -71,6 +82,14 @@ def run_info(args, out, rs, players: int) -> int:
     for item in data["unbounded"]:
         print(_unbounded_note(item, data["int_bound"]), file=out)
     return 0
+
+
+def _window_text(data: dict) -> str:
+    """How much of the history the information-state vector holds."""
+    if data["history_complete"]:
+        return f"the whole history: a game lasts at most {data['max_game_length']} moves"
+    return (f"the last {data['history_slots']} history entries of up to {data['max_game_length']}; "
+            "older ones only through the observation: --history-window N")
 
 
 def _unbounded_note(item: dict, int_bound: int) -> str:

@@ -3,6 +3,7 @@ var's declared `max`, declared on a parameter (`{from:, min:, max:}`), or report
 declare (tests/rulesets/bounded_bets); the bundled rulesets keep every bound they declare;
 numbers of bounded vars are scaled in the observation."""
 import io
+import math
 import os
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 import interpreter
 from interpreter.adapters.bounds import Bounds
 from interpreter.adapters.encoding import ActionSpace
-from interpreter.adapters.observation import ObservationLayout
+from interpreter.adapters.observation import ObservationLayout, squash
 from interpreter.cli import run
 
 from adapters_support import CASES, random_game, rulesets  # noqa: F401 (a fixture)
@@ -116,3 +117,19 @@ def test_info_says_what_to_declare():
     assert "bet(n: int 1..8 (proven))" in text and "take(n: int 1..8 (declared))" in text
     assert "note: wait.n ranges over 'range(turns + 1)'" in text
     assert 'n: {from: "range(turns + 1)", max: N}' in text and "give var turns a max:" in text
+
+
+def test_numbers_without_both_bounds_are_squashed():
+    rs = interpreter.load(ANSWERS)
+    layout = ObservationLayout(rs, 2)
+    assert layout.scaled == {"chips": (0.0, 6.0)}
+    state = rs.new_game(2, 0)
+    state.apply(next(a for a in state.legal_actions() if a.name == "bet"))
+    state.apply(next(a for a in state.legal_actions() if dict(a.args).get("value") == 3 or a.args[0][1] == 3))
+    assert state.vars["pot"] == 3
+    offsets = {name: offset for name, offset, _ in layout.table()}
+    vector = layout.encode(state, 0)
+    assert vector[offsets["pot"]] == pytest.approx(squash(3)) == pytest.approx(math.log(4))
+    assert vector[offsets["chips"]] == pytest.approx(0.0)  # seat 0 bet all 3 of its chips: (0 - 0) / 6
+    assert vector[offsets["chips"] + 1] == pytest.approx(0.5)  # seat 1: (3 - 0) / 6
+    assert [squash(x) for x in (0, -3, 100)] == pytest.approx([0.0, -math.log(4), math.log(101)])

@@ -123,3 +123,15 @@ def test_kuhn_information_state_tensor_hides_the_other_card(rulesets):
         state.apply_action(next(a for a in state.legal_actions() if "bet" in state.action_to_string(a)))
     assert after_bet[0].information_state_tensor(0) == after_bet[1].information_state_tensor(0)
     assert after_bet[0].information_state_tensor(0) != states[("K", "J")].information_state_tensor(0)  # the bet is recalled
+
+
+def test_the_history_window_is_a_registration_parameter(rulesets):
+    default = _game(rulesets["kuhn-poker"])
+    short = pyspiel.load_game(register(rulesets["kuhn-poker"], name="kuhn_window_4", history_window=4))
+    assert short.information_state_tensor_size() < default.information_state_tensor_size()
+    state = short.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+        assert len(state.information_state_tensor(0)) == short.information_state_tensor_size()
+    with pytest.raises(ValueError, match="history window"):
+        register(rulesets["kuhn-poker"], name="kuhn_window_4", history_window=8)

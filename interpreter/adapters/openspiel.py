@@ -53,7 +53,7 @@ def _imperfect(rs) -> bool:
     return any(d.visibility != "public" for d in rs.vars.values()) or bool(effect_values(rs, "choose"))
 
 
-def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
+def make_game(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None):
     """The registered game class for a ruleset (not yet registered) and its name."""
     rs = _load(ruleset, modules)
     players = players if players is not None else rs.players[0]
@@ -84,7 +84,7 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
         max_game_length=rs.max_steps)
     setup = _Setup(rs, players, space, layout, manual, pays.mode)
     setup.pass_id = space.size if simultaneous else None
-    setup.infostate = InformationStateLayout(space, layout, rs.max_steps)
+    setup.infostate = InformationStateLayout(space, layout, rs.max_steps, history_window)
 
     class Game(RulebookGame):
         def __init__(self, params=None):
@@ -95,16 +95,18 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
     return Game, game_type, name
 
 
-def register(ruleset, modules=(), players=None, name=None, utility="auto") -> str:
+def register(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None) -> str:
     """Register the ruleset with OpenSpiel; returns the name for `pyspiel.load_game`.
-    `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'."""
-    game_class, game_type, name = make_game(ruleset, modules, players, name, utility)
+    `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'.
+    `history_window`: how many of the latest history entries the information-state tensor
+    encodes (default `infostate.HISTORY_SLOTS`, 32; never more than the max game length)."""
+    game_class, game_type, name = make_game(ruleset, modules, players, name, utility, history_window)
     setup = game_class.setup
-    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility)
+    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility, setup.infostate.history_slots)
     if name in _REGISTERED:  # OpenSpiel keeps the first class registered under a name
         if _REGISTERED[name] != key:
             raise ValueError(f"the name {name!r} is already registered for another ruleset, player "
-                             "count or utility: pass name=...")
+                             "count, utility or history window: pass name=...")
         return name
     pyspiel.register_game(game_type, game_class)
     _REGISTERED[name] = key
