@@ -102,7 +102,7 @@ def test_kuhn_cfr_reaches_the_game_value(rulesets):
     game = _game(rs)
     assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     solver = cfr.CFRPlusSolver(game)
-    for _ in range(300):
+    for _ in range(100):
         solver.evaluate_and_update_policy()
     average = solver.average_policy()
     value = expected_game_score.policy_value(game.new_initial_state(), [average, average])[0]
