@@ -88,10 +88,12 @@ def test_an_illegal_joint_action_is_refused_with_the_state_unchanged():
     assert state.current_player() == SIMULTANEOUS
     before = str(state)
     bids = state.legal_actions(0)
-    for wrong in ([bids[0], 99], [game.num_distinct_actions() - 1, bids[0]]):
+    for wrong in ([bids[0], 99], [game.num_distinct_actions() - 1, bids[0]], [bids[0]]):
         with pytest.raises(pyspiel.SpielError):
             state.apply_actions(wrong)
         assert str(state) == before and state.history() == []
+    with pytest.raises(pyspiel.SpielError):
+        state.apply_action(len(state.legal_actions()))  # no such flat joint action
     state.apply_actions([bids[0], bids[1]])
     assert state.is_terminal()
 

@@ -218,8 +218,11 @@ class RulebookState(pyspiel.State):
 
     def _apply_actions(self, actions):
         """A simultaneous node: every choosing seat's move, all checked before any is applied."""
-        self.engine.known.clear()
         state = self.engine.state
+        if self.setup.pass_id is None or not state.is_simultaneous() or len(actions) != self.setup.players:
+            raise pyspiel.SpielError(f"apply_actions takes one id per seat ({self.setup.players}) at a "
+                                     "simultaneous node; elsewhere use apply_action")
+        self.engine.known.clear()
         acting = acting_players(state)
         moves = []
         for player, number in enumerate(actions):
@@ -241,6 +244,8 @@ class RulebookState(pyspiel.State):
     def _joint_action(self, flat: int) -> list:
         """The ids of a flat joint action: mixed radix over each seat's legal ids, seat 0 the
         least significant digit (as OpenSpiel's `FlatJointActionToActions`)."""
+        if not 0 <= flat < len(self._legal_actions(pyspiel.PlayerId.SIMULTANEOUS)):
+            raise pyspiel.SpielError(f"no joint action has the number {flat} here")
         ids = []
         for seat in range(self.setup.players):
             legal = self._legal_actions(seat)
