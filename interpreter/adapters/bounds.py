@@ -46,6 +46,7 @@ class Bounds:
         self.defines = {name: d for name, d in (tree.get("define") or {}).items() if d is not None}
         self.actions = tree.get("actions") or {}
         self.vars = {}
+        self.var_names = set(tree.get("vars") or {})
         for name, decl in (tree.get("vars") or {}).items():
             if isinstance(decl, dict) and ("min" in decl or "max" in decl):
                 self.vars[name] = (self.number(decl.get("min"), upper=False), self.number(decl.get("max")))
@@ -191,8 +192,8 @@ class _Interval:
 
     def _var(self, name: str) -> tuple:
         bound = self.bounds.var_bound(name)
-        if bound == _UNKNOWN:
-            self.blockers.append(f"var {name}")
+        if bound == _UNKNOWN:  # a var without min/max, or a name bound by the rules (a procedure's parameter)
+            self.blockers.append(f"var {name}" if name in self.bounds.var_names else f"the local name {name}")
         return bound
 
     def _binary(self, node) -> tuple:
