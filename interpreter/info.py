@@ -5,6 +5,7 @@ action space, the bound of every integer parameter (proven, declared or assumed)
 assumed one, what to declare."""
 from __future__ import annotations
 
+import argparse
 import json
 
 
@@ -13,6 +14,15 @@ def add_parser(sub, ruleset_args) -> None:
     ruleset_args(info)
     info.add_argument("--players", type=int)
     info.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    info.add_argument("--history-window", type=_window, metavar="N",
+                      help="history entries in the information-state vector (default 32; OpenSpiel: register(..., history_window=N))")
+
+
+def _window(text: str) -> int:
+    """--history-window: a whole number of history entries, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a number of history entries, 0 or more, not {text!r}")
+    return int(text)
 
 
 def _param(slot) -> dict:
@@ -22,7 +32,7 @@ def _param(slot) -> dict:
     return row
 
 
-def describe(rs, players: int) -> dict:
+def describe(rs, players: int, history_window=None) -> dict:
     """Everything `info` prints, as plain data."""
     from .adapters.encoding import ActionSpace
     from .adapters.infostate import InformationStateLayout
@@ -33,12 +43,13 @@ def describe(rs, players: int) -> dict:
     space = ActionSpace(rs, players)
     gap = support(rs)
     layout = ObservationLayout(rs, players)
-    infostate = InformationStateLayout(space, layout, rs.max_steps)
+    infostate = InformationStateLayout(space, layout, rs.max_steps, history_window)
     blocks = [{"name": name, "offset": offset, "size": size, "params": [_param(slot) for slot in slots]}
               for name, offset, size, slots in space.table()]
     return {"ruleset": rs.name, "modules": list(rs.modules), "players": players,
             "num_distinct_actions": space.size, "observation_size": layout.size,
             "information_state_size": infostate.size, "history_slots": infostate.history_slots,
+            "history_complete": infostate.complete, "max_game_length": rs.max_steps,
             "max_chance_outcomes": space.max_chance_outcomes, "int_bound": space.int_bound,
             "unbounded": [{"action": a, "param": p, "domain": src, "blocked_by": list(blockers), "missing": list(missing)}
                           for a, p, src, blockers, missing in space.unbounded],
@@ -56,7 +67,7 @@ def _param_text(param: dict) -> str:
 
 
 def run_info(args, out, rs, players: int) -> int:
-    data = describe(rs, players)
+    data = describe(rs, players, getattr(args, "history_window", None))
     if args.json:
         print(json.dumps(data, indent=1), file=out)
         return 0
@@ -65,7 +76,7 @@ def run_info(args, out, rs, players: int) -> int:
     print(f"action space: {data['num_distinct_actions']} ids", file=out)
     print(f"observation size: {data['observation_size']} floats", file=out)
     print(f"information state size: {data['information_state_size']} floats "
-          f"(the observation and the last {data['history_slots']} history entries)", file=out)
+          f"(the observation and {_window_text(data)})", file=out)
     print(f"max chance outcomes: {data['max_chance_outcomes']}", file=out)
     compiled = data["compiled"]
     print("compiled play: " + ("yes (new_game(..., engine='compiled'))" if compiled["supported"] else
@@ -81,14 +92,26 @@ def run_info(args, out, rs, players: int) -> int:
     return 0
 
 
+def _window_text(data: dict) -> str:
+    """How much of the history the information-state vector holds."""
+    if data["history_complete"]:
+        return f"the whole history: a game lasts at most {data['max_game_length']} moves"
+    return (f"the last {data['history_slots']} history entries of up to {data['max_game_length']}; "
+            "older ones only through the observation: --history-window N")
+
+
 def _unbounded_note(item: dict, int_bound: int) -> str:
     """What to declare so that an integer parameter gets a bound."""
     ends = item["missing"] or ["min", "max"]
     declare = ", ".join(f"{end}: N" for end in ends)
     vars_named = [name[4:] for name in item["blocked_by"] if name.startswith("var ")]
     where = f" (no bound for: {', '.join(item['blocked_by'])})" if item["blocked_by"] else ""
-    advice = f'declare it on the parameter, {item["param"]}: {{from: "{item["domain"]}", {declare}}}'
+    if item["action"] == "choose":
+        advice = f'declare it on the decision, {{choose: {{from: "{item["domain"]}", as: {item["param"]}, {declare}}}}}'
+    else:
+        advice = f'declare it on the parameter, {item["param"]}: {{from: "{item["domain"]}", {declare}}}'
     if vars_named:
         advice += " or give " + ", ".join(f"var {name}" for name in vars_named) + " a " + " and ".join(f"{end}:" for end in ends)
-    return (f"note: {item['action']}.{item['param']} ranges over '{item['domain']}', whose {' and '.join(ends)} "
+    what = f"the answer {item['param']} of a choose" if item["action"] == "choose" else f"{item['action']}.{item['param']}"
+    return (f"note: {what} ranges over '{item['domain']}', whose {' and '.join(ends)} "
             f"validation cannot prove{where}: its ids cover 0..{int_bound} (assumed); {advice}")

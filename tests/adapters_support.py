@@ -25,3 +25,34 @@ def random_game(rs, players, seed, visit):
         state.apply(rng.choice(state.legal_actions()))
     visit(state)
     return state
+
+
+def openspiel_random_step(state, rng):
+    """A random move of an OpenSpiel state: a chance outcome, a joint action (a list, one id per
+    seat) at a simultaneous node, else one id of the current player."""
+    if state.is_chance_node():
+        return rng.choice([outcome for outcome, _ in state.chance_outcomes()])
+    if state.is_simultaneous_node():
+        return [rng.choice(state.legal_actions(seat)) for seat in range(state.num_players())]
+    return rng.choice(state.legal_actions())
+
+
+def openspiel_apply(state, step):
+    if isinstance(step, list):
+        state.apply_actions(step)
+    else:
+        state.apply_action(step)
+
+
+def openspiel_late_state(game, seed, remaining):
+    """The state `remaining` moves before the end of a seeded random OpenSpiel game (the start
+    when the game is shorter). Chance is explicit, so replaying the moves reaches it again."""
+    rng = random.Random(seed)
+    state, steps = game.new_initial_state(), []
+    while not state.is_terminal():
+        steps.append(openspiel_random_step(state, rng))
+        openspiel_apply(state, steps[-1])
+    state = game.new_initial_state()
+    for step in steps[:max(0, len(steps) - remaining)]:
+        openspiel_apply(state, step)
+    return state

@@ -3,6 +3,7 @@ var's declared `max`, declared on a parameter (`{from:, min:, max:}`), or report
 declare (tests/rulesets/bounded_bets); the bundled rulesets keep every bound they declare;
 numbers of bounded vars are scaled in the observation."""
 import io
+import math
 import os
 
 import pytest
@@ -10,12 +11,13 @@ import pytest
 import interpreter
 from interpreter.adapters.bounds import Bounds
 from interpreter.adapters.encoding import ActionSpace
-from interpreter.adapters.observation import ObservationLayout
+from interpreter.adapters.observation import ObservationLayout, squash
 from interpreter.cli import run
 
 from adapters_support import CASES, random_game, rulesets  # noqa: F401 (a fixture)
 
 BETS = os.path.join(os.path.dirname(__file__), "rulesets", "bounded_bets")
+ANSWERS = os.path.join(os.path.dirname(__file__), "rulesets", "bounded_answers")
 
 
 def _int_slots(space):
@@ -53,12 +55,38 @@ def test_deep_state_rows_follow_the_player_count(rulesets):
     assert Bounds(rulesets["deep-state"], 3).number("row_size - 1") == 7
 
 
+UNBOUNDED_ANSWERS = {"davos": [("k", "range(0, n + 1)")]}
+
+
+def test_numeric_decision_answers_are_bounded_like_parameters():
+    rs = interpreter.load(ANSWERS)
+    bounds = Bounds(rs, 2)
+    proven = bounds.choice({"from": "range(1, chips[player] + 1)", "as": "n"})
+    declared = bounds.choice({"from": "range(0, pot + 1)", "as": "back", "max": 6})
+    unbounded = bounds.choice({"from": "range(turns + 1)", "as": "said"})
+    assert (proven.values, proven.how) == (tuple(range(1, 7)), "proven")
+    assert (declared.values, declared.how) == (tuple(range(0, 7)), "declared")
+    assert (unbounded.values, unbounded.blockers, unbounded.missing) == (None, ("var turns",), ("max",))
+    assert bounds.choice({"from": "['yes', 'no']", "as": "v"}) is None  # not numbers by its form
+    space = ActionSpace(rs, 2)
+    assert space.unbounded == [("choose", "said", "range(turns + 1)", ("var turns",), ("max",))]
+    numbers = [v for v in space.by_name["choose"].slots[0].values if type(v) is int]
+    assert numbers == list(range(0, 101))  # the unbounded one falls back to 0..100 (assumed)
+    out = io.StringIO()
+    assert run(["info", ANSWERS], out, io.StringIO()) == 0
+    out = out.getvalue()
+    assert "note: the answer said of a choose ranges over 'range(turns + 1)'" in out
+    assert 'declare it on the decision, {choose: {from: "range(turns + 1)", as: said, max: N}}' in out
+
+
 @pytest.mark.parametrize("name,players", CASES)
 def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(rulesets, name, players):
     rs = rulesets[name]
     space = ActionSpace(rs, players)
     bounds = Bounds(rs, players)
-    assert space.unbounded == []
+    assert [item for item in space.unbounded if item[0] != "choose"] == []
+    # decision answers: one the proof cannot bound (a procedure's parameter n), so `info` notes it
+    assert [(item[1], item[2]) for item in space.unbounded if item[0] == "choose"] == UNBOUNDED_ANSWERS.get(name, [])
 
     def visit(state):
         space.legal_ids(state)  # raises on a value outside a declared or proven bound
@@ -89,3 +117,19 @@ def test_info_says_what_to_declare():
     assert "bet(n: int 1..8 (proven))" in text and "take(n: int 1..8 (declared))" in text
     assert "note: wait.n ranges over 'range(turns + 1)'" in text
     assert 'n: {from: "range(turns + 1)", max: N}' in text and "give var turns a max:" in text
+
+
+def test_numbers_without_both_bounds_are_squashed():
+    rs = interpreter.load(ANSWERS)
+    layout = ObservationLayout(rs, 2)
+    assert layout.scaled == {"chips": (0.0, 6.0)}
+    state = rs.new_game(2, 0)
+    state.apply(next(a for a in state.legal_actions() if a.name == "bet"))
+    state.apply(next(a for a in state.legal_actions() if dict(a.args).get("value") == 3 or a.args[0][1] == 3))
+    assert state.vars["pot"] == 3
+    offsets = {name: offset for name, offset, _ in layout.table()}
+    vector = layout.encode(state, 0)
+    assert vector[offsets["pot"]] == pytest.approx(squash(3)) == pytest.approx(math.log(4))
+    assert vector[offsets["chips"]] == pytest.approx(0.0)  # seat 0 bet all 3 of its chips: (0 - 0) / 6
+    assert vector[offsets["chips"] + 1] == pytest.approx(0.5)  # seat 1: (3 - 0) / 6
+    assert [squash(x) for x in (0, -3, 100)] == pytest.approx([0.0, -math.log(4), math.log(101)])

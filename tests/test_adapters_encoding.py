@@ -7,6 +7,7 @@ import pytest
 
 import interpreter
 from interpreter.adapters.encoding import ActionSpace
+from interpreter.adapters.infostate import HISTORY_SLOTS, InformationStateLayout
 from interpreter.adapters.observation import ObservationLayout
 from interpreter.cli import run
 
@@ -88,7 +89,10 @@ def test_info_davos_four_players():
     assert "action space: " in out and "observation size: " in out and "max chance outcomes: " in out
     space = ActionSpace(interpreter.load("davos"), 4)
     assert f"action space: {space.size} ids" in out
-    assert "note:" not in out  # every integer parameter has a proven bound (placed_corp.n, party.n: 1..50)
+    # every integer parameter has a proven bound (placed_corp.n, party.n: 1..50); one decision's
+    # numeric answers do not (a team dividing its profit: range(0, n + 1), n a procedure parameter)
+    assert [line for line in out.splitlines() if line.startswith("note:")] == [
+        line for line in out.splitlines() if line.startswith("note: the answer k of a choose ranges over 'range(0, n + 1)'")]
     assert "n: int 1..50 (proven)" in out
 
 
@@ -104,3 +108,20 @@ def test_info_json_and_modules():
 def test_info_refuses_a_bad_player_count():
     code, _, err = _cli("info", "davos", "--players", "9")
     assert code == 2 and "not 9" in err
+
+
+def test_the_history_window_is_a_parameter():
+    rs = interpreter.load("kuhn-poker")
+    space, layout = ActionSpace(rs, 2), ObservationLayout(rs, 2)
+    default = InformationStateLayout(space, layout, rs.max_steps)
+    four = InformationStateLayout(space, layout, rs.max_steps, history_window=4)
+    assert (default.history_slots, four.history_slots) == (HISTORY_SLOTS, 4)
+    assert default.size - four.size == (HISTORY_SLOTS - 4) * four.entry_size
+    assert not four.complete
+    whole = InformationStateLayout(space, layout, 6, history_window=50)  # a game of at most 6 moves fits
+    assert (whole.history_slots, whole.complete) == (6, True)
+    with pytest.raises(ValueError, match="0 or more"):
+        InformationStateLayout(space, layout, rs.max_steps, history_window=-1)
+    code, out, _ = _cli("info", "kuhn-poker", "--history-window", "4")
+    assert code == 0 and f"information state size: {four.size} floats (the observation and the last 4 history" in out
+    assert _cli("info", "kuhn-poker", "--json", "--history-window", "4")[1].count('"history_slots": 4') == 1

@@ -1,4 +1,5 @@
-"""The OpenSpiel adapter: OpenSpiel's random simulation test on every bundled ruleset, the exact
+"""The OpenSpiel adapter: OpenSpiel's random simulation test on every bundled ruleset at every
+player count (long games from a late state; from the start in the slow sweep), the exact
 solve of tic-tac-toe against OpenSpiel's own, and CFR on Kuhn poker (which needs the engine's
 chance nodes: skipped until they exist)."""
 import pytest
@@ -9,25 +10,36 @@ from open_spiel.python.algorithms import get_all_states, minimax  # noqa: E402
 
 from interpreter.adapters.openspiel import has_chance_api, register  # noqa: E402
 
-from adapters_support import BUNDLED, CASES, rulesets  # noqa: E402,F401 (a fixture)
+from adapters_support import CASES, openspiel_late_state, rulesets  # noqa: E402,F401 (a fixture)
 
 
 def _game(rs, players=None):
     return pyspiel.load_game(register(rs, players=players))
 
 
-@pytest.mark.parametrize("name", BUNDLED)
-def test_random_sim_test_smallest_player_count(rulesets, name):
-    rs = rulesets[name]
-    game = _game(rs, rs.players[0])
-    assert game.num_distinct_actions() > 0 and game.num_players() == rs.players[0]
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+# Where the default suite starts OpenSpiel's random simulation test: so many moves before the end
+# of a seeded random game (absent: at the start). The engine rebuilds an information state by
+# replaying the game's history, so one node of a long game costs 0.1-0.5 s per player; the slow
+# sweep below starts every case at the beginning.
+LATE_START = {"davos": 8, "deep-state": 2, "global-mogul": 2, "corporate-times": 1}
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_random_sim_test_every_player_count(rulesets, name, players):
+    game = _game(rulesets[name], players)
+    assert game.num_distinct_actions() > 0 and game.num_players() == players
+    if name in LATE_START:
+        start = openspiel_late_state(game, seed=players, remaining=LATE_START[name])
+        assert not start.is_terminal() and len(start.history()) > 0
+        pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False, specific_initial_state=start)
+    else:
+        pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,players", CASES)
-def test_random_sim_test_every_player_count(rulesets, name, players):
-    pyspiel.random_sim_test(_game(rulesets[name], players), num_sims=3, serialize=False, verbose=False)
+def test_random_sim_test_every_player_count_from_the_start(rulesets, name, players):
+    pyspiel.random_sim_test(_game(rulesets[name], players), num_sims=1, serialize=False, verbose=False)
 
 
 def test_game_type(rulesets):
@@ -90,7 +102,7 @@ def test_kuhn_cfr_reaches_the_game_value(rulesets):
     game = _game(rs)
     assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     solver = cfr.CFRPlusSolver(game)
-    for _ in range(300):
+    for _ in range(100):
         solver.evaluate_and_update_policy()
     average = solver.average_policy()
     value = expected_game_score.policy_value(game.new_initial_state(), [average, average])[0]
@@ -111,3 +123,15 @@ def test_kuhn_information_state_tensor_hides_the_other_card(rulesets):
         state.apply_action(next(a for a in state.legal_actions() if "bet" in state.action_to_string(a)))
     assert after_bet[0].information_state_tensor(0) == after_bet[1].information_state_tensor(0)
     assert after_bet[0].information_state_tensor(0) != states[("K", "J")].information_state_tensor(0)  # the bet is recalled
+
+
+def test_the_history_window_is_a_registration_parameter(rulesets):
+    default = _game(rulesets["kuhn-poker"])
+    short = pyspiel.load_game(register(rulesets["kuhn-poker"], name="kuhn_window_4", history_window=4))
+    assert short.information_state_tensor_size() < default.information_state_tensor_size()
+    state = short.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+        assert len(state.information_state_tensor(0)) == short.information_state_tensor_size()
+    with pytest.raises(ValueError, match="history window"):
+        register(rulesets["kuhn-poker"], name="kuhn_window_4", history_window=8)

@@ -1,5 +1,6 @@
 """OpenSpiel's perfect-recall information string never shows another player's secret move:
-only that one was made (tests/rulesets/sealed_bid: bids are `secret: true`)."""
+only that one was made (tests/rulesets/secret_bid: bids are `secret: true`, made in turn; the
+simultaneous sealed bid is in test_adapters_openspiel_simultaneous.py)."""
 import os
 
 import pytest
@@ -12,8 +13,8 @@ HERE = os.path.dirname(__file__)
 
 
 def test_a_sealed_bid_reads_as_secret_to_the_other_player():
-    game = pyspiel.load_game(register(os.path.join(HERE, "rulesets", "sealed_bid"), players=2,
-                                      name="python_rulebook_sealed_bid_secrets"))
+    game = pyspiel.load_game(register(os.path.join(HERE, "rulesets", "secret_bid"), players=2,
+                                      name="python_rulebook_secret_bid_secrets"))
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])
@@ -30,8 +31,8 @@ def test_a_sealed_bid_reads_as_secret_to_the_other_player():
 
 
 def test_a_sealed_bid_is_not_in_the_other_players_information_state_tensor():
-    game = pyspiel.load_game(register(os.path.join(HERE, "rulesets", "sealed_bid"), players=2,
-                                      name="python_rulebook_sealed_bid_secrets"))
+    game = pyspiel.load_game(register(os.path.join(HERE, "rulesets", "secret_bid"), players=2,
+                                      name="python_rulebook_secret_bid_secrets"))
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])

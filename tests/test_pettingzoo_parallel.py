@@ -37,10 +37,13 @@ def test_parallel_api_test_on_simultaneous_rulesets(name, players):
     _api_test(parallel_env(_load(name), players=players))
 
 
-@pytest.mark.parametrize("name,players", [("kuhn-poker", 2), ("deep-state", 3)])
-def test_parallel_api_test_on_bundled_rulesets(name, players):
-    # kuhn-poker is sequential (one agent acts per step); deep-state drafts simultaneously
-    _api_test(parallel_env(name, players=players), cycles=30)
+@pytest.mark.parametrize("name,modules,players", [("kuhn-poker", (), 2), ("deep-state", (), 3),
+                                                  ("deep-state", ("draft",), 2), ("deep-state", ("draft",), 3),
+                                                  ("deep-state", ("draft",), 4)])
+def test_parallel_api_test_on_bundled_rulesets(name, modules, players):
+    # kuhn-poker and base deep-state are sequential (one agent acts per step); deep-state's draft
+    # module drafts simultaneously
+    _api_test(parallel_env(name, modules=modules, players=players), cycles=30)
 
 
 def _random_game(environment, seed):

@@ -46,6 +46,7 @@ class Bounds:
         self.defines = {name: d for name, d in (tree.get("define") or {}).items() if d is not None}
         self.actions = tree.get("actions") or {}
         self.vars = {}
+        self.var_names = set(tree.get("vars") or {})
         for name, decl in (tree.get("vars") or {}).items():
             if isinstance(decl, dict) and ("min" in decl or "max" in decl):
                 self.vars[name] = (self.number(decl.get("min"), upper=False), self.number(decl.get("max")))
@@ -84,13 +85,27 @@ class Bounds:
         """The integer values of parameter `name` of `action` whose domain is `source`."""
         spec = (self.actions.get(action) or {}).get("params") or {}
         declared = spec.get(name)
-        low = high = None
-        if isinstance(declared, dict):
-            low, high = self.number(declared.get("min"), upper=False), self.number(declared.get("max"))
+        return self._domain(source, declared if isinstance(declared, dict) else {}, ())
+
+    def choice(self, spec: dict, numeric: bool = False) -> Optional[ParamDomain]:
+        """The integer answers of a `choose` effect (its YAML mapping): declared (`min:`/`max:`
+        on the choose) or proven from the form of its `from:` (a literal or constant list of
+        integers, `players`, `range(...)`, also filtered); None when neither that nor
+        `numeric` (its compiled type) says that its answers are numbers."""
+        source = spec.get("from")
+        declared = spec.get("min") is not None or spec.get("max") is not None
+        if not (numeric or declared or _numeric_form(source, self)):
+            return None
+        return self._domain(source, spec, ("p",))  # p: the seat, in a choose of several players
+
+    def _domain(self, source, declared: dict, local_names) -> ParamDomain:
+        """Integer values from a declared `min`/`max` (either end; the other from the proof) or
+        from the domain's form; unbounded with what blocked the proof."""
+        low, high = self.number(declared.get("min"), upper=False), self.number(declared.get("max"))
         listed = _listed_ints(source, self)
         if listed is not None and low is None and high is None:
             return ParamDomain(tuple(listed), "proven")
-        proof = _Interval(self, (), 0)
+        proof = _Interval(self, local_names, 0)
         proven_low, proven_high = proof.domain(source)
         how = "declared" if (low is not None or high is not None) else "proven"
         low = low if low is not None else proven_low
@@ -177,8 +192,8 @@ class _Interval:
 
     def _var(self, name: str) -> tuple:
         bound = self.bounds.var_bound(name)
-        if bound == _UNKNOWN:
-            self.blockers.append(f"var {name}")
+        if bound == _UNKNOWN:  # a var without min/max, or a name bound by the rules (a procedure's parameter)
+            self.blockers.append(f"var {name}" if name in self.bounds.var_names else f"the local name {name}")
         return bound
 
     def _binary(self, node) -> tuple:
@@ -254,6 +269,26 @@ def _hull(a: tuple, b: tuple) -> tuple:
     low = None if a[0] is None or b[0] is None else min(a[0], b[0])
     high = None if a[1] is None or b[1] is None else max(a[1], b[1])
     return (low, high)
+
+
+def _numeric_form(source, bounds: Bounds) -> bool:
+    """Whether a domain's form makes its values integers: `range(...)` (also filtered by a
+    comprehension), a literal list of numbers, `players` or a constant list of integers."""
+    try:
+        node = ast.parse(str(source).strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+        node = node.generators[0].iter
+    if isinstance(node, ast.Call):
+        return _called(node) == "range"
+    if isinstance(node, ast.Name):
+        value = bounds.constants.get(node.id)
+        return node.id == "players" or (isinstance(value, list) and bool(value) and all(type(v) is int for v in value))
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+        return all(isinstance(e, ast.Constant) and isinstance(e.value, numbers.Number) and not isinstance(e.value, bool)
+                   for e in node.elts)
+    return False
 
 
 def _listed_ints(source: str, bounds: Bounds) -> Optional[list]:

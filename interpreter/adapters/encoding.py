@@ -19,7 +19,8 @@ from typing import Optional
 from .bounds import Bounds
 
 __all__ = ["ActionSpace", "Slot", "Block", "Atoms", "DEFAULT_INT_BOUND", "DEFAULT_OPTION_SLOTS",
-           "DEFAULT_CHANCE_BOUND", "uses_chance", "effect_values"]
+           "DEFAULT_CHANCE_BOUND", "uses_chance", "effect_values", "value_key", "acting_players",
+           "has_simultaneous_moves"]
 
 
 # Integer parameters the ruleset does not bound get the values 0..DEFAULT_INT_BOUND.
@@ -34,8 +35,11 @@ _PROSE_KEYS = {"description", "source", "reconstructed", "interpretation", "labe
 _QUOTED = re.compile(r"'([^'\\\n]{0,60})'|\"([^\"\\\n]{0,60})\"")
 
 
-def _key(value):
-    """A hashable key that keeps True apart from 1 and None apart from everything."""
+def value_key(value):
+    """The hashable key under which an atomic value (none, a boolean, an integer, a text or a
+    component id) has its position in a slot or among the atoms: `("int", 3)`, `("text", "x")`.
+    It keeps True apart from 1 and None apart from everything; lists, maps and fractional
+    numbers are not atoms and have no key (None)."""
     if value is None:
         return ("none",)
     if isinstance(value, bool):
@@ -128,7 +132,7 @@ class Slot:
 
     def __post_init__(self):
         if not self.index:
-            self.index = {_key(v): i for i, v in enumerate(self.values) if _key(v) is not None}
+            self.index = {value_key(v): i for i, v in enumerate(self.values) if value_key(v) is not None}
 
     @property
     def size(self) -> int:
@@ -174,7 +178,7 @@ class ActionSpace:
             offset += block.size
         decisions = effect_values(rs, "choose")
         if decisions:
-            self.blocks.append(Block("choose", offset, (self._any_slot("value", "", proven=False),)))
+            self.blocks.append(Block("choose", offset, (self._answer_slot(decisions),)))
             offset += self.blocks[-1].size
         if decisions:  # an option may be a list (`count:`, or a domain of pairs): by position
             option = Slot("value", "option", tuple(range(option_slots)), False, "position in the options")
@@ -193,6 +197,30 @@ class ActionSpace:
         values = (None, False, True) + self.atoms.entities + self.atoms.texts + self._ints(0, self.int_bound)
         return Slot(name, "any", values, proven, source)
 
+    def _answer_slot(self, decisions) -> Slot:
+        """The single-value answers to a decision: none, false, true, the atoms and numbers:
+        the seats (0..players-1), each numeric domain's declared or proven bound, and
+        0..int_bound (assumed) when a domain's numbers have no bound (noted in `unbounded`) or
+        its values have no type validation can read."""
+        numbers = set(range(self.players))
+        declared = {(str(spec.get("from")), str(spec.get("as"))): spec for spec in decisions if isinstance(spec, dict)}
+        for effect in _choices(self.rs):
+            source = str(getattr(effect.options, "source", "") or "")
+            spec = declared.get((source, effect.bind), {"from": source})
+            element = _element(getattr(effect.options, "type", None))
+            if effect.count is not None or element == "text" or isinstance(element, tuple):
+                continue  # lists (answered by position), texts and components: no numbers
+            domain = self.bounds.choice(spec, numeric=element == "number")
+            if domain is None:
+                numbers.update(range(self.int_bound + 1))  # untyped: a number would be assumed
+            elif domain.values is None:
+                self.unbounded.append(("choose", effect.bind, source, domain.blockers, domain.missing))
+                numbers.update(range(self.int_bound + 1))
+            else:
+                numbers.update(domain.values)
+        values = (None, False, True) + self.atoms.entities + self.atoms.texts + tuple(sorted(numbers))
+        return Slot("value", "any", values, False, "the answers of every choose")
+
     def _slot(self, aid, name, handle) -> Slot:
         source = getattr(handle, "source", "") or ""
         typ = getattr(handle, "type", None)
@@ -210,27 +238,29 @@ class ActionSpace:
         return self._any_slot(name, source, proven=False)
 
     # --------------------------------------------------------------------- encode / decode
-    def encode(self, action, state=None) -> Optional[int]:
+    def encode(self, action, state=None, player=None) -> Optional[int]:
         """The id of `action`, or None when a value lies outside its slot. A list answer to a
-        decision is numbered by its position among the pending options: pass the state."""
+        decision is numbered by its position among the options pending for `player` (default:
+        the current player): pass the state."""
         block = self.by_name.get(action.name)
-        if action.name == "choose" and action.args and _key(action.args[0][1]) is None:
-            return self._encode_option(action, state)
+        if action.name == "choose" and action.args and value_key(action.args[0][1]) is None:
+            return self._encode_option(action, state, player)
         if block is None:
             return None
         number = 0
         values = dict(action.args)
         for slot in block.slots:
-            position = slot.index.get(_key(values.get(slot.name)))
+            position = slot.index.get(value_key(values.get(slot.name)))
             if position is None:
                 return None
             number = number * slot.size + position
         return block.offset + number
 
-    def _encode_option(self, action, state) -> Optional[int]:
+    def _encode_option(self, action, state, player) -> Optional[int]:
         if state is None:
             return None
-        options = [a for a in state.legal_actions(state.current_player) if a.name == "choose"]
+        seat = state.current_player if player is None else player
+        options = [a for a in state.legal_actions(seat) if a.name == "choose"]
         block = self.by_name.get("choose#")
         if block is None:
             return None
@@ -251,14 +281,16 @@ class ActionSpace:
         """The legal action of `state` whose id is `number` (ValueError when none is)."""
         return self.decode(state, number)
 
-    def legal_ids(self, state) -> list:
-        """[(id, action)] for the legal actions of `state`, ids distinct, in legal order."""
+    def legal_ids(self, state, player=None) -> list:
+        """[(id, action)] for the legal actions of `player` in `state` (default: the current
+        player; at a simultaneous node, the first player still to choose), ids distinct, in
+        legal order. A list answer to a decision is numbered among this player's own options."""
         out, seen = [], set()
-        # at a simultaneous node, the moves of the first player still to choose (one at a time)
-        for action in state.legal_actions(state.current_player):
-            number = self.encode(action, state)
+        seat = state.current_player if player is None else player
+        for action in state.legal_actions(seat):
+            number = self.encode(action, state, seat)
             if number is None:
-                self._check_bounds(action)
+                self.check_bounds(action)  # a broken declared bound is an error, never a gap
                 self.dropped += 1
                 continue
             if number not in seen:
@@ -266,13 +298,18 @@ class ActionSpace:
                 out.append((number, action))
         return out
 
-    def _check_bounds(self, action) -> None:
-        """A value outside a declared or proven integer bound breaks a promise of the rules:
-        a ValueError naming the parameter and its bound (never a silently missing action)."""
+    def check_bounds(self, action) -> None:
+        """Refuse an action whose integer value lies outside a declared or proven bound: that
+        breaks a promise of the rules, so it is a ValueError naming the parameter and its bound
+        (never a silently missing action). Values of unproven slots are not checked."""
         block = self.by_name.get(action.name)
         values = dict(action.args)
+        answer = action.args[0][1] if action.name == "choose" and action.args else None
+        if isinstance(answer, int) and not isinstance(answer, bool) and block is not None:
+            raise ValueError(f"the decision answer {answer!r} is a number outside those its domains allow (the seats and "
+                             "each numeric domain's bound, see `rulebook info`): declare min:/max: on the choose")
         for slot in block.slots if block is not None else ():
-            if slot.kind == "int" and slot.proven and _key(values.get(slot.name)) not in slot.index:
+            if slot.kind == "int" and slot.proven and value_key(values.get(slot.name)) not in slot.index:
                 raise ValueError(
                     f"{action.name}.{slot.name} = {values.get(slot.name)!r} lies outside its "
                     f"{slot.how or 'proven'} bound {slot.values[0]}..{slot.values[-1]} (domain '{slot.source}'): "
@@ -285,9 +322,10 @@ class ActionSpace:
             marks[number] = 1
         return marks
 
-    def decode(self, state, number: int):
-        """The legal action of `state` whose id is `number` (ValueError when none is)."""
-        for candidate, action in self.legal_ids(state):
+    def decode(self, state, number: int, player=None):
+        """The legal action of `player` (default: the current player) in `state` whose id is
+        `number` (ValueError when none is)."""
+        for candidate, action in self.legal_ids(state, player):
             if candidate == number:
                 return action
         raise ValueError(f"action id {number} is not legal here ({self.describe(number)})")
@@ -308,6 +346,38 @@ class ActionSpace:
         """[(block, offset, size, [Slot])] for docs and `info`."""
         return [(b.name, b.offset, b.size, list(b.slots))
                 for b in self.blocks]
+
+
+def _choices(rs) -> list:
+    """The compiled `choose` effects of the rules (one seat's or several seats' at once)."""
+    from ..engine import effects as fx
+
+    return [effect for block in rs.blocks for effect in block or ()
+            if isinstance(effect, (fx.Choose, fx.ChooseTogether))]
+
+
+def _element(typ):
+    """The element type of a compiled list type ('number', 'text', ('entity', T)), else None."""
+    return typ[1] if isinstance(typ, tuple) and len(typ) == 2 and typ[0] == "list" else None
+
+
+def acting_players(state) -> list:
+    """The seats that must act now: all still to choose at a simultaneous node, else the one
+    current player; none at a chance node or at the end."""
+    if state.is_terminal:
+        return []
+    if state.is_simultaneous():
+        return list(state.current_players)
+    player = state.current_player
+    return [] if player is None else [player]
+
+
+def has_simultaneous_moves(rs) -> bool:
+    """Whether the rules ever let several players choose at once: a `simultaneous: true` phase
+    or a decision asked of several `players:` at once."""
+    if any(getattr(phase, "simultaneous", False) for phase in rs.phases.values()):
+        return True
+    return any(isinstance(spec, dict) and "players" in spec for spec in effect_values(rs, "choose"))
 
 
 def uses_chance(rs) -> bool:

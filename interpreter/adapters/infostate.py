@@ -8,12 +8,15 @@ The layout is documented in docs/research.md. Needs no third-party package.
 """
 from __future__ import annotations
 
-from .encoding import _key
+from .encoding import value_key
 from .observation import ObservationLayout
 
 __all__ = ["known_information", "InformationStateLayout", "HISTORY_SLOTS"]
 
-HISTORY_SLOTS = 32  # the most recent history entries encoded; earlier ones reach the vector only through the observation
+# The default history window: the most recent history entries the vector encodes (all of them
+# when the rules bound the game's length by it); earlier ones reach the vector only through the
+# observation. `register(..., history_window=N)` and `rulebook info --history-window N` change it.
+HISTORY_SLOTS = 32
 _FLAGS = 4  # [entry present, chance outcome, chance outcome seen, another player's secret move or decision]
 
 
@@ -38,22 +41,27 @@ class InformationStateLayout:
     """A fixed-size float vector for `known_information(state, player)`.
 
     [the observation vector (ObservationLayout)], [history length / max game length], then the
-    last HISTORY_SLOTS entries of the history, oldest first, each:
+    last `history_slots` entries of the history, oldest first (the window: HISTORY_SLOTS unless
+    given, and never more than the max game length, so a game that short is kept whole), each:
     [present, chance, chance seen, hidden], seat one-hot (players), action block one-hot (the
     action space's blocks), and one float per parameter (the most any block has): the value's
     (position + 1) / domain size, 0 when hidden; a seen chance outcome puts its
     (atom position + 1) / atoms in the first parameter float."""
 
-    def __init__(self, space, layout: ObservationLayout, max_game_length: int, history_slots: int = HISTORY_SLOTS):
+    def __init__(self, space, layout: ObservationLayout, max_game_length: int, history_window=None):
         self.space = space
         self.layout = layout
         self.players = layout.players
         self.max_game_length = max(1, max_game_length)
-        self.history_slots = history_slots
+        window = HISTORY_SLOTS if history_window is None else int(history_window)
+        if window < 0:
+            raise ValueError(f"the history window is a number of entries, 0 or more, not {history_window!r}")
+        self.history_slots = min(window, self.max_game_length)
+        self.complete = self.history_slots >= self.max_game_length  # every entry of any game fits
         self.block_index = {block.name: i for i, block in enumerate(space.blocks)}
         self.params = max((len(block.slots) for block in space.blocks), default=0)
         self.entry_size = _FLAGS + self.players + len(space.blocks) + max(1, self.params)
-        self.size = layout.size + 1 + history_slots * self.entry_size
+        self.size = layout.size + 1 + self.history_slots * self.entry_size
 
     def encode(self, state, player: int) -> list:
         """The vector for what `player` knows of `state` (floats, length `size`)."""
@@ -79,7 +87,7 @@ class InformationStateLayout:
             outcome = entry["chance"]
             if outcome != "hidden":
                 vector[2] = 1.0
-                position = self.space.atoms.index.get(_key(outcome)) if isinstance(outcome, str) else None
+                position = self.space.atoms.index.get(value_key(outcome)) if isinstance(outcome, str) else None
                 vector[values] = 0.0 if position is None else (position + 1) / self.space.atoms.size
             return vector
         move = entry.get("action")
@@ -99,6 +107,6 @@ class InformationStateLayout:
     def _values(self, name, args: dict, vector: list, at: int) -> None:
         block = self.space.by_name.get(name)
         for number, slot in enumerate(block.slots if block is not None else ()):
-            position = slot.index.get(_key(args.get(slot.name)))
+            position = slot.index.get(value_key(args.get(slot.name)))
             if position is not None:
                 vector[at + number] = (position + 1) / slot.size

@@ -5,11 +5,12 @@ docs/research.md. Needs no third-party package.
 from __future__ import annotations
 
 import json
+import math
 
 from .bounds import Bounds
 from .encoding import Atoms
 
-__all__ = ["ObservationLayout"]
+__all__ = ["ObservationLayout", "squash", "render_view"]
 
 
 class ObservationLayout:
@@ -20,8 +21,9 @@ class ObservationLayout:
     options], [terminal]. Then each declared variable in declaration order, shaped by the value
     it holds when the game starts (seed 0):
       number/boolean  -> 1 float (true 1, false/none 0); a number of a var that declares
-                         `min` and `max` is scaled to (value - min) / (max - min), else raw;
-      text/component/none -> 1 float (its number, if it ever holds one) + one-hot over the atoms;
+                         `min` and `max` is scaled to (value - min) / (max - min), any other
+                         number squashed by `squash` (sign(v) * ln(1 + |v|));
+      text/component/none -> 1 float (its number, squashed, if it ever holds one) + one-hot over the atoms;
       list of texts/numbers, non-empty at the start, and per-player values -> one sub-layout per
       position (positions beyond the starting length are not encoded);
       any other list (a zone) -> [length, sum of its numbers] + a count per atom;
@@ -94,10 +96,10 @@ class ObservationLayout:
     def _fill(self, node, value, out, at) -> int:
         kind = node[0]
         if kind == "num":
-            out[at] = _number(value) if node[1] is None else (_number(value) - node[1][0]) / node[1][1]
+            out[at] = squash(_number(value)) if node[1] is None else (_number(value) - node[1][0]) / node[1][1]
             return at + 1
         if kind == "atom":
-            out[at] = _number(value)
+            out[at] = squash(_number(value))
             position = self.atoms.index.get(("text", value)) if isinstance(value, str) else None
             if position is not None:
                 out[at + 1 + position] = 1.0
@@ -138,6 +140,12 @@ class ObservationLayout:
             rows.append((name, at, size))
             at += size
         return rows
+
+
+def squash(number: float) -> float:
+    """A number no declared bound scales, kept small and monotonic: sign(v) * ln(1 + |v|)
+    (0 -> 0, 1 -> 0.69, 10 -> 2.40, 100 -> 4.62, -3 -> -1.39)."""
+    return math.copysign(math.log1p(abs(number)), number)
 
 
 def _number(value) -> float:

@@ -2,22 +2,28 @@
 registers a Python game with `pyspiel.register_game` and returns its name, after which
 `pyspiel.load_game(name)` works with OpenSpiel's algorithms (CFR, exploitability, search).
 
-Owns: the game type (sequential; chance explicit when the engine exposes chance nodes, else
+Owns: the game type (dynamics simultaneous when the rules ever let several players choose at
+once, else sequential; chance explicit when the engine exposes chance nodes, else
 sampled; information perfect unless a variable or a decision is hidden; utility zero-sum when
 the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and the observer
 (strings and tensors from `observation.ObservationLayout` and, for the information state,
-`infostate.InformationStateLayout`). Requires the `open-spiel` package
+`infostate.InformationStateLayout`). In a simultaneous game a node where several players choose
+at once has `current_player()` SIMULTANEOUS: every seat gives an action to `apply_actions`, the
+seats not to choose there the one id `pass_id` (= the action space's size, the game's last id);
+its other nodes stay sequential (one current player, as OpenSpiel's `convert_to_turn_based`
+and random simulation expect). Requires the `open-spiel` package
 (`pip install rulebook[openspiel]`).
 """
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
 import pyspiel
 
-from .encoding import ActionSpace, uses_chance
+from .encoding import ActionSpace, acting_players, has_simultaneous_moves, uses_chance
 from .infostate import InformationStateLayout, known_information
 from .observation import ObservationLayout
 from .returns import Utility, utility_of
@@ -47,7 +53,7 @@ def _imperfect(rs) -> bool:
     return any(d.visibility != "public" for d in rs.vars.values()) or bool(effect_values(rs, "choose"))
 
 
-def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
+def make_game(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None):
     """The registered game class for a ruleset (not yet registered) and its name."""
     rs = _load(ruleset, modules)
     players = players if players is not None else rs.players[0]
@@ -60,22 +66,25 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
     chance = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if manual else
               pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if uses_chance(rs) else
               pyspiel.GameType.ChanceMode.DETERMINISTIC)
-    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(rs)
+    simultaneous = has_simultaneous_moves(rs)
+    dynamics = pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous else pyspiel.GameType.Dynamics.SEQUENTIAL
+    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(rs) or simultaneous
             else pyspiel.GameType.Information.PERFECT_INFORMATION)
     game_type = pyspiel.GameType(
         short_name=name, long_name=f"{rs.title or rs.name} (rulebook, {players} players)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=chance, information=info,
+        dynamics=dynamics, chance_mode=chance, information=info,
         utility=kind, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=players, min_num_players=players,
         provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
     game_info = pyspiel.GameInfo(
-        num_distinct_actions=space.size, max_chance_outcomes=space.max_chance_outcomes,
+        num_distinct_actions=space.size + (1 if simultaneous else 0), max_chance_outcomes=space.max_chance_outcomes,
         num_players=players, min_utility=pays.low, max_utility=pays.high,
         utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
         max_game_length=rs.max_steps)
     setup = _Setup(rs, players, space, layout, manual, pays.mode)
-    setup.infostate = InformationStateLayout(space, layout, rs.max_steps)
+    setup.pass_id = space.size if simultaneous else None
+    setup.infostate = InformationStateLayout(space, layout, rs.max_steps, history_window)
 
     class Game(RulebookGame):
         def __init__(self, params=None):
@@ -86,16 +95,18 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto"):
     return Game, game_type, name
 
 
-def register(ruleset, modules=(), players=None, name=None, utility="auto") -> str:
+def register(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None) -> str:
     """Register the ruleset with OpenSpiel; returns the name for `pyspiel.load_game`.
-    `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'."""
-    game_class, game_type, name = make_game(ruleset, modules, players, name, utility)
+    `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'.
+    `history_window`: how many of the latest history entries the information-state tensor
+    encodes (default `infostate.HISTORY_SLOTS`, 32; never more than the max game length)."""
+    game_class, game_type, name = make_game(ruleset, modules, players, name, utility, history_window)
     setup = game_class.setup
-    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility)
+    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility, setup.infostate.history_slots)
     if name in _REGISTERED:  # OpenSpiel keeps the first class registered under a name
         if _REGISTERED[name] != key:
             raise ValueError(f"the name {name!r} is already registered for another ruleset, player "
-                             "count or utility: pass name=...")
+                             "count, utility or history window: pass name=...")
         return name
     pyspiel.register_game(game_type, game_class)
     _REGISTERED[name] = key
@@ -113,6 +124,7 @@ class _Setup:
         self.manual = manual
         self.utility = utility
         self.next_seed = 0
+        self.pass_id = None  # the id of "not to choose here" at a simultaneous node (simultaneous games only)
 
     def __deepcopy__(self, memo):
         return self
@@ -123,9 +135,17 @@ class _Engine:
 
     def __init__(self, state):
         self.state = state
+        self.known = {}  # player -> known_information at this node; every move clears it
 
     def __deepcopy__(self, memo):
         return _Engine(self.state.copy())
+
+    def known_to(self, player: int) -> dict:
+        """What `player` knows here, computed once per node (OpenSpiel asks for the tensor and
+        the string of the same information state; the engine rebuilds it from the history)."""
+        if player not in self.known:
+            self.known[player] = known_information(self.state, player)
+        return self.known[player]
 
 
 class RulebookGame(pyspiel.Game):
@@ -161,10 +181,18 @@ class RulebookState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if self.setup.manual and state.is_chance():
             return pyspiel.PlayerId.CHANCE
+        if self.setup.pass_id is not None and state.is_simultaneous():
+            return pyspiel.PlayerId.SIMULTANEOUS
         return state.current_player
 
     def _legal_actions(self, player):
-        return sorted(number for number, _ in self.setup.space.legal_ids(self.engine.state))
+        state = self.engine.state
+        if player == pyspiel.PlayerId.SIMULTANEOUS:  # the flat joint actions (OpenSpiel's numbering)
+            return list(range(math.prod(len(self._legal_actions(seat)) for seat in range(self.setup.players))))
+        if player not in acting_players(state):
+            simultaneous = self.setup.pass_id is not None and state.is_simultaneous()
+            return [self.setup.pass_id] if simultaneous else []
+        return sorted(number for number, _ in self.setup.space.legal_ids(state, player))
 
     def chance_outcomes(self):
         outcomes = self.engine.state.chance_outcomes()
@@ -174,6 +202,10 @@ class RulebookState(pyspiel.State):
         return [(i, float(probability)) for i, (_, probability) in enumerate(outcomes)]
 
     def _apply_action(self, action):
+        if self.setup.pass_id is not None and self.current_player() == pyspiel.PlayerId.SIMULTANEOUS:
+            self._apply_actions(self._joint_action(action))
+            return
+        self.engine.known.clear()
         state = self.engine.state
         if self.setup.manual and state.is_chance():
             outcome = state.chance_outcomes()[action][0]
@@ -184,9 +216,50 @@ class RulebookState(pyspiel.State):
         if not outcome:
             raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
 
+    def _apply_actions(self, actions):
+        """A simultaneous node: every choosing seat's move, all checked before any is applied."""
+        state = self.engine.state
+        if self.setup.pass_id is None or not state.is_simultaneous() or len(actions) != self.setup.players:
+            raise pyspiel.SpielError(f"apply_actions takes one id per seat ({self.setup.players}) at a "
+                                     "simultaneous node; elsewhere use apply_action")
+        self.engine.known.clear()
+        acting = acting_players(state)
+        moves = []
+        for player, number in enumerate(actions):
+            if player not in acting:
+                if number != self.setup.pass_id:
+                    raise pyspiel.SpielError(f"player {player} does not choose here: its action is "
+                                             f"the pass id {self.setup.pass_id}, not {number}")
+                continue
+            legal = dict(self.setup.space.legal_ids(state, player))
+            if number not in legal:
+                raise pyspiel.SpielError(f"player {player}: action id {number} is not legal here "
+                                         f"({self.setup.space.describe(number)})")
+            moves.append(legal[number])
+        for move in moves:
+            outcome = state.apply(move)
+            if not outcome:
+                raise pyspiel.SpielError(f"the engine refused {move.label}: {outcome.reason}")
+
+    def _joint_action(self, flat: int) -> list:
+        """The ids of a flat joint action: mixed radix over each seat's legal ids, seat 0 the
+        least significant digit (as OpenSpiel's `FlatJointActionToActions`)."""
+        if not 0 <= flat < len(self._legal_actions(pyspiel.PlayerId.SIMULTANEOUS)):
+            raise pyspiel.SpielError(f"no joint action has the number {flat} here")
+        ids = []
+        for seat in range(self.setup.players):
+            legal = self._legal_actions(seat)
+            flat, position = divmod(flat, len(legal))
+            ids.append(legal[position])
+        return ids
+
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"chance outcome {action}"
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            return "; ".join(self._action_to_string(seat, number) for seat, number in enumerate(self._joint_action(action)))
+        if action == self.setup.pass_id:
+            return "pass (not to choose at this simultaneous node)"
         return self.setup.space.describe(action)
 
     def is_terminal(self):
@@ -220,16 +293,14 @@ class RulebookObserver:
         self.dict = {"info_state" if perfect_recall else "observation": self.tensor}
 
     def set_from(self, state, player):
-        engine = state.engine.state
         if self.perfect_recall:
-            self.tensor[:] = self.setup.infostate.encode(engine, player)
+            self.tensor[:] = self.setup.infostate.encode_info(state.engine.known_to(player), player)
         else:
-            self.tensor[:] = self.setup.layout.encode(engine, player)
+            self.tensor[:] = self.setup.layout.encode(state.engine.state, player)
 
     def string_from(self, state, player):
-        engine = state.engine.state
         if self.perfect_recall:
-            return json.dumps(known_information(engine, player), sort_keys=True, default=str)
-        view = engine.observe(player)
+            return json.dumps(state.engine.known_to(player), sort_keys=True, default=str)
+        view = state.engine.state.observe(player)
         view.pop("step", None)
         return json.dumps(view, sort_keys=True, default=str)

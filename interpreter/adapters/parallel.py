@@ -19,11 +19,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from .encoding import ActionSpace, _key
+from .encoding import ActionSpace, acting_players
 from .observation import ObservationLayout, render_view
 from .returns import Utility, utility_of
 
-__all__ = ["parallel_env", "raw_parallel_env", "RulebookParallel", "acting_players", "player_legal_ids"]
+__all__ = ["parallel_env", "raw_parallel_env", "RulebookParallel", "acting_players"]
 
 
 def parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
@@ -38,39 +38,6 @@ def raw_parallel_env(ruleset, modules=(), players=None, render_mode=None, utilit
 
         ruleset = interpreter.load(ruleset, modules)
     return RulebookParallel(ruleset, players, render_mode, utility)
-
-
-def acting_players(state) -> list:
-    """The seats that must act now: all still to choose at a simultaneous node, else the one."""
-    if state.is_terminal:
-        return []
-    if state.is_simultaneous():
-        return list(state.current_players)
-    return [state.current_player]
-
-
-def player_legal_ids(space: ActionSpace, state, player: int) -> list:
-    """[(id, action)] for `player`'s legal moves, ids distinct, in legal order. A list answer to
-    a decision is numbered by its position among this player's own options."""
-    out, seen = [], set()
-    moves = state.legal_actions(player)
-    options = [m for m in moves if m.name == "choose"]
-    option_block = space.by_name.get("choose#")
-    for action in moves:
-        if action.name == "choose" and action.args and _key(action.args[0][1]) is None:
-            position = options.index(action)
-            fits = option_block is not None and position < option_block.size
-            number = option_block.offset + position if fits else None
-        else:
-            number = space.encode(action)
-        if number is None:
-            space._check_bounds(action)  # a broken declared bound is an error, never a gap
-            space.dropped += 1
-            continue
-        if number not in seen:
-            seen.add(number)
-            out.append((number, action))
-    return out
 
 
 def set_up_env(env, rs, players, render_mode, utility) -> None:
@@ -129,7 +96,7 @@ class RulebookParallel(ParallelEnv):
         vector = np.asarray(self.layout.encode(self.state, player), dtype=np.float32)
         mask = np.zeros(self.space.size, dtype=np.int8)
         if player in acting_players(self.state):
-            for number, _ in player_legal_ids(self.space, self.state, player):
+            for number, _ in self.space.legal_ids(self.state, player):
                 mask[number] = 1
         return {"observation": vector, "action_mask": mask}
 
@@ -167,7 +134,7 @@ class RulebookParallel(ParallelEnv):
             if agent not in actions:
                 raise ValueError(f"{agent} must act now and has no entry in the actions")
             number = int(actions[agent])
-            legal = dict(player_legal_ids(self.space, self.state, player))
+            legal = dict(self.space.legal_ids(self.state, player))
             if number not in legal:
                 raise ValueError(f"{agent}: action id {number} is not legal here ({self.space.describe(number)})")
             moves.append(legal[number])
