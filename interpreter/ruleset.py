@@ -2,8 +2,8 @@
 
 Stages, each a gate (all errors of a stage are reported together, then it stops):
   compose (compose.py) -> schema (schema.py) -> compile (here: components, constants, vars,
-  defines, procedures, scoring; compile_play.py: actions, phases, effect lists) -> checks
-  (checks.py: graph, references, counts, assertions, unused definitions).
+  defines, procedures, scoring; compile_play.py: actions, phases; compile_effects.py: effect
+  lists) -> checks (checks.py: graph, references, counts, assertions, unused definitions).
 
 Owns: the Ruleset record and the compilation of every section but what is played. Does not
 own play (interpreter/engine/) or the CLI.
@@ -113,7 +113,8 @@ def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dic
 # ----------------------------------------------------------------------------- compile
 class _Compiler(PlayCompiler):
     """Compiles a composed tree: components, constants, vars, defines, procedures, scoring and
-    assertions here; actions, phases and effect lists in compile_play.PlayCompiler."""
+    assertions here; actions and phases in compile_play.PlayCompiler, effect lists in
+    compile_effects.EffectCompiler."""
 
     def __init__(self, composed: Composed):
         self.c = composed

@@ -2,8 +2,8 @@
 printed one (Markdown or one self-contained HTML file).
 
 Owns the command's arguments and output; the content is built in doc.model, worded in
-doc.words and written by doc.markdown / doc.html. Also owns the provenance list of
-`rulebook validate --provenance --list` (doc.provenance). Heavy modules are imported inside
+doc.expression_words + doc.words and written by doc.markdown / doc.html. Also owns the
+provenance list of `rulebook validate --provenance --list` (doc.provenance). Heavy modules are imported inside
 the functions so that `rulebook --help` stays fast.
 """
 from __future__ import annotations

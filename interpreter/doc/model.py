@@ -3,7 +3,8 @@ the phase diagram, built from a loaded Ruleset and its composed tree (which keep
 position of every definition).
 
 Owns what the generated rulebook says and in which order. Does not own the wording of
-expressions and effects (doc.words) or the output formats (doc.markdown, doc.html).
+expressions and effects (doc.expression_words, doc.words) or the output formats (doc.markdown,
+doc.html).
 """
 from __future__ import annotations
 
