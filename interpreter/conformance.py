@@ -73,11 +73,11 @@ class Report:
         counts = ",".join(map(str, self.players))
         out = [f"conformance {self.ruleset} [{mods}], players {counts}, {self.games} game(s) each from seed "
                f"{self.seed}, rules {self.digest}"]
-        width = max(len(r.name) for r in self.results)
-        for r in self.results:
-            status = "pass" if r.ok else "FAIL"
-            text = f"{r.checks} checks" if r.ok else f"{r.description}: {r.counterexample}"
-            out.append(f"{status}  {r.name.ljust(width)}  {text}")
+        width = max(len(result.name) for result in self.results)
+        for result in self.results:
+            status = "pass" if result.ok else "FAIL"
+            text = f"{result.checks} checks" if result.ok else f"{result.description}: {result.counterexample}"
+            out.append(f"{status}  {result.name.ljust(width)}  {text}")
         out.append(f"{len(self.results) - len(self.failed)} passed, {len(self.failed)} failed")
         return out
 
@@ -105,8 +105,8 @@ class Game:
 class Context:
     """What the invariants share during one run: the ruleset and a memory across states."""
 
-    def __init__(self, rs):
-        self.rs = rs
+    def __init__(self, ruleset):
+        self.rs = ruleset
         self.memory: dict = {}
         self.seed = 0
         self.players = 0
@@ -122,23 +122,23 @@ def check_conformance(ruleset, players=None, games: int = 5, seed: int = 0, modu
     the end of every game. Returns a Report; `report.ok` is True when every invariant held."""
     from .ruleset import Ruleset, load
 
-    rs = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, modules=modules)
-    counts = _player_counts(rs, players)
+    loaded = ruleset if isinstance(ruleset, Ruleset) else load(ruleset, modules=modules)
+    counts = _player_counts(loaded, players)
     results = {inv.name: InvariantResult(inv.name, inv.description) for inv in INVARIANTS}
-    context = Context(rs)
+    context = Context(loaded)
     for count in counts:
         for index in range(games):
             context.seed, context.players = seed + index, count
             every = 1 if index < full_games else check_every
             _check_game(context, results, count, seed + index, every)
-    return Report(rs.name, list(rs.modules), counts, games, seed, rs.digest, list(results.values()))
+    return Report(loaded.name, list(loaded.modules), counts, games, seed, loaded.digest, list(results.values()))
 
 
-def _player_counts(rs, players) -> list:
+def _player_counts(ruleset, players) -> list:
     if players is None:
-        allowed = list(rs.players)
-        mods = sorted(rs.modules)
-        combos = [c for c in (rs.combinations or []) if sorted(c.get("modules") or []) == mods]
+        allowed = list(ruleset.players)
+        mods = sorted(ruleset.modules)
+        combos = [c for c in (ruleset.combinations or []) if sorted(c.get("modules") or []) == mods]
         if combos:
             allowed = sorted({n for c in combos for n in c["players"]})
         return allowed
@@ -180,8 +180,8 @@ def _ask(inv, context, subject) -> Optional[str]:
 
 def _play(context, results, players, seed, every) -> Optional[Game]:
     """Play one random game, checking the state invariants on the way; None if it stopped."""
-    rs = context.rs
-    state = rs.new_game(players, seed=seed)
+    ruleset = context.rs
+    state = ruleset.new_game(players, seed=seed)
     rng = random.Random(seed)
     actions = []
     while not state.is_terminal:
@@ -200,10 +200,11 @@ def _play(context, results, players, seed, every) -> Optional[Game]:
             return None
         actions.append(action)
         if not _record(results, "bounded", context, state.steps,
-                       None if state.steps <= rs.max_steps else f"the game passed max_steps ({rs.max_steps})"):
+                       None if state.steps <= ruleset.max_steps
+                       else f"the game passed max_steps ({ruleset.max_steps})"):
             return None
     _check_state(context, results, state)
-    return Game(rs, players, seed, actions, state)
+    return Game(ruleset, players, seed, actions, state)
 
 
 def _check_state(context, results, state) -> None:
@@ -220,12 +221,12 @@ def run_command(args, out, err) -> int:
     if args.games < 1:
         print("rulebook: error: --games must be at least 1", file=err)
         return 2
-    rs = load(args.ruleset, modules=args.module)
-    if args.players is not None and args.players not in rs.players:
-        print(f"rulebook: error: {rs.name} is played by {', '.join(map(str, rs.players))} players, "
+    ruleset = load(args.ruleset, modules=args.module)
+    if args.players is not None and args.players not in ruleset.players:
+        print(f"rulebook: error: {ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
               f"not {args.players}", file=err)
         return 2
-    report = check_conformance(rs, players=args.players, games=args.games, seed=args.seed)
+    report = check_conformance(ruleset, players=args.players, games=args.games, seed=args.seed)
     for line in report.lines():
         print(line, file=out)
     return 0 if report.ok else 1

@@ -22,18 +22,18 @@ def _param(slot) -> dict:
     return row
 
 
-def describe(rs, players: int) -> dict:
+def describe(ruleset, players: int) -> dict:
     """Everything `info` prints, as plain data."""
     from .adapters.encoding import ActionSpace
     from .adapters.infostate import InformationStateLayout
     from .adapters.observation import ObservationLayout
 
-    space = ActionSpace(rs, players)
-    layout = ObservationLayout(rs, players)
-    infostate = InformationStateLayout(space, layout, rs.max_steps)
+    space = ActionSpace(ruleset, players)
+    layout = ObservationLayout(ruleset, players)
+    infostate = InformationStateLayout(space, layout, ruleset.max_steps)
     blocks = [{"name": name, "offset": offset, "size": size, "params": [_param(slot) for slot in slots]}
               for name, offset, size, slots in space.table()]
-    return {"ruleset": rs.name, "modules": list(rs.modules), "players": players,
+    return {"ruleset": ruleset.name, "modules": list(ruleset.modules), "players": players,
             "num_distinct_actions": space.size, "observation_size": layout.size,
             "information_state_size": infostate.size, "history_slots": infostate.history_slots,
             "max_chance_outcomes": space.max_chance_outcomes, "int_bound": space.int_bound,
@@ -50,13 +50,13 @@ def _param_text(param: dict) -> str:
     return f"{param['name']}: {param['kind']} x{param['size']}{'' if param['proven'] else ' (assumed)'}"
 
 
-def run_info(args, out, rs, players: int) -> int:
-    data = describe(rs, players)
+def run_info(args, out, ruleset, players: int) -> int:
+    data = describe(ruleset, players)
     if args.json:
         print(json.dumps(data, indent=1), file=out)
         return 0
     mods = "+".join(data["modules"]) or "base"
-    print(f"{rs.name} ({mods}), {players} players", file=out)
+    print(f"{ruleset.name} ({mods}), {players} players", file=out)
     print(f"action space: {data['num_distinct_actions']} ids", file=out)
     print(f"observation size: {data['observation_size']} floats", file=out)
     print(f"information state size: {data['information_state_size']} floats "

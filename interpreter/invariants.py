@@ -134,10 +134,10 @@ def _hash_is_stable(context, state):
 @state_invariant("observation_hides", "observe(p) shows hidden, count and owner vars and others' pending "
                                       "options only as declared")
 def _observation_hides(context, state):
-    rs = context.rs
+    ruleset = context.rs
     for player in range(state.num_players):
         view = state.observe(player)
-        for name, decl in rs.vars.items():
+        for name, decl in ruleset.vars.items():
             problem = _visible_as_declared(decl.visibility, view["vars"].get(name), state.vars.get(name),
                                            player, state.num_players)
             if problem:
@@ -263,7 +263,7 @@ def _scores_well_formed(context, game):
 @game_invariant("winners_well_formed", "winners() is a non-empty list of distinct seats with the top total "
                                        "(all of them unless a tie-breaker or a random final tie decides)")
 def _winners_well_formed(context, game):
-    rs, state = game.rs, game.final
+    ruleset, state = game.rs, game.final
     winners = state.winners()
     totals = {seat: score["total"] for seat, score in state.scores().items()}
     top = [seat for seat, total in totals.items() if total == max(totals.values())]
@@ -271,7 +271,7 @@ def _winners_well_formed(context, game):
         return f"winners {winners} is empty or repeats a seat"
     if not set(winners) <= set(top):
         return f"winners {winners} are not among the top totals {totals}"
-    if not rs.tiebreakers and rs.final_tie == "shared" and sorted(winners) != top:
+    if not ruleset.tiebreakers and ruleset.final_tie == "shared" and sorted(winners) != top:
         return f"winners {winners} but seats {top} share the top total and the tie is shared"
     return None
 

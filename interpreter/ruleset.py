@@ -99,15 +99,15 @@ def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dic
     from .schema import validate_files
 
     validate_files(composed.trees)
-    rs = compile_composed(composed)
+    ruleset = compile_composed(composed)
     from .view.spec import compile_view
 
-    rs.view = compile_view(rs)  # a bad view is a load error, with file:line:col
+    ruleset.view = compile_view(ruleset)  # a bad view is a load error, with file:line:col
     if check:
         from .checks import run_checks
 
-        rs.warnings = run_checks(rs, composed)
-    return rs
+        ruleset.warnings = run_checks(ruleset, composed)
+    return ruleset
 
 
 # ----------------------------------------------------------------------------- compile
@@ -131,30 +131,33 @@ class _Compiler(PlayCompiler):
         if text is None:
             return None
         try:
-            h = self.unit.add_expression(text, scope, lex)
-            h.pos = pos_of(text) if isinstance(text, Text) else (value_pos(where_node, key) if where_node is not None else None)
-            return h
-        except ExpressionError as e:
-            self._expr_error(e, text, where_node, key)
+            handle = self.unit.add_expression(text, scope, lex)
+            if isinstance(text, Text):
+                handle.pos = pos_of(text)
+            else:
+                handle.pos = value_pos(where_node, key) if where_node is not None else None
+            return handle
+        except ExpressionError as error:
+            self._expr_error(error, text, where_node, key)
             return None
 
     def stmt(self, text, scope: Scope) -> Optional[Handle]:
         try:
-            h = self.unit.add_statement(text, scope)
-            h.pos = pos_of(text)
-            return h
-        except ExpressionError as e:
-            self._expr_error(e, text, None, None)
+            handle = self.unit.add_statement(text, scope)
+            handle.pos = pos_of(text)
+            return handle
+        except ExpressionError as error:
+            self._expr_error(error, text, None, None)
             return None
 
     def _expr_error(self, e: ExpressionError, text, node, key):
         if isinstance(text, Text):
-            p = expr_pos(text, e.line, e.column)
+            pos = expr_pos(text, e.line, e.column)
         elif node is not None:
-            p = value_pos(node, key)
+            pos = value_pos(node, key)
         else:
-            p = Pos("<expression>", e.line, e.column)
-        self.diags.append(Diagnostic(e.code if e.code != "syntax" else "expression", e.message, p, e.hint))
+            pos = Pos("<expression>", e.line, e.column)
+        self.diags.append(Diagnostic(e.code if e.code != "syntax" else "expression", e.message, pos, e.hint))
 
     # ---------------------------------------------------------------------------------------
     def run(self) -> Ruleset:
@@ -377,9 +380,9 @@ def _plain_record(rec) -> dict:
         return hit[1]
     if len(_RECORDS) > 100_000:
         _RECORDS.clear()
-    r = plain(rec)
-    _RECORDS[id(rec)] = (rec, r)
-    return r
+    record_plain = plain(rec)
+    _RECORDS[id(rec)] = (rec, record_plain)
+    return record_plain
 
 
 def _player_counts(game, combos) -> tuple:
@@ -390,47 +393,47 @@ def _player_counts(game, combos) -> tuple:
     return players
 
 
-def _provenance(t) -> dict:
+def _provenance(tree) -> dict:
     """Counts of definitions by provenance: rulebook (source), reconstructed, interpretation,
     or none, per section."""
     out: dict = {}
 
-    def visit(section, d):
-        if not isinstance(d, dict):
+    def visit(section, spec):
+        if not isinstance(spec, dict):
             return
         kind = "unmarked"
-        if d.get("interpretation"):
+        if spec.get("interpretation"):
             kind = "interpretation"
-        elif d.get("reconstructed"):
+        elif spec.get("reconstructed"):
             kind = "reconstructed"
-        elif d.get("source"):
+        elif spec.get("source"):
             kind = "rulebook"
         out.setdefault(section, {}).setdefault(kind, 0)
         out[section][kind] += 1
 
     for section in ("vars", "define", "procedures", "actions", "phases"):
-        for _, d in (t.get(section) or {}).items():
-            visit(section, d)
-    for typ, defs in (t.get("components") or {}).items():
-        for _, d in (defs or {}).items():
-            visit(f"components.{typ}", d)
+        for _, definition in (tree.get(section) or {}).items():
+            visit(section, definition)
+    for typ, defs in (tree.get("components") or {}).items():
+        for _, definition in (defs or {}).items():
+            visit(f"components.{typ}", definition)
     return out
 
 
 def _rules_digest(composed: Composed) -> str:
     """A fingerprint of the rules: the modules chosen and every file read, by its path inside
     the ruleset folder and the digest of its bytes. Two loads of unchanged files agree."""
-    h = hashlib.sha256()
-    h.update(("modules:" + ",".join(composed.modules) + "\n").encode())
+    digest = hashlib.sha256()
+    digest.update(("modules:" + ",".join(composed.modules) + "\n").encode())
     if composed.overrides:
-        h.update(("settings:" + repr(sorted(composed.overrides.items())) + "\n").encode())
+        digest.update(("settings:" + repr(sorted(composed.overrides.items())) + "\n").encode())
     for display, tree in composed.trees:
         rel = os.path.relpath(os.path.abspath(display), composed.folder)
-        h.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())
-    return h.hexdigest()[:16]
+        digest.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def compile_composed(composed: Composed) -> Ruleset:
     # procedures must know phase ids and each other before effects compile
-    c = _Compiler(composed)
-    return c.run()
+    compiler = _Compiler(composed)
+    return compiler.run()

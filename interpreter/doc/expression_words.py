@@ -273,10 +273,10 @@ class ExpressionWords:
         """'c in corp where c's sector is “energy”' (and further clauses after a comma)."""
         parts = []
         for clause in _kids(comp_for):
-            ck = _kids(clause)
-            targets = ", ".join(str(t) for t in _kids(ck[0]))
-            text = f"{targets} in {self._sub(ck[1], 3)}"
-            conditions = [self.w(_kids(c)[0]) for c in ck[2:]]
+            clause_parts = _kids(clause)
+            targets = ", ".join(str(t) for t in _kids(clause_parts[0]))
+            text = f"{targets} in {self._sub(clause_parts[1], 3)}"
+            conditions = [self.w(_kids(c)[0]) for c in clause_parts[2:]]
             if conditions:
                 text += " where " + " and ".join(conditions)
             parts.append(text)
@@ -331,7 +331,7 @@ def _is_amount(node) -> bool:
     return _is_tree(node) and node.data in ("number", "add", "sub", "mul", "name", "neg")
 
 
-def _emptiness(left, op, right) -> Optional[str]:
+def _emptiness(left, comparison, right) -> Optional[str]:
     """'empty' / 'not empty' for len(x) == 0, len(x) > 0, len(x) >= 1, len(x) != 0."""
     if not (_is_tree(left) and left.data == "call" and str(left.children[0]) == "len"
             and left.children[1] is not None and len(_kids(left.children[1])) == 1):
@@ -339,9 +339,9 @@ def _emptiness(left, op, right) -> Optional[str]:
     if not (_is_tree(right) and right.data == "number"):
         return None
     value = str(_kids(right)[0])
-    if (op, value) in (("==", "0"), ("<", "1"), ("<=", "0")):
+    if (comparison, value) in (("==", "0"), ("<", "1"), ("<=", "0")):
         return "empty"
-    if (op, value) in ((">", "0"), (">=", "1"), ("!=", "0")):
+    if (comparison, value) in ((">", "0"), (">=", "1"), ("!=", "0")):
         return "not empty"
     return None
 

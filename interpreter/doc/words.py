@@ -74,18 +74,18 @@ class Words(ExpressionWords):
             return code(unparse(tree))
 
     def _statement(self, tree) -> str:
-        target, op, value = _kids(tree)
-        op = str(op)
+        target, operator, value = _kids(tree)
+        operator = str(operator)
         where = self.target(target)
-        if op == "=" and _is_tree(value) and value.data == "add" and unparse(_kids(value)[0]) == unparse(target):
+        if operator == "=" and _is_tree(value) and value.data == "add" and unparse(_kids(value)[0]) == unparse(target):
             return f"add {self._sub(_kids(value)[1], 7)} to {where}"
-        if op == "=":
+        if operator == "=":
             return f"set {where} to {self.w(value)}"
-        if op == "+=":
+        if operator == "+=":
             return f"add {self.w(value)} to {where}"
-        if op == "-=":
+        if operator == "-=":
             return f"take {self.w(value)} from {where}"
-        if op == "*=":
+        if operator == "*=":
             return f"multiply {where} by {self.w(value)}"
         return f"divide {where} by {self.w(value)}, rounding down"
 
