@@ -87,8 +87,8 @@ def _git(cwd: str, *args, binary: bool = False):
 
     try:
         done = subprocess.run(["git", "-C", cwd, *args], capture_output=True, check=False, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise DiffError(f"cannot run git: {e}") from None
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise DiffError(f"cannot run git: {error}") from None
     if done.returncode != 0:
         return None
     return done.stdout if binary else done.stdout.decode("utf-8", "replace").strip()
