@@ -64,11 +64,16 @@ class ExpressionWords:
             return "always" if text else "never"
         if isinstance(text, (int, float)):
             return str(text)
-        tree = self.parse(text, "expression")
+        return self.in_words(text, "expression", self.w)
+
+    def in_words(self, text, start, render) -> str:
+        """`render(tree)` of the text parsed from `start`; the text as code where it cannot be
+        parsed, the parsed tree written back as code where `render` has no words for it."""
+        tree = self.parse(text, start)
         if tree is None:
             return code(" ".join(str(text).split()))
         try:
-            return self.w(tree)
+            return render(tree)
         except (IndexError, AttributeError, TypeError, ValueError):
             return code(unparse(tree))
 

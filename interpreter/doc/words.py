@@ -65,13 +65,7 @@ class Words(ExpressionWords):
         return items
 
     def statement(self, text) -> str:
-        tree = self.parse(text, "statement")
-        if tree is None:
-            return code(" ".join(str(text).split()))
-        try:
-            return self._statement(tree)
-        except (IndexError, AttributeError, TypeError, ValueError):
-            return code(unparse(tree))
+        return self.in_words(text, "statement", self._statement)
 
     def _statement(self, tree) -> str:
         target, operator, value = _kids(tree)
