@@ -4,7 +4,7 @@ settings, hooks, `next`). Effect lists are compile_effects.py.
 Owns: the compiled Action and Phase records, label templates, the checks of a phase's settings
 (simultaneous phases, `next` targets) and when each action requirement can be checked.
 `PlayCompiler` is a mix-in of the ruleset compiler (ruleset._Compiler), which provides `expr`,
-`stmt`, `err`, `scope`, `procs`, `phase_ids` and the list of `blocks`.
+`stmt`, `err`, `scope`, `tree`, `procs`, `phase_ids` and the list of `blocks`.
 """
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ class PlayCompiler(EffectCompiler):
             order=-1 if spec.get("order") == "counterclockwise" else 1,
             skip=setting("skip", setting_scope=phase_scope.with_locals({"p": "number"})), end=setting("end"),
             rounds=setting("rounds", NUMBERS), per_turn=setting("actions_per_turn", NUMBERS),
-            next=self.next_phases(phase_id, spec, phase_scope), pos=key_pos(self.t["phases"], phase_id),
+            next=self.next_phases(phase_id, spec, phase_scope), pos=key_pos(self.tree["phases"], phase_id),
         )
         phase.simultaneous = bool(spec.get("simultaneous"))
         phase.reveal_block = hook("on_reveal")
@@ -181,16 +181,17 @@ class PlayCompiler(EffectCompiler):
         """A simultaneous phase is a turns phase without the settings of one player's turn."""
         if not spec.get("simultaneous"):
             if spec.get("on_reveal"):
-                self.err("phase", f"phase '{phase_id}' has 'on_reveal' but is not simultaneous", key_pos(spec, "on_reveal"),
-                         "add simultaneous: true (on_reveal runs once everybody has chosen)")
+                self.err("phase", f"phase '{phase_id}' has 'on_reveal' but is not simultaneous",
+                         key_pos(spec, "on_reveal"), "add simultaneous: true (on_reveal runs once everybody has chosen)")
             return
         if kind != "turns":
             self.err("phase", f"simultaneous phase '{phase_id}' must be a turns phase with actions",
                      key_pos(spec, "simultaneous"), "give it actions: [...]")
         for key in ("first", "order", "on_turn", "actions_per_turn"):
             if spec.get(key) is not None:
-                self.err("phase", f"'{key}' has no meaning in simultaneous phase '{phase_id}' (everybody chooses at once, "
-                         "one action per round)", key_pos(spec, key), "use on_round, or a phase that is not simultaneous")
+                self.err("phase", f"'{key}' has no meaning in simultaneous phase '{phase_id}' (everybody chooses "
+                         "at once, one action per round)", key_pos(spec, key),
+                         "use on_round, or a phase that is not simultaneous")
 
     def next_phases(self, phase_id, spec, scope) -> list:
         """[(target, condition Handle or None)] of a phase's `next`."""

@@ -117,8 +117,8 @@ class _Compiler(PlayCompiler):
     compile_effects.EffectCompiler."""
 
     def __init__(self, composed: Composed):
-        self.c = composed
-        self.t = composed.tree
+        self.composed = composed
+        self.tree = composed.tree
         self.diags: list[Diagnostic] = []
         self.blocks: list = []
         self.budget = Budget()
@@ -162,7 +162,7 @@ class _Compiler(PlayCompiler):
     # ---------------------------------------------------------------------------------------
     def run(self) -> Ruleset:
         """Compile every section in order (the errors of all of them are reported together)."""
-        tree = self.t
+        tree = self.tree
         game = tree.get("game") or Map()
         if not game.get("name"):
             self.err("game", "the game has no name", pos_of(tree.get("game") or tree),
@@ -204,9 +204,9 @@ class _Compiler(PlayCompiler):
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
         self.finish_actions(actions)
         return Ruleset(
-            name=str(game.get("name", os.path.basename(self.c.folder))),
+            name=str(game.get("name", os.path.basename(self.composed.folder))),
             title=str(game.get("title", game.get("name", ""))),
-            folder=self.c.folder, modules=self.c.modules, players=players, start=start,
+            folder=self.composed.folder, modules=self.composed.modules, players=players, start=start,
             components=MappingProxyType(types), entities=MappingProxyType(self.entities),
             vars=var_decls, actions=actions, phases=phases, blocks=self.blocks,
             proc_blocks={name: proc["block"] for name, proc in self.procs.items()},
@@ -216,8 +216,8 @@ class _Compiler(PlayCompiler):
             heuristic=heuristic, assertions=assertions,
             combinations=derive_combinations(combos, plain(tree.get("modules") or {}), players),
             module_decls=plain(tree.get("modules") or {}), provenance=_provenance(tree),
-            files=self.c.files, tree=tree, unit=self.unit, budget=self.budget,
-            digest=_rules_digest(self.c), overrides=dict(self.c.overrides),
+            files=self.composed.files, tree=tree, unit=self.unit, budget=self.budget,
+            digest=_rules_digest(self.composed), overrides=dict(self.composed.overrides),
             settings={name: constants[name] for name in (tree.get("settings") or {}) if name in constants},
         )
 
@@ -226,7 +226,7 @@ class _Compiler(PlayCompiler):
         entities: dict = {}
         types: dict = {}
         attributes: dict = {}
-        for typ, records in (self.t.get("components") or {}).items():
+        for typ, records in (self.tree.get("components") or {}).items():
             ids = []
             names = set()
             for component_id, record in (records or {}).items():
@@ -245,11 +245,11 @@ class _Compiler(PlayCompiler):
 
     def compile_constants(self, types) -> dict:
         """The constants, each component type as the list of its ids, and the settings."""
-        constants = {name: plain(value) for name, value in (self.t.get("constants") or {}).items()}
+        constants = {name: plain(value) for name, value in (self.tree.get("constants") or {}).items()}
         for typ, ids in types.items():
             if typ in constants:
                 self.err("duplicate", f"'{typ}' is both a constant and a component type",
-                         key_pos(self.t["constants"], typ))
+                         key_pos(self.tree["constants"], typ))
             constants[typ] = list(ids)
         self.add_settings(constants)
         return constants
@@ -259,7 +259,7 @@ class _Compiler(PlayCompiler):
         vars_scope: dict = {name: None for name in ENGINE_VARS}
         vars_scope["players"] = ("list", "number")
         vars_scope["num_players"] = "number"
-        declared = self.t.get("vars") or {}
+        declared = self.tree.get("vars") or {}
         for name in declared:
             if name in ENGINE_VARS:
                 self.err("reserved", f"'{name}' is provided by the engine", key_pos(declared, name))
@@ -286,7 +286,7 @@ class _Compiler(PlayCompiler):
     def compile_var_decls(self, init_scope) -> dict:
         """name -> VarDecl: per player or not, visibility, and a literal `value` or an `init`."""
         var_decls = {}
-        for name, spec in (self.t.get("vars") or {}).items():
+        for name, spec in (self.tree.get("vars") or {}).items():
             if name in ENGINE_VARS or spec is None:
                 continue
             spec = spec or {}
@@ -308,10 +308,10 @@ class _Compiler(PlayCompiler):
     def compile_procedures(self, scope) -> None:
         """`self.procs` (name -> params, block); every procedure and phase is known before
         any effect compiles, so that effects may call or enter any of them."""
-        self.proc_decls = self.t.get("procedures") or {}
+        self.proc_decls = self.tree.get("procedures") or {}
         self.procs: dict = {name: {"params": list(spec.get("params") or []), "block": None}
                             for name, spec in self.proc_decls.items()}
-        self.phase_ids = set((self.t.get("phases") or {}).keys())
+        self.phase_ids = set((self.tree.get("phases") or {}).keys())
         for name, spec in self.proc_decls.items():
             params = self.procs[name]["params"]
             self.procs[name]["block"] = self.block(spec.get("effects") or [], scope.with_locals(params))
@@ -322,7 +322,7 @@ class _Compiler(PlayCompiler):
         if not start:
             start = next(iter(phases), None)
             if start is None:
-                self.err("phases", "the game has no phases", pos_of(self.t), "add a 'phases:' section")
+                self.err("phases", "the game has no phases", pos_of(self.tree), "add a 'phases:' section")
         elif start not in phases:
             self.err("reference", f"start phase '{start}' is not defined", value_pos(game, "start"),
                      suggest(start, phases))
@@ -350,7 +350,7 @@ class _Compiler(PlayCompiler):
     def compile_assertions(self, init_scope, scope) -> list:
         """[(when, Handle, message, pos)]; a `static` assertion reads only the initial values."""
         assertions = []
-        for assertion in self.t.get("assertions") or []:
+        for assertion in self.tree.get("assertions") or []:
             when = assertion.get("when", "static")
             handle = self.expr(assertion.get("expect"), init_scope if when == "static" else scope, assertion, "expect")
             assertions.append((when, handle, assertion.get("message") or str(assertion.get("expect")),
@@ -361,10 +361,10 @@ class _Compiler(PlayCompiler):
         """Settings are read by name like constants (their values after any override)."""
         from .settings import setting_values
 
-        for name, value in setting_values(self.t).items():
+        for name, value in setting_values(self.tree).items():
             if name in constants:
                 self.err("duplicate", f"'{name}' is both a setting and a constant or component type",
-                         key_pos(self.t["settings"], name), "rename one of them")
+                         key_pos(self.tree["settings"], name), "rename one of them")
                 continue
             constants[name] = value
 
