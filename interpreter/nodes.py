@@ -19,8 +19,8 @@ class Map(dict):
 
     __slots__ = ("pos", "kpos", "vpos", "digest", "text_keys")
 
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
+    def __init__(self, *items, **named):
+        super().__init__(*items, **named)
         self.pos: Pos = Pos("<generated>", 0, 0)
         self.kpos: dict = {}
         self.vpos: dict = {}
@@ -31,8 +31,8 @@ class Map(dict):
 class Seq(list):
     __slots__ = ("pos", "ipos")
 
-    def __init__(self, *a):
-        super().__init__(*a)
+    def __init__(self, *items):
+        super().__init__(*items)
         self.pos: Pos = Pos("<generated>", 0, 0)
         self.ipos: list = []
 

@@ -150,14 +150,14 @@ class _Compiler(PlayCompiler):
             self._expr_error(error, text, None, None)
             return None
 
-    def _expr_error(self, e: ExpressionError, text, node, key):
+    def _expr_error(self, error: ExpressionError, text, node, key):
         if isinstance(text, Text):
-            pos = expr_pos(text, e.line, e.column)
+            pos = expr_pos(text, error.line, error.column)
         elif node is not None:
             pos = value_pos(node, key)
         else:
-            pos = Pos("<expression>", e.line, e.column)
-        self.diags.append(Diagnostic(e.code if e.code != "syntax" else "expression", e.message, pos, e.hint))
+            pos = Pos("<expression>", error.line, error.column)
+        self.diags.append(Diagnostic(error.code if error.code != "syntax" else "expression", error.message, pos, error.hint))
 
     # ---------------------------------------------------------------------------------------
     def run(self) -> Ruleset:

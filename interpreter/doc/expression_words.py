@@ -173,19 +173,19 @@ class ExpressionWords:
             return ", ".join(names[:-1]) + f" and {names[-1]} are all equal"
         return code(unparse(node))
 
-    def _compare2(self, left, op, right) -> str:
-        if _is_none(right) and op in ("==", "!="):
-            return f"{self._sub(left, 6)} is {'not set' if op == '==' else 'set'}"
-        emptiness = _emptiness(left, op, right)
+    def _compare2(self, left, comparison, right) -> str:
+        if _is_none(right) and comparison in ("==", "!="):
+            return f"{self._sub(left, 6)} is {'not set' if comparison == '==' else 'set'}"
+        emptiness = _emptiness(left, comparison, right)
         if emptiness is not None:
             return f"{self.w(_kids(left.children[1])[0])} is {emptiness}"
         owned = self._owned_name(left)
-        if owned is not None and op in _HAVE_WORDS and _is_amount(right):
-            return f"you have {_HAVE_WORDS[op]} {self._sub(right, 6)} {owned}"
-        if op in ("in", "not in") and _is_tree(right) and right.data == "list":
+        if owned is not None and comparison in _HAVE_WORDS and _is_amount(right):
+            return f"you have {_HAVE_WORDS[comparison]} {self._sub(right, 6)} {owned}"
+        if comparison in ("in", "not in") and _is_tree(right) and right.data == "list":
             options = " or ".join(self.w(k) for k in _kids(right))
-            return f"{self._sub(left, 6)} is {'not ' if op == 'not in' else ''}{options}"
-        return f"{self._sub(left, 6)} {_COMPARE_WORDS[op]} {self._sub(right, 6)}"
+            return f"{self._sub(left, 6)} is {'not ' if comparison == 'not in' else ''}{options}"
+        return f"{self._sub(left, 6)} {_COMPARE_WORDS[comparison]} {self._sub(right, 6)}"
 
     def _owned_name(self, node) -> Optional[str]:
         """'assets' for `assets[player]` or `spendable(player)`: something the actor has."""

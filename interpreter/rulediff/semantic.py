@@ -29,8 +29,8 @@ class Change:
 
     __slots__ = ("section", "op", "subject", "detail", "where", "lines")
 
-    def __init__(self, section, op, subject, detail="", where="", lines=None):
-        self.section, self.op, self.subject = section, op, subject
+    def __init__(self, section, operation, subject, detail="", where="", lines=None):
+        self.section, self.op, self.subject = section, operation, subject
         self.detail, self.where, self.lines = detail, where, list(lines or [])
 
     def __repr__(self) -> str:
@@ -76,8 +76,8 @@ class _Differ:
         self.where = where
         self.changes: list = []
 
-    def add(self, section, op, subject, detail="", pos=None, lines=None):
-        self.changes.append(Change(section, op, subject, detail, self.where(pos) if pos else "", lines or []))
+    def add(self, section, operation, subject, detail="", pos=None, lines=None):
+        self.changes.append(Change(section, operation, subject, detail, self.where(pos) if pos else "", lines or []))
 
     def keyed(self, section, label, old, new, name_of=None):
         """Definitions by id: added, removed, or changed field by field."""

@@ -22,10 +22,10 @@ class Side:
     """One side of a diff: the spec as given, its modules, the loaded Ruleset, and for a git
     revision the revision and the temporary folder it was exported to."""
 
-    def __init__(self, spec: str, modules, rs, revision=None, archive=None):
+    def __init__(self, spec: str, modules, ruleset, revision=None, archive=None):
         self.spec = spec
         self.modules = tuple(modules)
-        self.rs = rs
+        self.rs = ruleset
         self.revision = revision
         self.archive = archive
 
