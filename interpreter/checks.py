@@ -15,204 +15,231 @@ from .loader import Text, expr_pos, key_pos, pos_of, value_pos
 __all__ = ["phase_graph", "run_checks"]
 
 
-def phase_graph(rs):
+def phase_graph(ruleset):
     """The top-level phase graph: an edge per `next` entry and per `enter`."""
     import networkx as nx
 
-    g = nx.DiGraph()
-    for pid, ph in rs.phases.items():
-        g.add_node(pid, kind=ph.kind, label=ph.label)
-    g.add_node("end", kind="end", label="end")
-    for pid, ph in rs.phases.items():
-        for target, cond in ph.next:
+    graph = nx.DiGraph()
+    for phase_id, phase in ruleset.phases.items():
+        graph.add_node(phase_id, kind=phase.kind, label=phase.label)
+    graph.add_node("end", kind="end", label="end")
+    for phase_id, phase in ruleset.phases.items():
+        for target, condition in phase.next:
             if target == "return":
                 continue
-            g.add_edge(pid, target, condition=cond.source if cond is not None else None)
-        for b in _blocks_of(ph):
-            for sub in _entered(rs, b, set()):
-                g.add_edge(pid, sub, kind="enter")
-        for sub in _action_enters(rs, ph):  # an action of the phase enters a sub-phase
-            g.add_edge(pid, sub, kind="enter")
-    return g
+            graph.add_edge(phase_id, target, condition=condition.source if condition is not None else None)
+        for block in _blocks_of(phase):
+            for sub in _entered(ruleset, block, set()):
+                graph.add_edge(phase_id, sub, kind="enter")
+        for sub in _action_enters(ruleset, phase):  # an action of the phase enters a sub-phase
+            graph.add_edge(phase_id, sub, kind="enter")
+    return graph
 
 
-def _blocks_of(ph):
-    return [b for b in (ph.enter_block, ph.exit_block, ph.turn_block, ph.round_block) if b is not None]
+def _blocks_of(phase):
+    return [block for block in (phase.enter_block, phase.exit_block, phase.turn_block, phase.round_block)
+            if block is not None]
 
 
-def _entered(rs, block, seen):
+def _entered(ruleset, block, seen):
     """Phases entered (with `enter`) from a block, through nested blocks and procedures."""
     if block in seen:
         return set()
     seen.add(block)
     out = set()
-    for op in rs.blocks[block]:
-        if isinstance(op, fx.Enter):
-            out.add(op.phase)
-        elif isinstance(op, fx.If):
-            out |= _entered(rs, op.then_block, seen)
-            if op.else_block is not None:
-                out |= _entered(rs, op.else_block, seen)
-        elif isinstance(op, fx.For):
-            out |= _entered(rs, op.body, seen)
-        elif isinstance(op, fx.Call):
-            out |= _entered(rs, rs.proc_blocks[op.procedure], seen)
+    for effect in ruleset.blocks[block]:
+        if isinstance(effect, fx.Enter):
+            out.add(effect.phase)
+        elif isinstance(effect, fx.If):
+            out |= _entered(ruleset, effect.then_block, seen)
+            if effect.else_block is not None:
+                out |= _entered(ruleset, effect.else_block, seen)
+        elif isinstance(effect, fx.For):
+            out |= _entered(ruleset, effect.body, seen)
+        elif isinstance(effect, fx.Call):
+            out |= _entered(ruleset, ruleset.proc_blocks[effect.procedure], seen)
     return out
 
 
-def _action_enters(rs, ph):
+def _action_enters(ruleset, phase):
     out = set()
-    for a in ph.actions:
-        out |= _entered(rs, rs.actions[a].block, set())
+    for action_id in phase.actions:
+        out |= _entered(ruleset, ruleset.actions[action_id].block, set())
     return out
 
 
-def _attribute_diagnostics(rs, tree) -> list:
+def _attribute_diagnostics(ruleset, tree) -> list:
     """`c.sectr` and its kind, found by the compiler's static types (expr/attributes.py): one error
     per place, at the attribute's file:line:col, with "did you mean"."""
     from .expr.attributes import attribute_problems
     from .refs import known_attributes
 
     out = []
-    for source, error in attribute_problems(rs.unit, known_attributes(tree)):
+    for source, error in attribute_problems(ruleset.unit, known_attributes(tree)):
         if isinstance(source, Text):
             out.append(Diagnostic("attribute", error.message, expr_pos(source, error.line, error.column), error.hint))
     return out
 
 
-def run_checks(rs, composed) -> list:
-    import networkx as nx
-
-    diags: list = []
-    warnings: list = []
-    tree = composed.tree
-    phases_node = tree.get("phases") or {}
+def run_checks(ruleset, composed) -> list:
+    """Raise RulebookError with every error of a stage (references and the phase graph and
+    static assertions, then the set-up of each player count); return the warnings."""
     from .refs import check_references
 
+    errors: list = []
+    warnings: list = []
+    tree = composed.tree
     for found in check_references(tree):
-        (warnings if found.severity == "warning" else diags).append(found)
-    diags.extend(_attribute_diagnostics(rs, tree))
-    g = phase_graph(rs)
-    entered = {v for _, v, d in g.edges(data=True) if d.get("kind") == "enter"}
-    if rs.start in rs.phases:
-        reach = nx.descendants(g, rs.start) | {rs.start}
-        # phases entered from procedures are reachable from wherever the procedure is used
-        for pid in rs.phases:
-            if pid not in reach and pid not in entered and not _entered_by_procedure(rs, pid):
-                diags.append(Diagnostic("unreachable", f"phase '{pid}' can never be reached from '{rs.start}'",
-                                        key_pos(phases_node, pid), "add a 'next' that leads here, or remove it"))
-        top = {pid for pid in reach if pid in rs.phases}
-        for pid in sorted(top):
-            ph = rs.phases[pid]
-            if ph.kind == "end":
-                continue
-            if pid in entered and all(t == "return" for t, _ in ph.next):
-                continue
-            if not ph.next:
-                if pid in entered or _entered_by_procedure(rs, pid):
-                    continue
-                diags.append(Diagnostic("dead-end", f"phase '{pid}' has no 'next'", key_pos(phases_node, pid),
-                                        "add 'next: end' to end the game here"))
-                continue
-            conds = [c for _, c in ph.next]
-            if any(c is not None for c in conds) and conds[-1] is not None:
-                diags.append(Diagnostic("no-default", f"phase '{pid}' branches but its last exit has a condition",
-                                        value_pos(phases_node[pid], "next"),
-                                        "make the last entry of 'next' an unconditional default"))
-            if not (nx.has_path(g, pid, "end") or any(rs.phases.get(t) is not None and rs.phases[t].kind == "end" for t in nx.descendants(g, pid))):
-                if pid not in entered:
-                    diags.append(Diagnostic("no-end", f"phase '{pid}' can never reach the end of the game",
-                                            key_pos(phases_node, pid),
-                                            "give some phase on its way a 'next' that leads to 'end'"))
-    # static assertions
-    const_vars = {"num_players": 0, "players": [], "current_phase": None}
-    for when, h, message, pos in rs.assertions:
-        if when != "static" or h is None:
-            continue
-        try:
-            rs.budget.reset()
-            ok = h.fn(const_vars, {})
-        except RuleRuntimeError as e:
-            diags.append(Diagnostic("assertion", f"assertion could not be evaluated: {e}", pos))
-            continue
-        if not ok:
-            diags.append(Diagnostic("assertion", f"assertion failed: {message}" + _count_detail(rs, h, const_vars),
-                                    pos, "the data disagrees with a number the rulebook states"))
-    if diags:
-        raise RulebookError(diags, "checks")
-    # set-up assertions and a smoke start for each allowed player count
-    from .state import State
-
-    for n in rs.players:
-        try:
-            st = State.new(rs, n, 0)
-        except RuleRuntimeError as e:
-            diags.append(Diagnostic("setup", f"the game cannot start with {n} players: {e}", e.pos or pos_of(tree)))
-            continue
-        for when, h, message, pos in rs.assertions:
-            if when != "setup" or h is None:
-                continue
-            try:
-                rs.budget.reset()
-                ok = h.fn(st.vars, {})
-            except RuleRuntimeError as e:
-                diags.append(Diagnostic("assertion", f"with {n} players, assertion could not be evaluated: {e}", pos))
-                continue
-            if not ok:
-                diags.append(Diagnostic("assertion", f"with {n} players, assertion failed: {message}", pos))
-    if diags:
-        raise RulebookError(diags, "checks")
+        (warnings if found.severity == "warning" else errors).append(found)
+    errors.extend(_attribute_diagnostics(ruleset, tree))
+    errors.extend(_graph_diagnostics(ruleset, tree.get("phases") or {}))
+    errors.extend(_static_assertion_diagnostics(ruleset))
+    if errors:
+        raise RulebookError(errors, "checks")
+    errors.extend(_setup_diagnostics(ruleset, tree))
+    if errors:
+        raise RulebookError(errors, "checks")
     from .costs import unpayable_cost_warnings
     from .deadrules import dead_rule_warnings
 
-    warnings.extend(dead_rule_warnings(rs))
-    warnings.extend(unpayable_cost_warnings(rs))
-    # unused definitions
-    define_names = _define_names_used(rs)
-    used = set()
-    for h in rs.unit.pending:
-        used |= set(h.names or ())
-    called = {op.procedure for b in rs.blocks for op in b if isinstance(op, fx.Call)}
-    offered = {a for ph in rs.phases.values() for a in ph.actions}
-    for section in ("define", "vars", "procedures", "actions"):
-        for name in (tree.get(section) or {}):
-            if section == "actions":
-                if name not in offered:
-                    warnings.append(Diagnostic("unused", f"action '{name}' is offered by no phase",
-                                               key_pos(tree[section], name), severity="warning"))
-            elif section == "procedures":
-                if name not in called:
-                    warnings.append(Diagnostic("unused", f"procedure '{name}' is never used",
-                                               key_pos(tree[section], name), severity="warning"))
-            elif name not in used and name not in define_names:
-                warnings.append(Diagnostic("unused", f"{'define' if section == 'define' else 'var'} '{name}' is never used",
-                                           key_pos(tree[section], name), severity="warning"))
+    warnings.extend(dead_rule_warnings(ruleset))
+    warnings.extend(unpayable_cost_warnings(ruleset))
+    warnings.extend(_unused_warnings(ruleset, tree))
     return warnings
 
 
-def _define_names_used(rs):
-    cache = getattr(rs, "_define_names_cache", None)
-    if cache is None:
-        import re
+def _graph_diagnostics(ruleset, phases_node) -> list:
+    """Phases that cannot be reached, have no `next`, branch without a default or never reach
+    the end of the game."""
+    import networkx as nx
 
-        cache = set()
-        for name, d in (rs.tree.get("define") or {}).items():
-            src = d.get("expr") if isinstance(d, dict) else d
-            cache |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", str(src)))
-        for name, d in (rs.tree.get("vars") or {}).items():
-            if isinstance(d, dict) and "init" in d:
-                cache |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", str(d["init"])))
-    return cache
+    if ruleset.start not in ruleset.phases:
+        return []
+    found = []
+    graph = phase_graph(ruleset)
+    entered = {target for _, target, data in graph.edges(data=True) if data.get("kind") == "enter"}
+    reach = nx.descendants(graph, ruleset.start) | {ruleset.start}
+    # phases entered from procedures are reachable from wherever the procedure is used
+    for phase_id in ruleset.phases:
+        if phase_id not in reach and phase_id not in entered and not _entered_by_procedure(ruleset, phase_id):
+            found.append(Diagnostic("unreachable", f"phase '{phase_id}' can never be reached from '{ruleset.start}'",
+                                    key_pos(phases_node, phase_id), "add a 'next' that leads here, or remove it"))
+    for phase_id in sorted(phase_id for phase_id in reach if phase_id in ruleset.phases):
+        phase = ruleset.phases[phase_id]
+        if phase.kind == "end" or (phase_id in entered and all(target == "return" for target, _ in phase.next)):
+            continue
+        if not phase.next:
+            if not (phase_id in entered or _entered_by_procedure(ruleset, phase_id)):
+                found.append(Diagnostic("dead-end", f"phase '{phase_id}' has no 'next'",
+                                        key_pos(phases_node, phase_id), "add 'next: end' to end the game here"))
+            continue
+        conditions = [condition for _, condition in phase.next]
+        if any(condition is not None for condition in conditions) and conditions[-1] is not None:
+            found.append(Diagnostic("no-default", f"phase '{phase_id}' branches but its last exit has a condition",
+                                    value_pos(phases_node[phase_id], "next"),
+                                    "make the last entry of 'next' an unconditional default"))
+        ends = nx.has_path(graph, phase_id, "end") or any(
+            ruleset.phases.get(target) is not None and ruleset.phases[target].kind == "end"
+            for target in nx.descendants(graph, phase_id))
+        if not ends and phase_id not in entered:
+            found.append(Diagnostic("no-end", f"phase '{phase_id}' can never reach the end of the game",
+                                    key_pos(phases_node, phase_id),
+                                    "give some phase on its way a 'next' that leads to 'end'"))
+    return found
 
 
-def _entered_by_procedure(rs, pid):
-    return any(isinstance(op, fx.Enter) and op.phase == pid for b in rs.blocks for op in b)
+def _static_assertion_diagnostics(ruleset) -> list:
+    """The `static` assertions (numbers the rulebook states) that fail or cannot be evaluated."""
+    found = []
+    const_vars = {"num_players": 0, "players": [], "current_phase": None}
+    for when, handle, message, pos in ruleset.assertions:
+        if when != "static" or handle is None:
+            continue
+        try:
+            ruleset.budget.reset()
+            holds = handle.fn(const_vars, {})
+        except RuleRuntimeError as error:
+            found.append(Diagnostic("assertion", f"assertion could not be evaluated: {error}", pos))
+            continue
+        if not holds:
+            found.append(Diagnostic("assertion", f"assertion failed: {message}"
+                                    + _count_detail(ruleset, handle, const_vars),
+                                    pos, "the data disagrees with a number the rulebook states"))
+    return found
+
+
+def _setup_diagnostics(ruleset, tree) -> list:
+    """A smoke start for each allowed player count, and the `setup` assertions on it."""
+    from .state import State
+
+    found = []
+    for count in ruleset.players:
+        try:
+            state = State.new(ruleset, count, 0)
+        except RuleRuntimeError as error:
+            found.append(Diagnostic("setup", f"the game cannot start with {count} players: {error}",
+                                    error.pos or pos_of(tree)))
+            continue
+        for when, handle, message, pos in ruleset.assertions:
+            if when != "setup" or handle is None:
+                continue
+            try:
+                ruleset.budget.reset()
+                holds = handle.fn(state.vars, {})
+            except RuleRuntimeError as error:
+                found.append(Diagnostic("assertion", f"with {count} players, assertion could not be evaluated: "
+                                        f"{error}", pos))
+                continue
+            if not holds:
+                found.append(Diagnostic("assertion", f"with {count} players, assertion failed: {message}", pos))
+    return found
+
+
+def _unused_warnings(ruleset, tree) -> list:
+    """A define or var never read, a procedure never called, an action no phase offers."""
+    define_names = _define_names_used(ruleset)
+    used = set()
+    for handle in ruleset.unit.pending:
+        used |= set(handle.names or ())
+    called = {effect.procedure for block in ruleset.blocks for effect in block if isinstance(effect, fx.Call)}
+    offered = {action_id for phase in ruleset.phases.values() for action_id in phase.actions}
+    warnings = []
+    for section in ("define", "vars", "procedures", "actions"):
+        for name in (tree.get(section) or {}):
+            if section == "actions":
+                message = None if name in offered else f"action '{name}' is offered by no phase"
+            elif section == "procedures":
+                message = None if name in called else f"procedure '{name}' is never used"
+            elif name not in used and name not in define_names:
+                message = f"{'define' if section == 'define' else 'var'} '{name}' is never used"
+            else:
+                message = None
+            if message:
+                warnings.append(Diagnostic("unused", message, key_pos(tree[section], name), severity="warning"))
+    return warnings
+
+
+def _define_names_used(ruleset):
+    """Every word in the text of a define or a var's `init` (a name read there is used)."""
+    names = set()
+    for spec in (ruleset.tree.get("define") or {}).values():
+        source = spec.get("expr") if isinstance(spec, dict) else spec
+        names |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", str(source)))
+    for spec in (ruleset.tree.get("vars") or {}).values():
+        if isinstance(spec, dict) and "init" in spec:
+            names |= set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", str(spec["init"])))
+    return names
+
+
+def _entered_by_procedure(ruleset, phase_id):
+    return any(isinstance(effect, fx.Enter) and effect.phase == phase_id
+               for block in ruleset.blocks for effect in block)
 
 
 _COUNT = re.compile(r"^\s*(len|count)\((.+)\)\s*==\s*(\d+)\s*$", re.S)
 
 
-def _count_detail(rs, handle, variables) -> str:
+def _count_detail(ruleset, handle, variables) -> str:
     """For a failed `len(LIST) == N` (or `count(...) == N`): the number found and the items
     beyond N (or how many are missing), e.g. "; found 13: the one beyond 12 is corp_obay"."""
     match = _COUNT.match(str(handle.source))
@@ -224,13 +251,13 @@ def _count_detail(rs, handle, variables) -> str:
     try:
         from .expr.compiler import CodeUnit
 
-        unit = CodeUnit(rs.unit.scope.with_locals({}), rs.entities, rs.budget)
+        unit = CodeUnit(ruleset.unit.scope.with_locals({}), ruleset.entities, ruleset.budget)
         probe = unit.add_expression(inner)
-        namespace = unit.build(rs.unit.ns["_K"])
-        for name, fn in rs.unit.ns.items():
+        namespace = unit.build(ruleset.unit.ns["_K"])
+        for name, function in ruleset.unit.ns.items():
             if name.startswith("d_") and name not in namespace:
-                namespace[name] = fn
-        rs.budget.reset()
+                namespace[name] = function
+        ruleset.budget.reset()
         items = probe.fn(variables, {})
     except Exception:  # noqa: BLE001 - the detail is a courtesy; the failure is reported anyway
         return ""

@@ -20,12 +20,12 @@ def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
     out: list = []
     visiting: set = set()
 
-    def visit(name, via=None, at=None):
+    def visit(name, via=None, position=None):
         if name in out:
             return
         if name not in decls:
             msg = f"unknown module '{name}'" + (f" (required by '{via}')" if via else "")
-            diags.append(Diagnostic("module", msg, at or where,
+            diags.append(Diagnostic("module", msg, position or where,
                                     suggest(name, list(decls)) or f"modules: {', '.join(decls) or 'none'}"))
             return
         if name in visiting:
@@ -33,40 +33,41 @@ def module_order(decls: Map, chosen: list, diags: list, where: Pos) -> list:
                                     pos_of(decls[name])))
             return
         visiting.add(name)
-        d = decls[name] or {}
-        reqs = d.get("requires", []) or []
-        for i, r in enumerate(reqs):
-            visit(r, name, value_pos(reqs, i) if isinstance(reqs, Seq) else value_pos(d, "requires"))
-        for a in d.get("after", []) or []:
-            if a in chosen or any(a in ((decls.get(c) or {}).get("requires") or []) for c in chosen):
-                visit(a, name)
+        declared = decls[name] or {}
+        reqs = declared.get("requires", []) or []
+        for index, required in enumerate(reqs):
+            visit(required, name, value_pos(reqs, index) if isinstance(reqs, Seq) else value_pos(declared, "requires"))
+        for later in declared.get("after", []) or []:
+            if later in chosen or any(later in ((decls.get(c) or {}).get("requires") or []) for c in chosen):
+                visit(later, name)
         visiting.discard(name)
         out.append(name)
 
-    for m in chosen:
-        visit(m)
-    for m in out:
-        exc = (decls.get(m) or {}).get("excludes", []) or []
-        for i, x in enumerate(exc):
-            if x in out:
-                diags.append(Diagnostic("module", f"module '{m}' excludes '{x}'",
-                                        value_pos(exc, i) if isinstance(exc, Seq) else key_pos(decls, m),
-                                        f"'{m}' and '{x}' cannot be played together: choose one"))
+    for module in chosen:
+        visit(module)
+    for module in out:
+        exc = (decls.get(module) or {}).get("excludes", []) or []
+        for excluded_index, excluded in enumerate(exc):
+            if excluded in out:
+                diags.append(Diagnostic("module", f"module '{module}' excludes '{excluded}'",
+                                        value_pos(exc, excluded_index) if isinstance(exc, Seq)
+                                        else key_pos(decls, module),
+                                        f"'{module}' and '{excluded}' cannot be played together: choose one"))
     return out
 
 
-def _ordered_before(decls, a, b) -> bool:
-    """Is `a` declared to come before `b` (b requires or is after a, transitively)?"""
+def _ordered_before(decls, first, second) -> bool:
+    """Is `first` declared to come before `second` (second requires or is after first, transitively)?"""
     seen = set()
-    stack = [b]
+    stack = [second]
     while stack:
-        x = stack.pop()
-        if x in seen:
+        module = stack.pop()
+        if module in seen:
             continue
-        seen.add(x)
-        d = decls.get(x) or {}
-        deps = list(d.get("requires", []) or []) + list(d.get("after", []) or [])
-        if a in deps:
+        seen.add(module)
+        declared = decls.get(module) or {}
+        deps = list(declared.get("requires", []) or []) + list(declared.get("after", []) or [])
+        if first in deps:
             return True
         stack.extend(deps)
     return False
@@ -116,15 +117,15 @@ def _closed(modules: set, decls):
     todo = list(modules)
     out = set()
     while todo:
-        m = todo.pop()
-        if m in out:
+        module = todo.pop()
+        if module in out:
             continue
-        if m not in decls:
+        if module not in decls:
             return None
-        out.add(m)
-        todo.extend((decls.get(m) or {}).get("requires") or [])
-    for m in out:
-        if set((decls.get(m) or {}).get("excludes") or []) & out:
+        out.add(module)
+        todo.extend((decls.get(module) or {}).get("requires") or [])
+    for module in out:
+        if set((decls.get(module) or {}).get("excludes") or []) & out:
             return None
     return out
 
@@ -132,9 +133,9 @@ def _closed(modules: set, decls):
 def _requires_met_by(chosen, base_modules, free, decls) -> bool:
     """A free module joins a listed combination only when what it requires is in that
     combination or is itself free (otherwise it would create a combination nobody listed)."""
-    for m in chosen:
-        for r in (decls.get(m) or {}).get("requires") or []:
-            if r not in base_modules and r not in free:
+    for module in chosen:
+        for required in (decls.get(module) or {}).get("requires") or []:
+            if required not in base_modules and required not in free:
                 return False
     return True
 
@@ -143,9 +144,9 @@ def combination_players(combinations, modules):
     """The player counts of the combination made of `modules`, or None when the game does not
     allow it. The one test `validate`, `simulate`, `play` and `diff` share."""
     chosen = sorted(modules)
-    for c in combinations:
-        if sorted(c.get("modules") or []) == chosen:
-            return list(c["players"])
+    for combination in combinations:
+        if sorted(combination.get("modules") or []) == chosen:
+            return list(combination["players"])
     return None
 
 

@@ -37,29 +37,29 @@ def _rulesets_dirs() -> list[str]:
 
 def bundled_rulesets() -> dict[str, str]:
     out = {}
-    for d in _rulesets_dirs():
-        for name in sorted(os.listdir(d)):
-            if os.path.isfile(os.path.join(d, name, ROOT_FILE)) and name not in out:
-                out[name] = os.path.join(d, name)
+    for directory in _rulesets_dirs():
+        for name in sorted(os.listdir(directory)):
+            if os.path.isfile(os.path.join(directory, name, ROOT_FILE)) and name not in out:
+                out[name] = os.path.join(directory, name)
     return out
 
 
 def find_ruleset(name_or_path: str) -> str:
     """A bundled ruleset by name, or a folder / game.yaml by path."""
-    p = str(name_or_path)
-    if os.path.isfile(p) and p.endswith((".yaml", ".yml")):
-        return os.path.dirname(os.path.abspath(p)) or "."
-    if os.path.isdir(p) and os.path.isfile(os.path.join(p, ROOT_FILE)):
-        return os.path.abspath(p)
+    text = str(name_or_path)
+    if os.path.isfile(text) and text.endswith((".yaml", ".yml")):
+        return os.path.dirname(os.path.abspath(text)) or "."
+    if os.path.isdir(text) and os.path.isfile(os.path.join(text, ROOT_FILE)):
+        return os.path.abspath(text)
     bundled = bundled_rulesets()
-    if p in bundled:
-        return bundled[p]
-    hint = suggest(p, list(bundled))
-    if os.path.isdir(p):
-        msg = f"'{p}' is a folder without a {ROOT_FILE}"
+    if text in bundled:
+        return bundled[text]
+    hint = suggest(text, list(bundled))
+    if os.path.isdir(text):
+        msg = f"'{text}' is a folder without a {ROOT_FILE}"
     else:
-        msg = f"no ruleset named '{p}'"
-    raise RulebookError([Diagnostic("ruleset", msg, Pos(p, 0, 0),
+        msg = f"no ruleset named '{text}'"
+    raise RulebookError([Diagnostic("ruleset", msg, Pos(text, 0, 0),
                                     hint or f"bundled rulesets: {', '.join(bundled) or 'none'}")], "load")
 
 
@@ -78,12 +78,12 @@ def _display(folder: str):
     cwd = os.getcwd()
 
     def rel(path):
-        ap = os.path.abspath(path)
+        absolute = os.path.abspath(path)
         try:
-            r = os.path.relpath(ap, cwd)
+            relative = os.path.relpath(absolute, cwd)
         except ValueError:
-            return ap
-        return ap if r.startswith("..") and len(r) > len(ap) else r
+            return absolute
+        return absolute if relative.startswith("..") and len(relative) > len(absolute) else relative
     return rel
 
 
@@ -151,9 +151,9 @@ def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list)
             if isinstance(value, list):
                 target = merged.setdefault(section, _new_seq(value))
                 merged.kpos.setdefault(section, key_pos(tree, section))
-                for i, item in enumerate(value):
+                for index, item in enumerate(value):
                     target.append(item)
-                    target.ipos.append(value_pos(value, i))
+                    target.ipos.append(value_pos(value, index))
             else:
                 merged[section] = value
         else:
@@ -168,15 +168,15 @@ def _merge_file(merged: Map, tree: Map, display: str, origin: dict, diags: list)
 
 
 def _new_map(like) -> Map:
-    m = Map()
-    m.pos = pos_of(like)
-    return m
+    node = Map()
+    node.pos = pos_of(like)
+    return node
 
 
 def _new_seq(like) -> Seq:
-    s = Seq()
-    s.pos = pos_of(like)
-    return s
+    node = Seq()
+    node.pos = pos_of(like)
+    return node
 
 
 def _merge_defs(target: Map, defs: Map, path: tuple, display: str, origin: dict, diags: list):
@@ -210,16 +210,16 @@ def compose(folder: str, modules=()) -> Composed:
         raise RulebookError(diags, "modules")
     setters: dict = {}  # path -> (module, value, pos)
     for name in order:
-        d = decls[name] or {}
-        paths = ([d["file"]] if d.get("file") else []) + list(d.get("files") or [])
-        for f in paths:
-            where = value_pos(d, "file" if d.get("file") == f else "files")
+        declared = decls[name] or {}
+        paths = ([declared["file"]] if declared.get("file") else []) + list(declared.get("files") or [])
+        for path in paths:
+            where = value_pos(declared, "file" if declared.get("file") == path else "files")
             try:
-                full = safe_path(folder, f, f"module '{name}': file", where, "module")
-                shown = rel(os.path.join(folder, f))
+                full = safe_path(folder, path, f"module '{name}': file", where, "module")
+                shown = rel(os.path.join(folder, path))
                 tree = load_file(full, shown)
-            except RulebookError as e:
-                diags.extend(e.diagnostics)
+            except RulebookError as error:
+                diags.extend(error.diagnostics)
                 continue
             files.append(shown)
             trees.append((shown, tree))
@@ -280,10 +280,10 @@ def _check_module_decls(base: Map, decls, diags: list) -> None:
                 diags.append(Diagnostic("module", f"module '{name}': '{key}' must be a list", value_pos(decl, key),
                                         f"write {key}: [...]"))
                 continue
-            for i, item in enumerate(value):
+            for index, item in enumerate(value):
                 if not isinstance(item, str):
                     diags.append(Diagnostic("module", f"module '{name}': every entry of '{key}' must be text",
-                                            value_pos(value, i)))
+                                            value_pos(value, index)))
 
 
 def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display, diags):
@@ -297,9 +297,9 @@ def _overlay(base: Map, tree: Map, module: str, decls, setters, origin, display,
             continue
         if section in LISTS:
             tgt = base.setdefault(section, _new_seq(value))
-            for i, item in enumerate(value or []):
+            for index, item in enumerate(value or []):
                 tgt.append(item)
-                tgt.ipos.append(value_pos(value, i))
+                tgt.ipos.append(value_pos(value, index))
             continue
         if not isinstance(value, Map):
             diags.append(Diagnostic("shape", f"'{section}' must be a mapping", value_pos(tree, section)))

@@ -28,11 +28,11 @@ _COST_FLIPPED = re.compile(rf"^\s*({_NAME_OR_NUMBER})\s*(<=|<)\s*{_BUDGET}\s*$")
 _AND = re.compile(r"\s+and\s+")
 
 
-def unpayable_cost_warnings(rs) -> list:
-    constants = scalar_constants(rs)
-    ceilings = _budget_ceilings(rs, constants)
+def unpayable_cost_warnings(ruleset) -> list:
+    constants = scalar_constants(ruleset)
+    ceilings = _budget_ceilings(ruleset, constants)
     out: list = []
-    for action_id, action in rs.actions.items():
+    for action_id, action in ruleset.actions.items():
         for condition, _reason, _code in action.requires:
             if condition is None or condition.pos is None:
                 continue
@@ -64,16 +64,16 @@ def _costs(source, constants):
     for part in parts:
         match = _COST.match(part)
         if match:
-            budget, op, amount_text = match.groups()
+            budget, comparison, amount_text = match.groups()
         else:
             match = _COST_FLIPPED.match(part)
             if not match:
                 continue
-            amount_text, op, budget = match.groups()
+            amount_text, comparison, budget = match.groups()
         amount = _number(amount_text, constants)
         if amount is not None:
             named = f" ({amount_text})" if amount_text in constants else ""
-            yield budget, op in (">", "<"), amount, named
+            yield budget, comparison in (">", "<"), amount, named
 
 
 def _number(text, constants):
@@ -87,12 +87,12 @@ def _number(text, constants):
         return constants.get(text)
 
 
-def _budget_ceilings(rs, constants) -> dict:
+def _budget_ceilings(ruleset, constants) -> dict:
     """var name -> (the largest value it can reach, why) for the vars whose bound is known."""
-    declared = (rs.tree or {}).get("vars") or {}
-    growing, assigned = _writes(rs, constants)
+    declared = (ruleset.tree or {}).get("vars") or {}
+    growing, assigned = _writes(ruleset, constants)
     out: dict = {}
-    for name, decl in rs.vars.items():
+    for name, decl in ruleset.vars.items():
         source = declared.get(name) if isinstance(declared.get(name), dict) else {}
         high = _number(source.get("max"), constants)
         if high is not None:
@@ -124,19 +124,19 @@ def _largest(value):
     return max(items)
 
 
-def _writes(rs, constants) -> tuple:
+def _writes(ruleset, constants) -> tuple:
     """(vars some effect may make larger, var -> the numbers `=` assigns to it)."""
     growing: set = set()
     assigned: dict = {}
-    for block in rs.blocks:
+    for block in ruleset.blocks:
         for effect in block:
             if not isinstance(effect, fx.Stmt) or effect.handle is None:
                 continue
             root = effect.handle.target
-            op, value = _assignment(effect.text, constants)
-            if op == "-=" and value is not None and value >= 0:
+            operator, value = _assignment(effect.text, constants)
+            if operator == "-=" and value is not None and value >= 0:
                 continue
-            if op == "=" and value is not None:
+            if operator == "=" and value is not None:
                 assigned.setdefault(root, []).append(value)
                 continue
             growing.add(root)
@@ -151,7 +151,7 @@ def _assignment(text, constants) -> tuple:
         tree = parse(str(text), "statement")
     except ExpressionError:
         return None, None
-    _target, op, value = tree.children[:3]
+    _target, operator, value = tree.children[:3]
     number = None
     if getattr(value, "data", None) == "number":
         number = _number(str(value.children[0]), constants)
@@ -159,4 +159,4 @@ def _assignment(text, constants) -> tuple:
         number = constants.get(str(value.children[0]))
     elif getattr(value, "data", None) == "neg" and getattr(value.children[0], "data", None) == "number":
         number = -_number(str(value.children[0].children[0]), constants)
-    return str(op), number
+    return str(operator), number

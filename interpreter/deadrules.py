@@ -25,16 +25,16 @@ _COMPARISON = re.compile(r"^\s*([A-Za-z_]\w*|-?\d+(?:\.\d+)?)\s*(<=|>=|==|!=|<|>
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 
 
-def dead_rule_warnings(rs) -> list:
-    constants = scalar_constants(rs)
-    bounds = _var_bounds(rs, constants)
+def dead_rule_warnings(ruleset) -> list:
+    constants = scalar_constants(ruleset)
+    bounds = _var_bounds(ruleset, constants)
     out: list = []
     seen: set = set()
-    for where, handle in _conditions(rs):
+    for where, handle in _conditions(ruleset):
         if handle is None or handle.pos is None or id(handle) in seen:
             continue
         seen.add(id(handle))
-        value = _constant_value(rs, handle, constants)
+        value = _constant_value(ruleset, handle, constants)
         if value is None:
             value = _decided_by_bounds(str(handle.source), bounds, constants)
         if value is None:
@@ -54,32 +54,32 @@ def _hint(where, value) -> str:
     return "its 'then' never runs" if not value else "its 'else' never runs"
 
 
-def _conditions(rs):
-    for phase in rs.phases.values():
+def _conditions(ruleset):
+    for phase in ruleset.phases.values():
         for _target, cond in phase.next:
             yield "branch", cond
-    for action in rs.actions.values():
+    for action in ruleset.actions.values():
         for cond, _reason, _code in action.requires:
             yield "requirement", cond
-    for block in rs.blocks:
+    for block in ruleset.blocks:
         for effect in block:
             if isinstance(effect, fx.If):
                 yield "condition", effect.condition
 
 
-def scalar_constants(rs) -> dict:
+def scalar_constants(ruleset) -> dict:
     """Every number among the constants and settings, by name."""
-    tree = rs.tree or {}
+    tree = ruleset.tree or {}
     out = {k: v for k, v in (tree.get("constants") or {}).items()
            if isinstance(v, numbers.Number) and not isinstance(v, bool)}
-    out.update({k: v for k, v in (rs.settings or {}).items()
+    out.update({k: v for k, v in (ruleset.settings or {}).items()
                 if isinstance(v, numbers.Number) and not isinstance(v, bool)})
     return out
 
 
-def _var_bounds(rs, constants) -> dict:
+def _var_bounds(ruleset, constants) -> dict:
     out: dict = {}
-    for name, decl in ((rs.tree or {}).get("vars") or {}).items():
+    for name, decl in ((ruleset.tree or {}).get("vars") or {}).items():
         if not isinstance(decl, dict) or decl.get("per_player"):
             continue
         low, high = _number(decl.get("min"), constants), _number(decl.get("max"), constants)
@@ -96,13 +96,13 @@ def _number(text, constants):
     return constants.get(str(text))
 
 
-def _constant_value(rs, handle, constants):
+def _constant_value(ruleset, handle, constants):
     """The value of a condition that reads only scalar settings and constants, else None."""
     names = set(handle.names or ())
     if not names or not names <= set(constants):
         return None
     try:
-        rs.budget.reset()
+        ruleset.budget.reset()
         value = handle.fn({}, {})
     except (RuleRuntimeError, TypeError, KeyError, ValueError, ZeroDivisionError):
         return None
@@ -113,9 +113,9 @@ def _decided_by_bounds(source, bounds, constants):
     match = _COMPARISON.match(source)
     if not match:
         return None
-    left, op, right = match.groups()
+    left, comparison, right = match.groups()
     if right in bounds and left not in bounds:
-        left, right, op = right, left, _FLIP[op]
+        left, right, comparison = right, left, _FLIP[comparison]
     if left not in bounds:
         return None
     other = _literal(right, constants)
@@ -123,21 +123,21 @@ def _decided_by_bounds(source, bounds, constants):
         return None
     low, high = bounds[left]
     test = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne}[op]
+            "==": operator.eq, "!=": operator.ne}[comparison]
     if low is not None and high is not None and low == high:
         return test(low, other)
-    if op in ("<", "<="):
+    if comparison in ("<", "<="):
         if high is not None and test(high, other):
             return True
         if low is not None and not test(low, other):
             return False
-    if op in (">", ">="):
+    if comparison in (">", ">="):
         if low is not None and test(low, other):
             return True
         if high is not None and not test(high, other):
             return False
-    if op in ("==", "!=") and ((low is not None and other < low) or (high is not None and other > high)):
-        return op == "!="
+    if comparison in ("==", "!=") and ((low is not None and other < low) or (high is not None and other > high)):
+        return comparison == "!="
     return None
 
 

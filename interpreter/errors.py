@@ -89,14 +89,14 @@ def _read_regular_file(path: str, limit: int = 2_000_000) -> Optional[str]:
     import stat
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
         return None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        return fh.read(limit).decode("utf-8", errors="replace")
+        return stream.read(limit).decode("utf-8", errors="replace")
 
 
 def _source_line(pos: Pos, sources: Optional[dict]) -> Optional[str]:

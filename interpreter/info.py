@@ -32,7 +32,7 @@ def _param(slot) -> dict:
     return row
 
 
-def describe(rs, players: int, history_window=None) -> dict:
+def describe(ruleset, players: int, history_window=None) -> dict:
     """Everything `info` prints, as plain data."""
     from .adapters.encoding import ActionSpace
     from .adapters.infostate import InformationStateLayout
@@ -40,16 +40,16 @@ def describe(rs, players: int, history_window=None) -> dict:
 
     from .compiled import support
 
-    space = ActionSpace(rs, players)
-    gap = support(rs)
-    layout = ObservationLayout(rs, players)
-    infostate = InformationStateLayout(space, layout, rs.max_steps, history_window)
+    space = ActionSpace(ruleset, players)
+    gap = support(ruleset)
+    layout = ObservationLayout(ruleset, players)
+    infostate = InformationStateLayout(space, layout, ruleset.max_steps, history_window)
     blocks = [{"name": name, "offset": offset, "size": size, "params": [_param(slot) for slot in slots]}
               for name, offset, size, slots in space.table()]
-    return {"ruleset": rs.name, "modules": list(rs.modules), "players": players,
+    return {"ruleset": ruleset.name, "modules": list(ruleset.modules), "players": players,
             "num_distinct_actions": space.size, "observation_size": layout.size,
             "information_state_size": infostate.size, "history_slots": infostate.history_slots,
-            "history_complete": infostate.complete, "max_game_length": rs.max_steps,
+            "history_complete": infostate.complete, "max_game_length": ruleset.max_steps,
             "max_chance_outcomes": space.max_chance_outcomes, "int_bound": space.int_bound,
             "unbounded": [{"action": a, "param": p, "domain": src, "blocked_by": list(blockers), "missing": list(missing)}
                           for a, p, src, blockers, missing in space.unbounded],
@@ -66,13 +66,13 @@ def _param_text(param: dict) -> str:
     return f"{param['name']}: {param['kind']} x{param['size']}{'' if param['proven'] else ' (assumed)'}"
 
 
-def run_info(args, out, rs, players: int) -> int:
-    data = describe(rs, players, getattr(args, "history_window", None))
+def run_info(args, out, ruleset, players: int) -> int:
+    data = describe(ruleset, players, getattr(args, "history_window", None))
     if args.json:
         print(json.dumps(data, indent=1), file=out)
         return 0
     mods = "+".join(data["modules"]) or "base"
-    print(f"{rs.name} ({mods}), {players} players", file=out)
+    print(f"{ruleset.name} ({mods}), {players} players", file=out)
     print(f"action space: {data['num_distinct_actions']} ids", file=out)
     print(f"observation size: {data['observation_size']} floats", file=out)
     print(f"information state size: {data['information_state_size']} floats "

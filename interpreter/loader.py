@@ -50,8 +50,8 @@ class _Builder:
         return min(self._line_starts[mark.line] + mark.column, len(self.text))
 
     def pos(self, node) -> Pos:
-        m = node.start_mark
-        return Pos(self.path, m.line + 1, m.column + 1)
+        mark = node.start_mark
+        return Pos(self.path, mark.line + 1, mark.column + 1)
 
     def build(self, node, depth=0):
         """The positioned tree of a composed node (limits and tags checked on the way)."""
@@ -123,24 +123,24 @@ class _Builder:
         if node.style in ("|", ">"):
             body = raw[1:]
             indent = None
-            for r in body:
-                if r.strip():
-                    indent = len(r) - len(r.lstrip(" "))
+            for row in body:
+                if row.strip():
+                    indent = len(row) - len(row.lstrip(" "))
                     break
             if indent is None:
                 return None
-            for i, r in enumerate(body):
-                rows.append((start.line + 2 + i, indent + 1, r[indent:].rstrip("\r")))
+            for index, row in enumerate(body):
+                rows.append((start.line + 2 + index, indent + 1, row[indent:].rstrip("\r")))
             while rows and not rows[-1][2]:
                 rows.pop()
             return (node.style == ">", rows)
         first_col = start.column + 1 + (1 if node.style in ("'", '"') else 0)
-        for i, r in enumerate(raw):
-            if i == 0:
-                rows.append((start.line + 1, first_col, r[first_col - start.column - 1:].rstrip()))
+        for index, row in enumerate(raw):
+            if index == 0:
+                rows.append((start.line + 1, first_col, row[first_col - start.column - 1:].rstrip()))
             else:
-                stripped = r.lstrip(" \t")
-                rows.append((start.line + 1 + i, len(r) - len(stripped) + 1, stripped.rstrip()))
+                stripped = row.lstrip(" \t")
+                rows.append((start.line + 1 + index, len(row) - len(stripped) + 1, stripped.rstrip()))
         return (True, rows)
 
     def measure(self, root) -> None:
@@ -155,15 +155,15 @@ class _Builder:
             if depth > LIMITS["depth"]:
                 raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
                                        self.pos(node)))
-            n = 1
+            total = 1
             if isinstance(node, yaml.MappingNode):
-                for k, v in node.value:
-                    n += size(k, depth + 1) + size(v, depth + 1)
+                for key, value in node.value:
+                    total += size(key, depth + 1) + size(value, depth + 1)
             elif isinstance(node, yaml.SequenceNode):
-                for v in node.value:
-                    n += size(v, depth + 1)
-            sizes[id(node)] = n
-            return n
+                for value in node.value:
+                    total += size(value, depth + 1)
+            sizes[id(node)] = total
+            return total
 
         limit = LIMITS["nodes"]
         total = size(root, 0)
@@ -223,8 +223,8 @@ def load_file(path: str, display: Optional[str] = None) -> Any:
     module combination reads the same files again). The tree is shared: treat it as read-only
     (compose.py copies what it changes)."""
     try:
-        st = os.stat(path)
-        key = (os.path.abspath(path), display, st.st_size, st.st_mtime_ns)
+        status = os.stat(path)
+        key = (os.path.abspath(path), display, status.st_size, status.st_mtime_ns)
     except OSError:
         key = None
     if key is not None and key in _FILE_CACHE:
@@ -242,11 +242,11 @@ def _load_file(path: str, display: Optional[str] = None) -> Any:
     raw = read_limited(path, shown)
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = raw[: e.start]
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
         line = before.count(b"\n") + 1
-        col = e.start - (before.rfind(b"\n") + 1) + 1
-        raise RulebookError([Diagnostic("encoding", f"byte 0x{raw[e.start]:02x} is not UTF-8",
+        col = error.start - (before.rfind(b"\n") + 1) + 1
+        raise RulebookError([Diagnostic("encoding", f"byte 0x{raw[error.start]:02x} is not UTF-8",
                                         Pos(shown, line, col), "save the file as UTF-8")], "load")
     if not text.strip() or all(l.strip().startswith("#") or not l.strip() for l in text.splitlines()):
         raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1),
@@ -287,11 +287,11 @@ def _compose(text: str, shown: str):
             loader.dispose()
     try:
         loader = yaml.SafeLoader(text)
-    except yaml.reader.ReaderError as e:  # a control character
-        before = text[: e.position]
+    except yaml.reader.ReaderError as error:  # a control character
+        before = text[: error.position]
         line = before.count("\n") + 1
-        col = e.position - (before.rfind("\n") + 1) + 1
-        raise RulebookError([Diagnostic("encoding", f"character U+{e.character:04X} is not allowed in a rule file",
+        col = error.position - (before.rfind("\n") + 1) + 1
+        raise RulebookError([Diagnostic("encoding", f"character U+{error.character:04X} is not allowed in a rule file",
                                         Pos(shown, line, col), "remove the control character")], "load") from None
     try:
         return loader, _single_node(loader, text, shown)
@@ -303,30 +303,30 @@ def _compose(text: str, shown: str):
 def _single_node(loader, text: str, shown: str):
     try:
         return loader.get_single_node()
-    except yaml.MarkedYAMLError as e:
-        raise RulebookError([_yaml_error(e, text, shown)], "load") from None
-    except yaml.YAMLError as e:
-        raise RulebookError([Diagnostic("yaml", str(e).splitlines()[0], Pos(shown, 1, 1))], "load") from None
+    except yaml.MarkedYAMLError as error:
+        raise RulebookError([_yaml_error(error, text, shown)], "load") from None
+    except yaml.YAMLError as error:
+        raise RulebookError([Diagnostic("yaml", str(error).splitlines()[0], Pos(shown, 1, 1))], "load") from None
     except RecursionError:
         raise RulebookError([_deep_at(text, shown)], "load") from None
 
 
-def _yaml_error(e, text: str, shown: str) -> Diagnostic:
+def _yaml_error(error, text: str, shown: str) -> Diagnostic:
     """A YAML syntax error as a diagnostic with its position and, for the usual slips, a hint."""
-    mark = e.problem_mark or e.context_mark
+    mark = error.problem_mark or error.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-    msg = (e.problem or "invalid YAML").strip()
-    if e.context:
-        msg = f"{msg} ({e.context.strip()})"
+    msg = (error.problem or "invalid YAML").strip()
+    if error.context:
+        msg = f"{msg} ({error.context.strip()})"
     hint = None
     if "tab" in msg.lower() or "'\\t'" in msg:
         hint = "indent with spaces, not tabs"
     elif "mapping values are not allowed" in msg:
         hint = "quote a value that contains ': '"
-    elif "while parsing a flow" in msg and e.context_mark is not None:
+    elif "while parsing a flow" in msg and error.context_mark is not None:
         kind = "list" if "sequence" in msg else "mapping"
-        hint = (f"check the brackets of the {kind} opened at line {e.context_mark.line + 1}, "
-                f"column {e.context_mark.column + 1}")
+        hint = (f"check the brackets of the {kind} opened at line {error.context_mark.line + 1}, "
+                f"column {error.context_mark.column + 1}")
     msg, hint = yaml_hints.explain(text, msg, line, col, hint)
     return Diagnostic("yaml", msg, Pos(shown, line, col), hint)
 
@@ -340,23 +340,24 @@ def load_text(text: str, shown: str = "<text>"):
     try:
         if node is None:
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
-        b = _Builder(shown, loader, text)
+        builder = _Builder(shown, loader, text)
         try:
             if "&" in text:  # only an anchor can be repeated by aliases (an alias bomb)
-                b.measure(node)
-            tree = b.build(node)
-        except _Stop as s:
-            raise RulebookError([s.diag], "load") from None
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
+                builder.measure(node)
+            tree = builder.build(node)
+        except _Stop as stop:
+            raise RulebookError([stop.diag], "load") from None
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
             line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            raise RulebookError([Diagnostic("yaml", str(getattr(e, "problem", e)), Pos(shown, line, col))], "load") from None
+            raise RulebookError([Diagnostic("yaml", str(getattr(error, "problem", error)), Pos(shown, line, col))],
+                                "load") from None
         except RecursionError:
             raise RulebookError([Diagnostic("yaml-too-deep", "nesting too deep", Pos(shown, 1, 1))], "load") from None
-        if b.diags:
-            raise RulebookError(b.diags, "load")
+        if builder.diags:
+            raise RulebookError(builder.diags, "load")
         if isinstance(tree, Map):
-            tree.text_keys = b.text_keys
+            tree.text_keys = builder.text_keys
         return tree
     finally:
         loader.dispose()
@@ -368,13 +369,13 @@ def _deep_at(text: str, shown: str) -> Diagnostic:
     depth = 0
     pos = Pos(shown, 1, 1)
     try:
-        for ev in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > LIMITS["depth"]:
-                    pos = Pos(shown, ev.start_mark.line + 1, ev.start_mark.column + 1)
+                    pos = Pos(shown, event.start_mark.line + 1, event.start_mark.column + 1)
                     break
-            elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
     except (yaml.YAMLError, RecursionError):
         pass
@@ -393,29 +394,30 @@ def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tu
                                         value_pos(root, "include"))], "load")
     diags = []
     seen = set()
-    for i, pattern in enumerate(inc):
-        p = value_pos(root["include"], i) if isinstance(root.get("include"), Seq) else value_pos(root, "include")
+    for index, pattern in enumerate(inc):
+        where = (value_pos(root["include"], index) if isinstance(root.get("include"), Seq)
+                 else value_pos(root, "include"))
         if not isinstance(pattern, str):
-            diags.append(Diagnostic("include", f"an include is a file path, not {_kind(pattern)}", p))
+            diags.append(Diagnostic("include", f"an include is a file path, not {_kind(pattern)}", where))
             continue
         if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
-            diags.append(Diagnostic("include", f"include '{pattern}' leaves the ruleset folder", p,
+            diags.append(Diagnostic("include", f"include '{pattern}' leaves the ruleset folder", where,
                                     "include files inside the ruleset folder only"))
             continue
         matches = sorted(glob.glob(os.path.join(glob.escape(base_dir), pattern)))
         if not matches:
-            diags.append(Diagnostic("include", f"include '{pattern}' matches no file", p,
+            diags.append(Diagnostic("include", f"include '{pattern}' matches no file", where,
                                     suggest(pattern, _yaml_files_under(base_dir))))
             continue
-        for f in matches:
+        for path in matches:
             try:
-                real = safe_path(base_dir, os.path.relpath(f, base_dir), "include", p, "include")
+                real = safe_path(base_dir, os.path.relpath(path, base_dir), "include", where, "include")
                 if real in seen:
                     continue
                 seen.add(real)
-                out.append((rel(f), load_file(real, rel(f))))
-            except RulebookError as e:
-                diags.extend(e.diagnostics)
+                out.append((rel(path), load_file(real, rel(path))))
+            except RulebookError as error:
+                diags.extend(error.diagnostics)
     if diags:
         raise RulebookError(diags, "load")
     return out

@@ -85,15 +85,15 @@ def bounded_memo(maxsize: int, name: str = "") -> Callable:
     """Decorator: memoise a function of hashable positional arguments in a BoundedMemo
     (reachable as `fn.memo`)."""
 
-    def decorate(fn: Callable) -> Callable:
-        memo = BoundedMemo(name or fn.__qualname__, maxsize)
+    def decorate(function: Callable) -> Callable:
+        memo = BoundedMemo(name or function.__qualname__, maxsize)
         missing = object()
 
-        @functools.wraps(fn)
+        @functools.wraps(function)
         def wrapper(*args):
             hit = memo.get(args, missing)
             if hit is missing:
-                hit = memo.put(args, fn(*args))
+                hit = memo.put(args, function(*args))
             return hit
 
         wrapper.memo = memo

@@ -19,8 +19,8 @@ class Map(dict):
 
     __slots__ = ("pos", "kpos", "vpos", "digest", "text_keys")
 
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
+    def __init__(self, *items, **named):
+        super().__init__(*items, **named)
         self.pos: Pos = Pos("<generated>", 0, 0)
         self.kpos: dict = {}
         self.vpos: dict = {}
@@ -31,8 +31,8 @@ class Map(dict):
 class Seq(list):
     __slots__ = ("pos", "ipos")
 
-    def __init__(self, *a):
-        super().__init__(*a)
+    def __init__(self, *items):
+        super().__init__(*items)
         self.pos: Pos = Pos("<generated>", 0, 0)
         self.ipos: list = []
 
@@ -55,18 +55,18 @@ def pos_of(node, default: Optional[Pos] = None) -> Pos:
     return getattr(node, "pos", None) or default or Pos("<unknown>", 0, 0)
 
 
-def key_pos(m, key) -> Pos:
-    if isinstance(m, Map) and key in m.kpos:
-        return m.kpos[key]
-    return pos_of(m)
+def key_pos(node, key) -> Pos:
+    if isinstance(node, Map) and key in node.kpos:
+        return node.kpos[key]
+    return pos_of(node)
 
 
-def value_pos(m, key) -> Pos:
-    if isinstance(m, Map) and key in m.vpos:
-        return m.vpos[key]
-    if isinstance(m, Seq) and isinstance(key, int) and key < len(m.ipos):
-        return m.ipos[key]
-    return pos_of(m)
+def value_pos(node, key) -> Pos:
+    if isinstance(node, Map) and key in node.vpos:
+        return node.vpos[key]
+    if isinstance(node, Seq) and isinstance(key, int) and key < len(node.ipos):
+        return node.ipos[key]
+    return pos_of(node)
 
 
 def expr_pos(text, line: int, col: int) -> Pos:
@@ -105,13 +105,13 @@ def _map_multiline(info, line: int, col: int):
         value_lines.append(cur or "")
     text_offset = sum(len(v) + 1 for v in value_lines[:line - 1]) + col - 1
     # walk the file rows with the same accounting
-    o = text_offset
-    for fl, fc, content in rows:
+    offset = text_offset
+    for file_line, file_column, content in rows:
         if folded and not content:
             continue
-        if o <= len(content):
-            return fl, fc + o
-        o -= len(content) + 1
+        if offset <= len(content):
+            return file_line, file_column + offset
+        offset -= len(content) + 1
     return None
 
 
@@ -130,11 +130,11 @@ def clone(node):
     """A copy of a positioned tree whose mappings and lists can be changed freely (text leaves
     are immutable and shared)."""
     if isinstance(node, Map):
-        m = Map((k, clone(v)) for k, v in node.items())
-        m.pos, m.kpos, m.vpos = node.pos, dict(node.kpos), dict(node.vpos)
-        return m
+        mapping = Map((k, clone(v)) for k, v in node.items())
+        mapping.pos, mapping.kpos, mapping.vpos = node.pos, dict(node.kpos), dict(node.vpos)
+        return mapping
     if isinstance(node, Seq):
-        q = Seq(clone(v) for v in node)
-        q.pos, q.ipos = node.pos, list(node.ipos)
-        return q
+        sequence = Seq(clone(v) for v in node)
+        sequence.pos, sequence.ipos = node.pos, list(node.ipos)
+        return sequence
     return node

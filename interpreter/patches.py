@@ -60,11 +60,11 @@ def _apply_one(base: Map, steps: list, value, where, vpos):
         return _patch_assertion(base, steps, value, where, vpos)
     depth = 3 if section == "components" else 2  # the definition: components.TYPE.ID or SECTION.ID
     parent = base
-    for i, step in enumerate(steps[:-1]):
+    for index, step in enumerate(steps[:-1]):
         child = _child(parent, step)
         if child is _MISSING or not isinstance(child, (Map, Seq)):
-            return _not_found(steps, i, parent, where)
-        if i + 1 == depth:  # copy the definition before changing it: the file's tree is shared
+            return _not_found(steps, index, parent, where)
+        if index + 1 == depth:  # copy the definition before changing it: the file's tree is shared
             child = clone(child)
             _replace(parent, step, child)
         parent = child
@@ -118,10 +118,10 @@ def _set(parent, steps, value, where, vpos):
     return _not_found(steps, len(steps) - 1, parent, where)
 
 
-def _not_found(steps, i, parent, where):
-    shown = ".".join(steps[:i + 1])
+def _not_found(steps, index, parent, where):
+    shown = ".".join(steps[:index + 1])
     if isinstance(parent, Map):
-        hint = suggest(steps[i], [str(k) for k in parent]) or (
+        hint = suggest(steps[index], [str(k) for k in parent]) or (
             f"keys here: {', '.join(map(str, list(parent)[:12]))}" if parent else None)
     elif isinstance(parent, Seq):
         hint = f"the list has {len(parent)} item(s), numbered 0 to {len(parent) - 1}"
@@ -135,7 +135,8 @@ def _patch_assertion(base: Map, steps, value, where, vpos):
     path changes one key of it (assertions.ID.expect)."""
     items = base.get("assertions")
     ident = steps[1]
-    index = next((i for i, a in enumerate(items or []) if isinstance(a, dict) and a.get("id") == ident), None)
+    index = next((position for position, item in enumerate(items or [])
+                  if isinstance(item, dict) and item.get("id") == ident), None)
     if index is None:
         ids = [str(a.get("id")) for a in items or [] if isinstance(a, dict) and a.get("id")]
         return Diagnostic("patch", f"patch path '{'.'.join(steps)}': no assertion has id '{ident}'", where,
@@ -154,9 +155,9 @@ def _patch_assertion(base: Map, steps, value, where, vpos):
     copy = clone(items[index])
     items[index] = copy
     parent = copy
-    for i, step in enumerate(steps[2:-1], start=2):
+    for position, step in enumerate(steps[2:-1], start=2):
         child = _child(parent, step)
         if child is _MISSING:
-            return _not_found(steps, i, parent, where)
+            return _not_found(steps, position, parent, where)
         parent = child
     return _set(parent, steps, value, where, vpos)

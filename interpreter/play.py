@@ -32,8 +32,8 @@ class GameResult:
                 "agents": self.seats}
 
 
-def _public_vars(v: dict) -> dict:
-    return {k: x for k, x in v.items()}
+def _public_vars(variables: dict) -> dict:
+    return {k: x for k, x in variables.items()}
 
 
 def seat_agents(agent_specs, players: int, shift: int = 0) -> list:
@@ -41,7 +41,7 @@ def seat_agents(agent_specs, players: int, shift: int = 0) -> list:
     return [agent_specs[(i + shift) % len(agent_specs)] for i in range(players)]
 
 
-def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
+def play_game(ruleset, players: int, seed: int, agent_specs, record: bool = False,
               end_assertions: bool = True, shift: int = 0) -> GameResult:
     """One seeded game with agents (`agent_specs` repeat over the seats, rotated by `shift`)."""
     from .agents import make_agent
@@ -49,7 +49,7 @@ def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
     seats = seat_agents(agent_specs, players, shift)
     agents = [make_agent(seats[seat], seed * 1009 + seat) for seat in range(players)]
     try:
-        state = rs.new_game(players, seed=seed)
+        state = ruleset.new_game(players, seed=seed)
     except RuleRuntimeError as error:
         return GameResult(seed, [], {}, 0, {}, f"set-up failed: {error}")
     actions = []
@@ -70,15 +70,15 @@ def play_game(rs, players: int, seed: int, agent_specs, record: bool = False,
         winners = state.winners()
     except RuleRuntimeError as error:
         return GameResult(seed, [], {}, state.steps, state.vars, f"scoring failed: {error}")
-    error = _end_assertion_failure(rs, state) if end_assertions else None
+    error = _end_assertion_failure(ruleset, state) if end_assertions else None
     result = GameResult(seed, winners, scores, state.steps, state.vars, error, actions)
     result.seats = seats
     return result
 
 
-def _end_assertion_failure(rs, state) -> Optional[str]:
+def _end_assertion_failure(ruleset, state) -> Optional[str]:
     """The first of the ruleset's `when: end` assertions that fails, as an error, or None."""
-    for when, handle, message, pos in rs.assertions:
+    for when, handle, message, pos in ruleset.assertions:
         if when != "end" or handle is None:
             continue
         try:
@@ -127,15 +127,15 @@ def expand_chance(state, limit: int = 10**6):
             todo.append(child)
 
 
-def perft(rs, players: int, depth: int, seed: int = 0, chance_setup_limit: int = 10_000) -> dict:
+def perft(ruleset, players: int, depth: int, seed: int = 0, chance_setup_limit: int = 10_000) -> dict:
     """Count the leaves of the game tree `depth` decisions deep; chance events are expanded
     into every outcome (they do not count as a level). A set-up with more than
     `chance_setup_limit` outcomes is played seeded instead."""
     setup_note = "enumerated"
     try:
-        roots = list(expand_chance(rs.new_game(players, seed=seed, chance="manual"), chance_setup_limit))
+        roots = list(expand_chance(ruleset.new_game(players, seed=seed, chance="manual"), chance_setup_limit))
     except RuleRuntimeError:
-        roots = [rs.new_game(players, seed=seed)]
+        roots = [ruleset.new_game(players, seed=seed)]
         setup_note = f"seeded (set-up has more than {chance_setup_limit} chance outcomes)"
     counts = {"leaves": 0, "nodes": 0}
 
@@ -159,46 +159,47 @@ def perft(rs, players: int, depth: int, seed: int = 0, chance_setup_limit: int =
 
 
 # ----------------------------------------------------------------------------- graph
-def graph_text(rs, fmt: str) -> str:
+def graph_text(ruleset, fmt: str) -> str:
     from .checks import phase_graph
 
-    g = phase_graph(rs)
+    graph = phase_graph(ruleset)
     if fmt == "mermaid":
         lines = ["flowchart TD"]
-        lines.append(f"    START((start)) --> {rs.start}")
-        def mid(n):  # 'end' is a keyword in Mermaid
-            return "END" if n == "end" else n
-        for n, data in g.nodes(data=True):
-            label = data.get("label", n)
-            shape = f"END([{label}])" if n == "end" else f'{n}["{label}"]'
+        lines.append(f"    START((start)) --> {ruleset.start}")
+        def mid(node):  # 'end' is a keyword in Mermaid
+            return "END" if node == "end" else node
+        for phase_id, data in graph.nodes(data=True):
+            label = data.get("label", phase_id)
+            shape = f"END([{label}])" if phase_id == "end" else f'{phase_id}["{label}"]'
             lines.append(f"    {shape}")
-        for a, b, data in g.edges(data=True):
-            a, b = mid(a), mid(b)
+        for source, target, data in graph.edges(data=True):
+            source, target = mid(source), mid(target)
             if data.get("kind") == "enter":
-                lines.append(f"    {a} -. enters .-> {b}")
+                lines.append(f"    {source} -. enters .-> {target}")
             elif data.get("condition"):
                 cond = data["condition"].replace('"', "'")
-                lines.append(f'    {a} -->|"{cond}"| {b}')
+                lines.append(f'    {source} -->|"{cond}"| {target}')
             else:
-                lines.append(f"    {a} --> {b}")
+                lines.append(f"    {source} --> {target}")
         return "\n".join(lines) + "\n"
     # dot
     lines = ["digraph phases {", "  rankdir=TB;", '  node [shape=box, style=rounded, fontname="Helvetica"];',
-             '  start [shape=circle, label="start"];', f'  start -> "{rs.start}";']
-    for n, data in g.nodes(data=True):
-        lines.append(f'  "{n}" [label="{data.get("label", n)}"{", shape=doublecircle" if n == "end" else ""}];')
-    for a, b, data in g.edges(data=True):
+             '  start [shape=circle, label="start"];', f'  start -> "{ruleset.start}";']
+    for phase_id, data in graph.nodes(data=True):
+        shape = ", shape=doublecircle" if phase_id == "end" else ""
+        lines.append(f'  "{phase_id}" [label="{data.get("label", phase_id)}"{shape}];')
+    for source, target, data in graph.edges(data=True):
         attrs = []
         if data.get("kind") == "enter":
             attrs.append('style=dashed, label="enters"')
         elif data.get("condition"):
             attrs.append('label="' + data["condition"].replace('"', "'") + '"')
-        lines.append(f'  "{a}" -> "{b}"' + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
+        lines.append(f'  "{source}" -> "{target}"' + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def graph_svg(rs) -> str:
+def graph_svg(ruleset) -> str:
     """A self-contained SVG of the phase graph: phases in layers by distance from the start,
     edges as arrows (dashed for sub-phases entered from an effect), conditions as labels.
     Pure Python, so it works without Graphviz."""
@@ -206,46 +207,50 @@ def graph_svg(rs) -> str:
 
     from .checks import phase_graph
 
-    g = phase_graph(rs)
+    graph = phase_graph(ruleset)
     import networkx as nx
 
-    depth = nx.single_source_shortest_path_length(g, rs.start) if rs.start in g else {}
+    depth = nx.single_source_shortest_path_length(graph, ruleset.start) if ruleset.start in graph else {}
     layers: dict = {}
-    for n in g.nodes:
-        d = depth.get(n, max(depth.values(), default=0) + 1)
-        layers.setdefault(d, []).append(n)
-    w, h, gap_x, gap_y = 150, 40, 40, 70
+    for node in graph.nodes:
+        layer = depth.get(node, max(depth.values(), default=0) + 1)
+        layers.setdefault(layer, []).append(node)
+    box_width, box_height, gap_x, gap_y = 150, 40, 40, 70
     pos = {}
-    width = max(len(v) for v in layers.values()) * (w + gap_x) + gap_x
-    for d, nodes in sorted(layers.items()):
-        total = len(nodes) * (w + gap_x) - gap_x
-        x0 = (width - total) / 2
-        for i, n in enumerate(sorted(nodes, key=str)):
-            pos[n] = (x0 + i * (w + gap_x), gap_y / 2 + d * (h + gap_y))
-    height = (max(layers) + 1) * (h + gap_y) + gap_y / 2
+    width = max(len(v) for v in layers.values()) * (box_width + gap_x) + gap_x
+    for layer, nodes in sorted(layers.items()):
+        total = len(nodes) * (box_width + gap_x) - gap_x
+        row_left = (width - total) / 2
+        for index, node in enumerate(sorted(nodes, key=str)):
+            pos[node] = (row_left + index * (box_width + gap_x), gap_y / 2 + layer * (box_height + gap_y))
+    height = (max(layers) + 1) * (box_height + gap_y) + gap_y / 2
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{int(width)}" height="{int(height)}" '
            f'font-family="Helvetica, Arial, sans-serif" font-size="12">',
            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
            'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#444"/></marker></defs>',
-           f'<title>{escape(rs.name)} phases</title>']
-    for a, b, data in g.edges(data=True):
-        (x1, y1), (x2, y2) = pos[a], pos[b]
-        sx, sy = x1 + w / 2, y1 + h
-        tx, ty = x2 + w / 2, y2
-        if y2 <= y1:  # a loop back up: leave from the side
-            sx, sy, tx, ty = x1 + w, y1 + h / 2, x2 + w, y2 + h / 2
-            path = f"M {sx} {sy} C {sx + 60} {sy}, {tx + 60} {ty}, {tx} {ty}"
+           f'<title>{escape(ruleset.name)} phases</title>']
+    for source, target, data in graph.edges(data=True):
+        (source_x, source_y), (target_x, target_y) = pos[source], pos[target]
+        start_x, start_y = source_x + box_width / 2, source_y + box_height
+        end_x, end_y = target_x + box_width / 2, target_y
+        if target_y <= source_y:  # a loop back up: leave from the side
+            start_x, start_y = source_x + box_width, source_y + box_height / 2
+            end_x, end_y = target_x + box_width, target_y + box_height / 2
+            path = f"M {start_x} {start_y} C {start_x + 60} {start_y}, {end_x + 60} {end_y}, {end_x} {end_y}"
         else:
-            path = f"M {sx} {sy} L {tx} {ty}"
+            path = f"M {start_x} {start_y} L {end_x} {end_y}"
         dash = ' stroke-dasharray="5,4"' if data.get("kind") == "enter" else ""
         out.append(f'<path d="{path}" fill="none" stroke="#444"{dash} marker-end="url(#arrow)"/>')
         label = "enters" if data.get("kind") == "enter" else (data.get("condition") or "")
         if label:
-            out.append(f'<text x="{(sx + tx) / 2 + 6}" y="{(sy + ty) / 2}" fill="#555">{escape(label[:40])}</text>')
-    for n, (x, y) in pos.items():
-        label = g.nodes[n].get("label", n)
-        fill = "#eee" if n == "end" else "#dbe9f6"
-        out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="10" fill="{fill}" stroke="#345"/>')
-        out.append(f'<text x="{x + w / 2}" y="{y + h / 2 + 4}" text-anchor="middle">{escape(str(label)[:22])}</text>')
+            out.append(f'<text x="{(start_x + end_x) / 2 + 6}" y="{(start_y + end_y) / 2}" fill="#555">'
+                       f'{escape(label[:40])}</text>')
+    for node, (left, top) in pos.items():
+        label = graph.nodes[node].get("label", node)
+        fill = "#eee" if node == "end" else "#dbe9f6"
+        out.append(f'<rect x="{left}" y="{top}" width="{box_width}" height="{box_height}" rx="10" fill="{fill}" '
+                   'stroke="#345"/>')
+        out.append(f'<text x="{left + box_width / 2}" y="{top + box_height / 2 + 4}" text-anchor="middle">'
+                   f'{escape(str(label)[:22])}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

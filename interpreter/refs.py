@@ -70,8 +70,8 @@ def check_references(tree) -> list:
 
 def _allowed(decl, ids) -> set:
     values = set(ids.get(str(decl.get("ref")), ())) if decl.get("ref") else set()
-    values |= {v for v in decl.get("enum") or []}
-    values |= {v for v in decl.get("extra") or []}
+    values |= {value for value in decl.get("enum") or []}
+    values |= {value for value in decl.get("extra") or []}
     return values
 
 
@@ -144,20 +144,20 @@ def _check_component_values(tree, comps, ids, diags) -> None:
 def _values_at(node, steps):
     """(value, position) of each scalar at a dotted path; lists are walked through."""
     if isinstance(node, list):
-        for i, item in enumerate(node):
+        for index, item in enumerate(node):
             if isinstance(item, (dict, list)):
                 yield from _values_at(item, steps)
             elif not steps:
-                yield item, value_pos(node, i)
+                yield item, value_pos(node, index)
         return
     if not isinstance(node, dict) or not steps or steps[0] not in node:
         return
     value = node[steps[0]]
     if len(steps) == 1:
         if isinstance(value, list):
-            for i, item in enumerate(value):
+            for index, item in enumerate(value):
                 if not isinstance(item, (dict, list)):
-                    yield item, value_pos(value, i)
+                    yield item, value_pos(value, index)
         elif value is not None and not isinstance(value, dict):
             yield value, value_pos(node, steps[0])
         return
@@ -175,11 +175,11 @@ def _check_none_text(tree, diags) -> None:
                                                      "as the text \"none\", not as no value", pos_of(node),
                                         "write null (or ~) for no value, or quote it ('none') if you mean the text"))
         elif isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, k, node)
+            for child_key, value in node.items():
+                walk(value, child_key, node)
         elif isinstance(node, list):
-            for v in node:
-                walk(v, key, node)
+            for value in node:
+                walk(value, key, node)
 
     for section in ("components", "constants"):
         walk(tree.get(section))
@@ -195,15 +195,15 @@ def _data_values(comps) -> dict:
 
     def walk(node):
         if isinstance(node, dict):
-            for k, v in node.items():
-                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                    out.setdefault(str(k), set()).add(v)
-                elif isinstance(v, list):
-                    out.setdefault(str(k), set()).update(x for x in v if isinstance(x, (str, int, float)))
-                walk(v)
+            for key, value in node.items():
+                if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                    out.setdefault(str(key), set()).add(value)
+                elif isinstance(value, list):
+                    out.setdefault(str(key), set()).update(x for x in value if isinstance(x, (str, int, float)))
+                walk(value)
         elif isinstance(node, list):
-            for v in node:
-                walk(v)
+            for value in node:
+                walk(value)
 
     walk(comps)
     return out
@@ -215,12 +215,12 @@ def known_attributes(tree) -> set:
 
     def keys(node):
         if isinstance(node, dict):
-            for k, v in node.items():
-                names.add(str(k))
-                keys(v)
+            for key, value in node.items():
+                names.add(str(key))
+                keys(value)
         elif isinstance(node, list):
-            for v in node:
-                keys(v)
+            for value in node:
+                keys(value)
 
     for section in ("components", "constants"):
         for defs in (tree.get(section) or {}).values():
@@ -238,12 +238,12 @@ def _expressions(tree):
             if key not in _NOT_EXPRESSIONS:
                 yield node
         elif isinstance(node, dict):
-            for k, v in node.items():
-                if k not in _NOT_EXPRESSIONS:
-                    yield from walk(v, k)
+            for child_key, value in node.items():
+                if child_key not in _NOT_EXPRESSIONS:
+                    yield from walk(value, child_key)
         elif isinstance(node, list):
-            for v in node:
-                yield from walk(v, key)
+            for value in node:
+                yield from walk(value, key)
 
     for section, value in tree.items():
         if section not in _SKIPPED_SECTIONS and section != "game":

@@ -27,23 +27,23 @@ def read_limited(path: str, shown: str, limit: Optional[int] = None) -> bytes:
     is read: a FIFO, a device such as /dev/zero or a directory is refused, never read."""
     limit = LIMITS["file_bytes"] if limit is None else limit
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as e:
-        raise RulebookError([Diagnostic("file", f"cannot read: {e.strerror}", Pos(shown, 0, 0))], "load") from None
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise RulebookError([Diagnostic("file", f"cannot read: {error.strerror}", Pos(shown, 0, 0))], "load") from None
     try:
-        info = os.fstat(fd)
+        info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             raise RulebookError([Diagnostic("file", "not a regular file (a folder, a pipe or a device)",
                                             Pos(shown, 0, 0), "name a rule file")], "load")
         if info.st_size > limit:
             raise RulebookError([Diagnostic("file-too-large", f"file is {info.st_size} bytes; the limit is {limit}",
                                             Pos(shown, 1, 1))], "load")
-        with os.fdopen(fd, "rb") as fh:
-            fd = None
-            raw = fh.read(limit + 1)
+        with os.fdopen(descriptor, "rb") as stream:
+            descriptor = None
+            raw = stream.read(limit + 1)
     finally:
-        if fd is not None:
-            os.close(fd)
+        if descriptor is not None:
+            os.close(descriptor)
     if len(raw) > limit:  # it grew after the check
         raise RulebookError([Diagnostic("file-too-large", f"file is over the limit of {limit} bytes",
                                         Pos(shown, 1, 1))], "load")

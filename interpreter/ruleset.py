@@ -2,8 +2,8 @@
 
 Stages, each a gate (all errors of a stage are reported together, then it stops):
   compose (compose.py) -> schema (schema.py) -> compile (here: components, constants, vars,
-  defines, procedures, scoring; compile_play.py: actions, phases, effect lists) -> checks
-  (checks.py: graph, references, counts, assertions, unused definitions).
+  defines, procedures, scoring; compile_play.py: actions, phases; compile_effects.py: effect
+  lists) -> checks (checks.py: graph, references, counts, assertions, unused definitions).
 
 Owns: the Ruleset record and the compilation of every section but what is played. Does not
 own play (interpreter/engine/) or the CLI.
@@ -104,25 +104,26 @@ def load(name_or_path, modules=(), *, check: bool = True, settings: Optional[dic
     from .schema import validate_files
 
     validate_files(composed.trees)
-    rs = compile_composed(composed)
+    ruleset = compile_composed(composed)
     from .view.spec import compile_view
 
-    rs.view = compile_view(rs)  # a bad view is a load error, with file:line:col
+    ruleset.view = compile_view(ruleset)  # a bad view is a load error, with file:line:col
     if check:
         from .checks import run_checks
 
-        rs.warnings = run_checks(rs, composed)
-    return rs
+        ruleset.warnings = run_checks(ruleset, composed)
+    return ruleset
 
 
 # ----------------------------------------------------------------------------- compile
 class _Compiler(PlayCompiler):
     """Compiles a composed tree: components, constants, vars, defines, procedures, scoring and
-    assertions here; actions, phases and effect lists in compile_play.PlayCompiler."""
+    assertions here; actions and phases in compile_play.PlayCompiler, effect lists in
+    compile_effects.EffectCompiler."""
 
     def __init__(self, composed: Composed):
-        self.c = composed
-        self.t = composed.tree
+        self.composed = composed
+        self.tree = composed.tree
         self.diags: list[Diagnostic] = []
         self.blocks: list = []
         self.budget = Budget()
@@ -135,221 +136,241 @@ class _Compiler(PlayCompiler):
         if text is None:
             return None
         try:
-            h = self.unit.add_expression(text, scope, lex)
-            h.pos = pos_of(text) if isinstance(text, Text) else (value_pos(where_node, key) if where_node is not None else None)
-            return h
-        except ExpressionError as e:
-            self._expr_error(e, text, where_node, key)
+            handle = self.unit.add_expression(text, scope, lex)
+            if isinstance(text, Text):
+                handle.pos = pos_of(text)
+            else:
+                handle.pos = value_pos(where_node, key) if where_node is not None else None
+            return handle
+        except ExpressionError as error:
+            self._expr_error(error, text, where_node, key)
             return None
 
     def stmt(self, text, scope: Scope) -> Optional[Handle]:
         try:
-            h = self.unit.add_statement(text, scope)
-            h.pos = pos_of(text)
-            return h
-        except ExpressionError as e:
-            self._expr_error(e, text, None, None)
+            handle = self.unit.add_statement(text, scope)
+            handle.pos = pos_of(text)
+            return handle
+        except ExpressionError as error:
+            self._expr_error(error, text, None, None)
             return None
 
-    def _expr_error(self, e: ExpressionError, text, node, key):
+    def _expr_error(self, error: ExpressionError, text, node, key):
         if isinstance(text, Text):
-            p = expr_pos(text, e.line, e.column)
+            pos = expr_pos(text, error.line, error.column)
         elif node is not None:
-            p = value_pos(node, key)
+            pos = value_pos(node, key)
         else:
-            p = Pos("<expression>", e.line, e.column)
-        self.diags.append(Diagnostic(e.code if e.code != "syntax" else "expression", e.message, p, e.hint))
+            pos = Pos("<expression>", error.line, error.column)
+        self.diags.append(Diagnostic(error.code if error.code != "syntax" else "expression", error.message, pos, error.hint))
 
     # ---------------------------------------------------------------------------------------
     def run(self) -> Ruleset:
-        t = self.t
-        game = t.get("game") or Map()
+        """Compile every section in order (the errors of all of them are reported together)."""
+        tree = self.tree
+        game = tree.get("game") or Map()
         if not game.get("name"):
-            self.err("game", "the game has no name", pos_of(game) if t.get("game") else pos_of(t),
+            self.err("game", "the game has no name", pos_of(tree.get("game") or tree),
                      "game.yaml needs 'game: {name: ...}'")
-        # components
-        comps = t.get("components") or {}
-        entities: dict = {}
-        types: dict = {}
-        attrs: dict = {}
-        for typ, defs in comps.items():
-            ids = []
-            names = set()
-            for cid, rec in (defs or {}).items():
-                if cid in entities:
-                    self.err("duplicate", f"component id '{cid}' is used by two types",
-                             key_pos(defs, cid), "component ids are unique across all types")
-                    continue
-                r = _plain_record(rec) if rec is not None else {}
-                entities[cid] = {"id": cid, "type": typ, **r}
-                ids.append(cid)
-                names.update(r.keys())
-            types[typ] = tuple(ids)
-            attrs[typ] = names | {"id", "type"}
-        self.entities = entities
-        constants = {k: plain(v) for k, v in (t.get("constants") or {}).items()}
-        for typ, ids in types.items():
-            if typ in constants:
-                self.err("duplicate", f"'{typ}' is both a constant and a component type", key_pos(t["constants"], typ))
-            constants[typ] = list(ids)
-        self.add_settings(constants)
+        types, attributes = self.compile_components()
+        constants = self.compile_constants(types)
         const_types = {typ: ("list", ("entity", typ)) for typ in types}
-        # vars
-        var_decls: dict = {}
-        vars_scope: dict = {n: None for n in ENGINE_VARS}
-        vars_scope["players"] = ("list", "number")
-        vars_scope["num_players"] = "number"
-        for name, d in (t.get("vars") or {}).items():
-            if name in ENGINE_VARS:
-                self.err("reserved", f"'{name}' is provided by the engine", key_pos(t["vars"], name))
-                continue
-            problem = check_name(name)
-            if problem is not None:
-                self.err("name", problem[0], key_pos(t["vars"], name), problem[1])
-            if name in constants:
-                self.err("duplicate", f"'{name}' is both a var and a constant or component type", key_pos(t["vars"], name))
-            vars_scope[name] = None
-        defines_raw = t.get("define") or {}
-        defines: dict = {}
-        for name, d in defines_raw.items():
-            params = list(d.get("params") or []) if isinstance(d, dict) else []
-            defines[name] = params
+        vars_scope = self.declare_vars(constants)
+        defines_raw = tree.get("define") or {}
+        defines = {name: list(spec.get("params") or []) if isinstance(spec, dict) else []
+                   for name, spec in defines_raw.items()}
         self.scope = Scope(vars=vars_scope, locals={"player": "number"}, constants=constants,
-                           defines=defines, entity_types=attrs, const_types=const_types)
-        # the types of component-type constants (so `for c in corp` knows c is a corp)
-        self.unit = CodeUnit(self.scope, entities, self.budget)
-        self._const_types = const_types
-        # constants of component types get entity-list types through a wrapper scope
+                           defines=defines, entity_types=attributes, const_types=const_types)
+        self.unit = CodeUnit(self.scope, self.entities, self.budget)
+        self._const_types = const_types  # (so `for c in corp` knows c is a corp)
         base_scope = self.scope
-        for name, d in defines_raw.items():
-            src = d.get("expr") if isinstance(d, dict) else d
-            params = defines[name]
-            try:
-                self.unit.add_define(name, params, src if not isinstance(src, bool) else ("true" if src else "false"),
-                                     base_scope.with_locals({}))
-            except ExpressionError as e:
-                self._expr_error(e, src, defines_raw, name)
-        init_scope = Scope(vars={n: None for n in ENGINE_VARS}, locals={}, constants=constants,
-                           defines=defines, entity_types=attrs, const_types=const_types)
-        for name, d in (t.get("vars") or {}).items():
-            if name in ENGINE_VARS or d is None:
-                continue
-            d = d or {}
-            vd = VarDecl(name, bool(d.get("per_player")), str(d.get("visibility") or "public"))
-            if "value" in d and "init" in d:
-                self.err("var", f"var '{name}' has both 'value' and 'init'", key_pos(d, "init"),
-                         "use 'value' for a literal or 'init' for an expression")
-            if "init" in d:
-                vd.init = self.expr(d["init"], init_scope.with_locals({"p": "number"}) if vd.per_player else init_scope, d, "init")
-            else:
-                vd.value = plain(d.get("value"))
-            if vd.visibility == "owner" and not vd.per_player:
-                self.err("var", f"var '{name}' is visible to its 'owner' but is not per_player",
-                         value_pos(d, "visibility"), "add 'per_player: true' or choose another visibility")
-            var_decls[name] = vd
-        # procedures
-        self.proc_decls = t.get("procedures") or {}
-        self.procs: dict = {}
-        for name, d in self.proc_decls.items():
-            self.procs[name] = {"params": list(d.get("params") or []), "block": None}
-        self.phase_ids = set((t.get("phases") or {}).keys())
-        for name, d in self.proc_decls.items():
-            params = self.procs[name]["params"]
-            self.procs[name]["block"] = self.block(d.get("effects") or [], base_scope.with_locals(params))
-        # actions
-        actions: dict = {}
-        for aid, d in (t.get("actions") or {}).items():
-            actions[aid] = self.action(aid, d, base_scope)
-        # phases
-        phases: dict = {}
-        for pid, d in (t.get("phases") or {}).items():
-            phases[pid] = self.phase(pid, d, base_scope, actions)
-        start = str(game["start"]) if game.get("start") else None
-        if not start:
-            start = next(iter(phases), None)
-            if start is None:
-                self.err("phases", "the game has no phases", pos_of(t), "add a 'phases:' section")
-        elif start not in phases:
-            self.err("reference", f"start phase '{start}' is not defined", value_pos(game, "start"),
-                     suggest(start, phases))
+        self.compile_defines(defines_raw, defines, base_scope)
+        init_scope = Scope(vars={name: None for name in ENGINE_VARS}, locals={}, constants=constants,
+                           defines=defines, entity_types=attributes, const_types=const_types)
+        var_decls = self.compile_var_decls(init_scope)
+        self.compile_procedures(base_scope)
+        actions = {action_id: self.action(action_id, spec, base_scope)
+                   for action_id, spec in (tree.get("actions") or {}).items()}
+        phases = {phase_id: self.phase(phase_id, spec, base_scope, actions)
+                  for phase_id, spec in (tree.get("phases") or {}).items()}
+        start = self.start_phase(game, phases)
         end_if = self.expr(game.get("end_if"), base_scope, game, "end_if") if game.get("end_if") is not None else None
-        heuristic = self.expr(game.get("heuristic"), base_scope.with_locals({"p": "number"}), game, "heuristic") if game.get("heuristic") is not None else None
-        # scoring
-        scoring = t.get("scoring") or {}
-        rows = []
-        pscope = base_scope.with_locals({"p": "number"})
-        for rid, rd in (scoring.get("rows") or {}).items():
-            if rd is None:
-                continue
-            src = rd.get("expr") if isinstance(rd, dict) else rd
-            label = rd.get("label", rid) if isinstance(rd, dict) else rid
-            h = self.expr(src, pscope, rd if isinstance(rd, dict) else scoring["rows"], "expr" if isinstance(rd, dict) else rid)
-            rows.append((rid, label, h))
-        tbs = []
-        for i, tb in enumerate(scoring.get("tiebreakers") or []):
-            src = tb.get("expr") if isinstance(tb, dict) else tb
-            label = tb.get("label", f"tie-breaker {i + 1}") if isinstance(tb, dict) else str(tb)
-            tbs.append((label, self.expr(src, pscope, scoring["tiebreakers"], i)))
-        # assertions
-        asserts = []
-        for i, a in enumerate(t.get("assertions") or []):
-            when = a.get("when", "static")
-            sc = init_scope if when == "static" else base_scope
-            h = self.expr(a.get("expect"), sc, a, "expect")
-            asserts.append((when, h, a.get("message") or str(a.get("expect")), value_pos(a, "expect")))
-        players = tuple(game.get("players") or [])
-        combos = plain(t.get("combinations") or [])
-        if not players:
-            all_counts = sorted({n for c in combos for n in c.get("players", [])})
-            players = tuple(all_counts) or (2,)
-        for name, e in self.unit.check_defines():
-            self._expr_error(e, None, defines_raw, name)
+        heuristic = (self.expr(game.get("heuristic"), base_scope.with_locals({"p": "number"}), game, "heuristic")
+                     if game.get("heuristic") is not None else None)
+        scoring = tree.get("scoring") or {}
+        rows, tiebreakers = self.compile_scoring(scoring, base_scope.with_locals({"p": "number"}))
+        assertions = self.compile_assertions(init_scope, base_scope)
+        combos = plain(tree.get("combinations") or [])
+        players = _player_counts(game, combos)
+        for name, error in self.unit.check_defines():
+            self._expr_error(error, None, defines_raw, name)
         if self.diags:
             raise RulebookError(self.diags, "compile")
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
         self.finish_actions(actions)
         return Ruleset(
-            name=str(game.get("name", os.path.basename(self.c.folder))),
+            name=str(game.get("name", os.path.basename(self.composed.folder))),
             title=str(game.get("title", game.get("name", ""))),
-            folder=self.c.folder,
-            modules=self.c.modules,
-            players=players,
-            start=start,
-            components=MappingProxyType(types),
-            entities=MappingProxyType(entities),
-            vars=var_decls,
-            actions=actions,
-            phases=phases,
-            blocks=self.blocks,
-            proc_blocks={k: v["block"] for k, v in self.procs.items()},
-            simple_blocks=fx.simple_blocks(self.blocks, {k: v["block"] for k, v in self.procs.items()}),
+            folder=self.composed.folder, modules=self.composed.modules, players=players, start=start,
+            components=MappingProxyType(types), entities=MappingProxyType(self.entities),
+            vars=var_decls, actions=actions, phases=phases, blocks=self.blocks,
+            proc_blocks={name: proc["block"] for name, proc in self.procs.items()},
+            simple_blocks=fx.simple_blocks(self.blocks, {name: proc["block"] for name, proc in self.procs.items()}),
             end_if=end_if,
             max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
-            score_rows=rows,
-            tiebreakers=tbs,
-            final_tie=str(scoring.get("final_tie", "shared")),
-            heuristic=heuristic,
-            assertions=asserts,
-            combinations=derive_combinations(combos, plain(t.get("modules") or {}), players),
-            module_decls=plain(t.get("modules") or {}),
-            provenance=_provenance(t),
-            files=self.c.files,
-            tree=t,
-            unit=self.unit,
-            budget=self.budget,
-            digest=_rules_digest(self.c),
-            overrides=dict(self.c.overrides),
-            settings={k: constants[k] for k in (self.t.get("settings") or {}) if k in constants},
+            score_rows=rows, tiebreakers=tiebreakers, final_tie=str(scoring.get("final_tie", "shared")),
+            heuristic=heuristic, assertions=assertions,
+            combinations=derive_combinations(combos, plain(tree.get("modules") or {}), players),
+            module_decls=plain(tree.get("modules") or {}), provenance=_provenance(tree),
+            files=self.composed.files, tree=tree, unit=self.unit, budget=self.budget,
+            digest=_rules_digest(self.composed), overrides=dict(self.composed.overrides),
+            settings={name: constants[name] for name in (tree.get("settings") or {}) if name in constants},
         )
+
+    def compile_components(self):
+        """`self.entities` (id -> record) and (type -> ids, type -> attribute names)."""
+        entities: dict = {}
+        types: dict = {}
+        attributes: dict = {}
+        for typ, records in (self.tree.get("components") or {}).items():
+            ids = []
+            names = set()
+            for component_id, record in (records or {}).items():
+                if component_id in entities:
+                    self.err("duplicate", f"component id '{component_id}' is used by two types",
+                             key_pos(records, component_id), "component ids are unique across all types")
+                    continue
+                fields = _plain_record(record) if record is not None else {}
+                entities[component_id] = {"id": component_id, "type": typ, **fields}
+                ids.append(component_id)
+                names.update(fields.keys())
+            types[typ] = tuple(ids)
+            attributes[typ] = names | {"id", "type"}
+        self.entities = entities
+        return types, attributes
+
+    def compile_constants(self, types) -> dict:
+        """The constants, each component type as the list of its ids, and the settings."""
+        constants = {name: plain(value) for name, value in (self.tree.get("constants") or {}).items()}
+        for typ, ids in types.items():
+            if typ in constants:
+                self.err("duplicate", f"'{typ}' is both a constant and a component type",
+                         key_pos(self.tree["constants"], typ))
+            constants[typ] = list(ids)
+        self.add_settings(constants)
+        return constants
+
+    def declare_vars(self, constants) -> dict:
+        """The names of the engine's and the ruleset's vars (name -> type, None if unknown)."""
+        vars_scope: dict = {name: None for name in ENGINE_VARS}
+        vars_scope["players"] = ("list", "number")
+        vars_scope["num_players"] = "number"
+        declared = self.tree.get("vars") or {}
+        for name in declared:
+            if name in ENGINE_VARS:
+                self.err("reserved", f"'{name}' is provided by the engine", key_pos(declared, name))
+                continue
+            problem = check_name(name)
+            if problem is not None:
+                self.err("name", problem[0], key_pos(declared, name), problem[1])
+            if name in constants:
+                self.err("duplicate", f"'{name}' is both a var and a constant or component type",
+                         key_pos(declared, name))
+            vars_scope[name] = None
+        return vars_scope
+
+    def compile_defines(self, defines_raw, defines, scope) -> None:
+        for name, spec in defines_raw.items():
+            source = spec.get("expr") if isinstance(spec, dict) else spec
+            if isinstance(source, bool):
+                source = "true" if source else "false"
+            try:
+                self.unit.add_define(name, defines[name], source, scope.with_locals({}))
+            except ExpressionError as error:
+                self._expr_error(error, spec.get("expr") if isinstance(spec, dict) else spec, defines_raw, name)
+
+    def compile_var_decls(self, init_scope) -> dict:
+        """name -> VarDecl: per player or not, visibility, and a literal `value` or an `init`."""
+        var_decls = {}
+        for name, spec in (self.tree.get("vars") or {}).items():
+            if name in ENGINE_VARS or spec is None:
+                continue
+            spec = spec or {}
+            declared = VarDecl(name, bool(spec.get("per_player")), str(spec.get("visibility") or "public"))
+            if "value" in spec and "init" in spec:
+                self.err("var", f"var '{name}' has both 'value' and 'init'", key_pos(spec, "init"),
+                         "use 'value' for a literal or 'init' for an expression")
+            if "init" in spec:
+                scope = init_scope.with_locals({"p": "number"}) if declared.per_player else init_scope
+                declared.init = self.expr(spec["init"], scope, spec, "init")
+            else:
+                declared.value = plain(spec.get("value"))
+            if declared.visibility == "owner" and not declared.per_player:
+                self.err("var", f"var '{name}' is visible to its 'owner' but is not per_player",
+                         value_pos(spec, "visibility"), "add 'per_player: true' or choose another visibility")
+            var_decls[name] = declared
+        return var_decls
+
+    def compile_procedures(self, scope) -> None:
+        """`self.procs` (name -> params, block); every procedure and phase is known before
+        any effect compiles, so that effects may call or enter any of them."""
+        self.proc_decls = self.tree.get("procedures") or {}
+        self.procs: dict = {name: {"params": list(spec.get("params") or []), "block": None}
+                            for name, spec in self.proc_decls.items()}
+        self.phase_ids = set((self.tree.get("phases") or {}).keys())
+        for name, spec in self.proc_decls.items():
+            params = self.procs[name]["params"]
+            self.procs[name]["block"] = self.block(spec.get("effects") or [], scope.with_locals(params))
+
+    def start_phase(self, game, phases) -> Optional[str]:
+        """`game.start`, or the first phase."""
+        start = str(game["start"]) if game.get("start") else None
+        if not start:
+            start = next(iter(phases), None)
+            if start is None:
+                self.err("phases", "the game has no phases", pos_of(self.tree), "add a 'phases:' section")
+        elif start not in phases:
+            self.err("reference", f"start phase '{start}' is not defined", value_pos(game, "start"),
+                     suggest(start, phases))
+        return start
+
+    def compile_scoring(self, scoring, scope):
+        """[(id, label, Handle)] of the score rows and [(label, Handle)] of the tie-breakers."""
+        rows = []
+        for row_id, row in (scoring.get("rows") or {}).items():
+            if row is None:
+                continue
+            if isinstance(row, dict):
+                rows.append((row_id, row.get("label", row_id), self.expr(row.get("expr"), scope, row, "expr")))
+            else:
+                rows.append((row_id, row_id, self.expr(row, scope, scoring["rows"], row_id)))
+        tiebreakers = []
+        for index, tiebreaker in enumerate(scoring.get("tiebreakers") or []):
+            if isinstance(tiebreaker, dict):
+                source, label = tiebreaker.get("expr"), tiebreaker.get("label", f"tie-breaker {index + 1}")
+            else:
+                source, label = tiebreaker, str(tiebreaker)
+            tiebreakers.append((label, self.expr(source, scope, scoring["tiebreakers"], index)))
+        return rows, tiebreakers
+
+    def compile_assertions(self, init_scope, scope) -> list:
+        """[(when, Handle, message, pos)]; a `static` assertion reads only the initial values."""
+        assertions = []
+        for assertion in self.tree.get("assertions") or []:
+            when = assertion.get("when", "static")
+            handle = self.expr(assertion.get("expect"), init_scope if when == "static" else scope, assertion, "expect")
+            assertions.append((when, handle, assertion.get("message") or str(assertion.get("expect")),
+                               value_pos(assertion, "expect")))
+        return assertions
 
     def add_settings(self, constants: dict) -> None:
         """Settings are read by name like constants (their values after any override)."""
         from .settings import setting_values
 
-        for name, value in setting_values(self.t).items():
+        for name, value in setting_values(self.tree).items():
             if name in constants:
                 self.err("duplicate", f"'{name}' is both a setting and a constant or component type",
-                         key_pos(self.t["settings"], name), "rename one of them")
+                         key_pos(self.tree["settings"], name), "rename one of them")
                 continue
             constants[name] = value
 
@@ -365,52 +386,60 @@ def _plain_record(rec) -> dict:
         return hit[1]
     if len(_RECORDS) > 100_000:
         _RECORDS.clear()
-    r = plain(rec)
-    _RECORDS[id(rec)] = (rec, r)
-    return r
+    record_plain = plain(rec)
+    _RECORDS[id(rec)] = (rec, record_plain)
+    return record_plain
 
 
-def _provenance(t) -> dict:
+def _player_counts(game, combos) -> tuple:
+    """`game.players`, or else every count a combination names, or else (2,)."""
+    players = tuple(game.get("players") or [])
+    if not players:
+        players = tuple(sorted({count for combo in combos for count in combo.get("players", [])})) or (2,)
+    return players
+
+
+def _provenance(tree) -> dict:
     """Counts of definitions by provenance: rulebook (source), reconstructed, interpretation,
     or none, per section."""
     out: dict = {}
 
-    def visit(section, d):
-        if not isinstance(d, dict):
+    def visit(section, spec):
+        if not isinstance(spec, dict):
             return
         kind = "unmarked"
-        if d.get("interpretation"):
+        if spec.get("interpretation"):
             kind = "interpretation"
-        elif d.get("reconstructed"):
+        elif spec.get("reconstructed"):
             kind = "reconstructed"
-        elif d.get("source"):
+        elif spec.get("source"):
             kind = "rulebook"
         out.setdefault(section, {}).setdefault(kind, 0)
         out[section][kind] += 1
 
     for section in ("vars", "define", "procedures", "actions", "phases"):
-        for _, d in (t.get(section) or {}).items():
-            visit(section, d)
-    for typ, defs in (t.get("components") or {}).items():
-        for _, d in (defs or {}).items():
-            visit(f"components.{typ}", d)
+        for _, definition in (tree.get(section) or {}).items():
+            visit(section, definition)
+    for typ, defs in (tree.get("components") or {}).items():
+        for _, definition in (defs or {}).items():
+            visit(f"components.{typ}", definition)
     return out
 
 
 def _rules_digest(composed: Composed) -> str:
     """A fingerprint of the rules: the modules chosen and every file read, by its path inside
     the ruleset folder and the digest of its bytes. Two loads of unchanged files agree."""
-    h = hashlib.sha256()
-    h.update(("modules:" + ",".join(composed.modules) + "\n").encode())
+    digest = hashlib.sha256()
+    digest.update(("modules:" + ",".join(composed.modules) + "\n").encode())
     if composed.overrides:
-        h.update(("settings:" + repr(sorted(composed.overrides.items())) + "\n").encode())
+        digest.update(("settings:" + repr(sorted(composed.overrides.items())) + "\n").encode())
     for display, tree in composed.trees:
         rel = os.path.relpath(os.path.abspath(display), composed.folder)
-        h.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())
-    return h.hexdigest()[:16]
+        digest.update(f"{rel}:{getattr(tree, 'digest', None) or ''}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def compile_composed(composed: Composed) -> Ruleset:
     # procedures must know phase ids and each other before effects compile
-    c = _Compiler(composed)
-    return c.run()
+    compiler = _Compiler(composed)
+    return compiler.run()

@@ -68,10 +68,10 @@ def _short_path(filename: str) -> str:
     return os.path.relpath(path, package_root) if path.startswith(package_root + os.sep) else filename
 
 
-def play_one(rs, players: int, seed: int, agent_specs, shift: int) -> dict:
+def play_one(ruleset, players: int, seed: int, agent_specs, shift: int) -> dict:
     """One game as a per-game record; never raises for what happens inside the game."""
     try:
-        record = play_game(rs, players, seed, agent_specs, shift=shift).to_json()
+        record = play_game(ruleset, players, seed, agent_specs, shift=shift).to_json()
         record["agents"] = record["agents"] or seat_agents(agent_specs, players, shift)
         return record
     except Exception as error:  # noqa: BLE001 - any failure of one game is that game's error
@@ -93,15 +93,15 @@ def _init_worker(expected: Optional[tuple]) -> None:
     from .ruleset import load
 
     try:
-        rs = load(folder, modules=modules, check=False, settings=overrides)
+        ruleset = load(folder, modules=modules, check=False, settings=overrides)
     except Exception as error:  # noqa: BLE001 - an edited file may no longer load
         _WORKER["changed"] = f"the rules in {folder} no longer load: {str(error).splitlines()[0]}"
         return
-    if rs.digest != digest:
+    if ruleset.digest != digest:
         _WORKER["changed"] = (f"the rule files in {folder} changed since the run started "
-                              f"(digest {digest}, now {rs.digest})")
+                              f"(digest {digest}, now {ruleset.digest})")
         return
-    _WORKER["rs"] = rs
+    _WORKER["rs"] = ruleset
 
 
 def _run_chunk(args):
@@ -109,15 +109,15 @@ def _run_chunk(args):
     seeds, players, agent_specs, base, rotate = args
     if "changed" in _WORKER:
         return {"rules_changed": _WORKER["changed"]}
-    rs = _WORKER["rs"]
-    return [play_one(rs, players, seed, agent_specs, (seed - base) if rotate else 0) for seed in seeds]
+    ruleset = _WORKER["rs"]
+    return [play_one(ruleset, players, seed, agent_specs, (seed - base) if rotate else 0) for seed in seeds]
 
 
 class _Pool:
     """A process pool that can be replaced when one of its workers dies."""
 
-    def __init__(self, rs, jobs: int, start_method: Optional[str]):
-        self.rs, self.jobs = rs, jobs
+    def __init__(self, ruleset, jobs: int, start_method: Optional[str]):
+        self.rs, self.jobs = ruleset, jobs
         self.method = start_method or ("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         self.executor: Optional[ProcessPoolExecutor] = None
         self.deaths = 0
@@ -158,12 +158,12 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
     `lost_seeds`. Raises RulesChanged if a worker's rules differ."""
     from .ruleset import Ruleset, load
 
-    rs = target if isinstance(target, Ruleset) else load(target, modules=modules, check=False)
+    ruleset = target if isinstance(target, Ruleset) else load(target, modules=modules, check=False)
     started = time.perf_counter()
     done: list = []
 
     def finished(record: dict) -> None:
-        record["digest"] = rs.digest
+        record["digest"] = ruleset.digest
         if on_result:
             on_result(record)
         done.append(keep(record) if keep else record)
@@ -173,24 +173,24 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
     seeds = [seed + i for i in range(games)]
     info = {"worker_deaths": 0, "lost_seeds": []}
     if jobs <= 1:
-        for s in seeds:
-            finished(play_one(rs, players, s, agent_specs, (s - seed) if rotate else 0))
+        for game_seed in seeds:
+            finished(play_one(ruleset, players, game_seed, agent_specs, (game_seed - seed) if rotate else 0))
     else:
-        _run_in_pool(rs, seeds, (players, agent_specs, seed, rotate), jobs, finished, info, start_method)
+        _run_in_pool(ruleset, seeds, (players, agent_specs, seed, rotate), jobs, finished, info, start_method)
     if stats is not None:
         stats.update(info)
     done.sort(key=lambda record: record["seed"])
     return done, time.perf_counter() - started
 
 
-def _run_in_pool(rs, seeds, game_args, jobs, finished, info, start_method) -> None:
+def _run_in_pool(ruleset, seeds, game_args, jobs, finished, info, start_method) -> None:
     """Play the seeds over `jobs` processes. Tasks start as chunks; when a worker dies, the
     unfinished games of the tasks in flight are played again one per task, and a game that is
     in flight at a second death is played alone, then reported lost if it kills that worker."""
     size = max(1, min(_MAX_CHUNK, len(seeds) // (jobs * 16)))
     todo = deque((seeds[i:i + size], 1) for i in range(0, len(seeds), size))
     alone: list = []
-    pool = _Pool(rs, jobs, start_method)
+    pool = _Pool(ruleset, jobs, start_method)
     def lose(seed, message):
         info["lost_seeds"].append(seed)
         players, agent_specs, base, rotate = game_args
@@ -201,15 +201,15 @@ def _run_in_pool(rs, seeds, game_args, jobs, finished, info, start_method) -> No
         while todo and pool.deaths <= len(seeds) + jobs:  # more deaths than games: give up
             for chunk, attempt in _play_until_a_death(pool, todo, game_args, finished):
                 if attempt == 1:
-                    todo.extend(([s], 2) for s in chunk)
+                    todo.extend(([game_seed], 2) for game_seed in chunk)
                 else:
                     alone.extend(chunk)
-        for s in alone:  # each suspect played by itself: a death now is its own
-            if not _play_alone(pool, s, game_args, finished):
-                lose(s, LOST)
+        for game_seed in alone:  # each suspect played by itself: a death now is its own
+            if not _play_alone(pool, game_seed, game_args, finished):
+                lose(game_seed, LOST)
         for chunk, _ in todo:
-            for s in chunk:
-                lose(s, f"lost: not played, the worker processes kept dying ({pool.deaths} times)")
+            for game_seed in chunk:
+                lose(game_seed, f"lost: not played, the worker processes kept dying ({pool.deaths} times)")
     finally:
         pool.close()
         info["worker_deaths"] = pool.deaths
@@ -281,22 +281,22 @@ def _collect(ready, in_flight: dict, finished):
 
 # ----------------------------------------------------------------------------- summary
 def summarize(results, players: int, seconds: float) -> dict:
-    completed = [r for r in results if not r["error"]]
-    lost = [r for r in results if r.get("lost")]
-    failed = [r for r in results if r["error"] and not r.get("lost")]
+    completed = [result for result in results if not result["error"]]
+    lost = [result for result in results if result.get("lost")]
+    failed = [result for result in results if result["error"] and not result.get("lost")]
     summary = {
         "games": len(results),
         "completed": len(completed),
         "errors": len(failed),
         "lost": len(lost),
-        "lost_seeds": [r["seed"] for r in lost],
+        "lost_seeds": [result["seed"] for result in lost],
         "error_kinds": _error_kinds(failed),
-        "error_games": [{"seed": r["seed"], "error": r["error"]} for r in failed[:_ERROR_GAMES_SHOWN]],
+        "error_games": [{"seed": result["seed"], "error": result["error"]} for result in failed[:_ERROR_GAMES_SHOWN]],
         "seconds": round(seconds, 3),
     }
     summary.update(_wins(completed, players))
-    steps = [r["steps"] for r in completed]
-    totals = [s["total"] for r in completed for s in r["scores"].values()]
+    steps = [result["steps"] for result in completed]
+    totals = [seed["total"] for result in completed for seed in result["scores"].values()]
     summary.update({
         "mean_steps": (sum(steps) / len(steps)) if steps else 0,
         "min_steps": min(steps) if steps else 0,
@@ -310,8 +310,8 @@ def summarize(results, players: int, seconds: float) -> dict:
 
 def _error_kinds(failed) -> dict:
     kinds: dict = {}
-    for r in failed:
-        key = r["error"].split(" (action")[0][:160]
+    for result in failed:
+        key = result["error"].split(" (action")[0][:160]
         kinds[key] = kinds.get(key, 0) + 1
     return kinds
 
@@ -323,11 +323,11 @@ def _wins(completed, players: int) -> dict:
     wins = {str(p): 0 for p in range(players)}
     by_agent: dict = {}
     draws = shared_wins = 0
-    for r in completed:
-        seats = r.get("agents") or []
+    for result in completed:
+        seats = result.get("agents") or []
         for agent in seats:
             by_agent.setdefault(agent, {"seats": 0, "wins": 0, "shared": 0})["seats"] += 1
-        winners = r["winners"]
+        winners = result["winners"]
         if len(winners) in (0, players):
             draws += 1
             continue
@@ -370,13 +370,13 @@ class PerGameFile:
             self.handle.close()
 
 
-def run_command(rs, players: int, specs: list, args, out, err) -> int:
+def run_command(ruleset, players: int, specs: list, args, out, err) -> int:
     """`rulebook simulate` once the arguments are checked: play, write, print; exit code 0 if
     every game completed, 1 if any game had an error or was lost."""
     per_game = PerGameFile(args.per_game) if args.per_game else None
     stats: dict = {}
     try:
-        results, seconds = simulate(rs, None, players, args.games, args.seed, specs, jobs=args.jobs,
+        results, seconds = simulate(ruleset, None, players, args.games, args.seed, specs, jobs=args.jobs,
                                     progress=_progress_bar(err, args.json), rotate=args.rotate,
                                     on_result=per_game.write if per_game else None, stats=stats,
                                     keep=_without_final_vars)
@@ -390,8 +390,8 @@ def run_command(rs, players: int, specs: list, args, out, err) -> int:
     if per_game:
         per_game.finish()
     summary = summarize(results, players, seconds)
-    summary.update({"ruleset": rs.name, "modules": list(rs.modules), "players": players, "agents": specs,
-                    "seed": args.seed, "jobs": args.jobs, "digest": rs.digest,
+    summary.update({"ruleset": ruleset.name, "modules": list(ruleset.modules), "players": players, "agents": specs,
+                    "seed": args.seed, "jobs": args.jobs, "digest": ruleset.digest,
                     "worker_deaths": stats.get("worker_deaths", 0)})
     if args.json:
         print(json.dumps(summary, sort_keys=True), file=out)

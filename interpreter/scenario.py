@@ -15,6 +15,11 @@ Scenario file keys:
                             - "label"                      a legal action by its label
                             - {action: id, args: {...}}    a legal action by id and arguments
                             - {choose: value}              the answer to a pending decision
+                            - {choose: {0: X, 1: Y}}       one answer per seat, when several
+                                                           players decide at once
+                            - {at_once: {0: step, 1: step}} one move per seat where several
+                                                           players choose at once (a label,
+                                                           {action: ...} or {choose: value})
                             - {refused: <step>, code: c}   a step that must be refused
                             - {expect: expr}               an assertion at this point
                             - {set: "assignment"}          arrange the state mid-way
@@ -31,6 +36,7 @@ from typing import Optional
 
 from .errors import ExpressionError, Pos, RuleRuntimeError, RulebookError
 from .loader import Text, expr_pos, load_file, plain, pos_of, safe_path
+from .scenario_seats import SeatError, answers_by_seat, seat_moves
 
 __all__ = ["run_scenarios", "ScenarioResult"]
 
@@ -230,11 +236,13 @@ def _locals(state):
             "player": state.current_player}
 
 
-def _find_action(state, step):
-    """(the action a step names, how to show it); the action is None if no legal one matches."""
+def _find_action(state, step, seat=None):
+    """(the action a step names, how to show it); the action is None if no legal one matches.
+    `seat`: the player whose move it is, where several players choose at once."""
     from .engine.values import Action, freeze
 
-    legal = state.legal_actions()
+    legal = state.legal_actions() if seat is None else state.legal_actions(seat)
+    player = state.current_player if seat is None else seat
     if isinstance(step, str):
         matches = [action for action in legal if action.label == step]
         return (matches[0] if matches else None), step
@@ -242,12 +250,12 @@ def _find_action(state, step):
         value = plain(step["choose"])
         matches = [action for action in legal
                    if action.name == "choose" and dict(action.args).get("value") == freeze(value)]
-        return (matches[0] if matches else Action("choose", {"value": value}, state.current_player)), f"choose {value!r}"
+        return (matches[0] if matches else Action("choose", {"value": value}, player)), f"choose {value!r}"
     if "action" in step:
         args = plain(step.get("args") or {})
         if not isinstance(args, dict):
             return None, f"{step['action']} with args {args!r}"
-        action = Action(str(step["action"]), args, state.current_player)
+        action = Action(str(step["action"]), args, player)
         return action, action.label
     return None, repr(plain(step))
 
@@ -319,10 +327,27 @@ def _step(ruleset, state, step, scenario, script, shown):
         return None
     if isinstance(step, dict) and "refused" in step:
         return _refused(state, step, shown)
-    message = _play(state, step, shown)
+    try:
+        answers = answers_by_seat(state, step)
+    except SeatError as error:
+        raise _Stop(f"{_where(step, shown)}: {error}") from None
+    message = _play_at_once(state, step, answers, shown) if answers is not None else _play(state, step, shown)
     if message:
         raise _Stop(message)
     _settle_chance(state, script, scenario, shown)
+    return None
+
+
+def _play_at_once(state, step, answers, shown):
+    """Every seat's move of a step by seat, each checked before any is played."""
+    try:
+        moves = seat_moves(state, answers, _find_action)
+    except SeatError as error:
+        return f"{_where(step, shown)}: {error}"
+    for seat, action, label in moves:
+        outcome = state.apply(action)
+        if not outcome:
+            return f"{_where(step, shown)}: seat {seat}'s {label} was refused: {outcome.code}: {outcome.reason}"
     return None
 
 

@@ -36,22 +36,22 @@ def _inline_refs(schema_doc: dict) -> dict:
 
     def refs_in(node, acc):
         if isinstance(node, dict):
-            r = node.get("$ref")
-            if isinstance(r, str) and r.startswith("#/$defs/"):
-                acc.add(r[len("#/$defs/"):])
-            for v in node.values():
-                refs_in(v, acc)
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                acc.add(ref[len("#/$defs/"):])
+            for value in node.values():
+                refs_in(value, acc)
         elif isinstance(node, list):
-            for v in node:
-                refs_in(v, acc)
+            for value in node:
+                refs_in(value, acc)
         return acc
 
     graph = {name: refs_in(d, set()) for name, d in defs.items()}
 
-    def reaches(a, b, seen=None):
+    def reaches(start, goal, seen=None):
         seen = seen or set()
-        for n in graph.get(a, ()):
-            if n == b or (n not in seen and (seen.add(n) or reaches(n, b, seen))):
+        for successor in graph.get(start, ()):
+            if successor == goal or (successor not in seen and (seen.add(successor) or reaches(successor, goal, seen))):
                 return True
         return False
 
@@ -59,9 +59,9 @@ def _inline_refs(schema_doc: dict) -> dict:
 
     def sub(node):
         if isinstance(node, dict):
-            r = node.get("$ref")
-            if isinstance(r, str) and r.startswith("#/$defs/") and len(node) == 1:
-                name = r[len("#/$defs/"):]
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) == 1:
+                name = ref[len("#/$defs/"):]
                 if name not in recursive and name in defs:
                     return sub(defs[name])
             return {k: (v if k == "$defs" else sub(v)) for k, v in node.items()}
@@ -83,8 +83,8 @@ def _validator():
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
-    with open(schema_path(), encoding="utf-8") as fh:
-        return json.load(fh)
+    with open(schema_path(), encoding="utf-8") as stream:
+        return json.load(stream)
 
 
 # The fast check: the schema compiled once into closures that answer only "is this plain data
@@ -99,20 +99,20 @@ class _Unsupported(Exception):
     """The schema says something the fast check does not implement."""
 
 
-def _always(x):
+def _always(value):
     return True
 
 
-def _never(x):
+def _never(value):
     return False
 
 
-def _is_integer(x):
-    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
+def _is_integer(value):
+    return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
 
 
-def _is_number(x):
-    return isinstance(x, numbers.Number) and not isinstance(x, bool)
+def _is_number(value):
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
 
 _TYPES = {
@@ -128,8 +128,8 @@ _TYPES = {
 _TRUE, _FALSE = object(), object()
 
 
-def _unbool(x):
-    return _TRUE if x is True else _FALSE if x is False else x
+def _unbool(value):
+    return _TRUE if value is True else _FALSE if value is False else value
 
 
 def _equal(one, two) -> bool:
@@ -163,10 +163,10 @@ def _members(node, sub):
     props = {k: sub(v) for k, v in node.get("properties", {}).items()}
     extra = sub(node.get("additionalProperties", True))
 
-    def check(x):
-        if isinstance(x, dict):
-            for k, v in x.items():
-                if not props.get(k, extra)(v):
+    def check(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not props.get(key, extra)(item):
                     return False
         return True
     return check
@@ -264,9 +264,9 @@ class _Compiler:
         if len(checks) == 1:
             return checks[0]
 
-        def check(x):
-            for c in checks:
-                if not c(x):
+        def check(value):
+            for check_one in checks:
+                if not check_one(value):
                     return False
             return True
         return check
@@ -302,9 +302,9 @@ def _locate(tree, path, value=False):
     """The deepest positioned node along a JSON path, and the key position where useful."""
     node = tree
     pos = pos_of(tree)
-    for i, part in enumerate(path):
+    for index, part in enumerate(path):
         if isinstance(node, Map) and part in node:
-            pos = key_pos(node, part) if i == len(path) - 1 and not value else value_pos(node, part)
+            pos = key_pos(node, part) if index == len(path) - 1 and not value else value_pos(node, part)
             node = node[part]
         elif isinstance(node, Seq) and isinstance(part, int) and part < len(node):
             pos = value_pos(node, part)
@@ -315,31 +315,31 @@ def _locate(tree, path, value=False):
 
 
 def _message(err) -> tuple[str, str | None]:
-    v = err.validator
+    validator = err.validator
     hint = None
-    if v == "additionalProperties":
+    if validator == "additionalProperties":
         extra = [k for k in err.instance if k not in (err.schema.get("properties") or {})]
         allowed = list((err.schema.get("properties") or {}).keys())
         if extra:
             hint = suggest(extra[0], allowed) or f"allowed here: {', '.join(allowed)}"
             return f"unknown key '{extra[0]}'", hint
-    if v == "enum":
+    if validator == "enum":
         return f"{err.instance!r} is not one of {', '.join(map(repr, err.validator_value))}", suggest(str(err.instance), [str(x) for x in err.validator_value])
-    if v == "required":
+    if validator == "required":
         return err.message.replace("is a required property", "is required here"), None
-    if v == "pattern":
+    if validator == "pattern":
         return f"'{err.instance}' is not a valid name (letters, digits and '_', starting with a letter)", None
-    if v == "anyOf" and err.context:
+    if validator == "anyOf" and err.context:
         return _message(_best(err))
-    if v == "type":
+    if validator == "type":
         want = err.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
         return f"expected {want}, got {type(err.instance).__name__.replace('Text','string').replace('Map','mapping').replace('Seq','list').replace('str','string').replace('dict','mapping')}", None
     return err.message, hint
 
 
-def _is_null_branch(e) -> bool:
-    return e.validator == "type" and e.validator_value in ("null", ["null"])
+def _is_null_branch(error) -> bool:
+    return error.validator == "type" and error.validator_value in ("null", ["null"])
 
 
 def _best(err):
@@ -373,8 +373,8 @@ def validate_files(files) -> None:
         try:
             validate_tree(tree)
             found = []
-        except RulebookError as e:
-            found = e.diagnostics
+        except RulebookError as error:
+            found = error.diagnostics
         if len(_VALID) > 2000:
             _VALID.clear()
         _VALID[id(tree)] = (tree, found)  # the tree is kept, so its id is not reused

@@ -157,7 +157,7 @@ def _var_with_value(spec, value) -> Map:
     return copied
 
 
-def with_values(rs, values: dict):
+def with_values(ruleset, values: dict):
     """A Ruleset like `rs` but for the given values: a declared setting (checked as `--set`
     checks it), a top-level var's initial value (its `init` expression dropped), or a
     constant. The rules `rs` composed are compiled again; no file is read, so the variant can
@@ -165,21 +165,21 @@ def with_values(rs, values: dict):
     ValueError for a name that is none of these (with a suggestion), RulebookError for a
     setting of the wrong kind or out of its bounds, or a value the rules cannot compile with."""
     if not values:
-        return rs
+        return ruleset
     from .compose import Composed
     from .ruleset import compile_composed
 
-    tree = _copy_map(rs.tree)
+    tree = _copy_map(ruleset.tree)
     sections = {section: tree.get(section) or {} for section in ("settings", "vars", "constants")}
     for name in values:
         if not any(name in names for names in sections.values()):
             hint = suggest(name, [n for names in sections.values() for n in names])
-            raise ValueError(f"--set {name}: {rs.name} has no setting, top-level var or constant '{name}'"
+            raise ValueError(f"--set {name}: {ruleset.name} has no setting, top-level var or constant '{name}'"
                              + (f" ({hint})" if hint else ""))
     settings = {name: value for name, value in values.items() if name in sections["settings"]}
     if settings:
         tree["settings"] = _copy_map(sections["settings"])  # apply_overrides writes into it
-        apply_overrides(tree, {**rs.overrides, **settings})
+        apply_overrides(tree, {**ruleset.overrides, **settings})
     for section in ("vars", "constants"):
         names = [name for name in values if name in sections[section] and name not in settings]
         if names:
@@ -187,10 +187,10 @@ def with_values(rs, values: dict):
             for name in names:
                 old = tree[section][name]
                 tree[section][name] = _var_with_value(old, values[name]) if section == "vars" else values[name]
-    composed = Composed(folder=rs.folder, tree=tree, modules=rs.modules, files=list(rs.files),
-                        overrides={**rs.overrides, **settings})
+    composed = Composed(folder=ruleset.folder, tree=tree, modules=ruleset.modules, files=list(ruleset.files),
+                        overrides={**ruleset.overrides, **settings})
     variant = compile_composed(composed)
-    text = f"{rs.digest}|values:{sorted(values.items(), key=lambda item: item[0])!r}"
+    text = f"{ruleset.digest}|values:{sorted(values.items(), key=lambda item: item[0])!r}"
     variant.digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    variant.warnings = list(rs.warnings)
+    variant.warnings = list(ruleset.warnings)
     return variant

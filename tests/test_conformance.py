@@ -200,3 +200,36 @@ def test_labels_that_depend_on_a_secret_are_caught(monkeypatch):
     report = check_conformance("kuhn-poker", games=20)
     failure = next(r.counterexample for r in report.results if r.name == "information_set")
     assert failure is not None and "sees the same as at seed" in failure.message
+
+
+SECRET_NOTE = os.path.join(TEST_RULESETS, "secret_note")
+
+
+def test_the_log_invariant_meets_private_lines_in_the_test_ruleset():
+    """secret_note writes a line for each writer only: the invariant has private lines to check."""
+    state = interpreter.load(SECRET_NOTE).new_game(2, seed=1)
+    while not state.is_terminal:
+        state.apply(state.legal_actions()[0])
+    private = [line for line in state.plain()["log"] if isinstance(line, dict)]
+    assert {tuple(line["to"]) for line in private} == {(0,), (1,)}
+    assert check_conformance(SECRET_NOTE, games=3).ok
+
+
+def test_a_log_that_shows_another_players_private_line_is_caught(monkeypatch):
+    state_type = type(interpreter.load(SECRET_NOTE).new_game(2))
+    monkeypatch.setattr(state_type, "log_for", lambda self, player: [
+        line if isinstance(line, str) else line["text"] for line in self.plain()["log"]])
+    failure = _failures(SECRET_NOTE)["log_for_hides"]
+    assert "shows the private line 'player " in failure.message and "written for [" in failure.message
+
+
+def test_a_log_that_hides_a_players_own_line_is_caught(monkeypatch):
+    state_type = type(interpreter.load(SECRET_NOTE).new_game(2))
+    monkeypatch.setattr(state_type, "log_for", lambda self, player: self.log)
+    assert "its own private line" in _failures(SECRET_NOTE)["log_for_hides"].message
+
+
+def test_a_log_for_that_differs_from_a_public_log_is_caught(monkeypatch):
+    state_type = type(interpreter.load("tictactoe").new_game(2))
+    monkeypatch.setattr(state_type, "log_for", lambda self, player: self.log[:-1] + ["(changed)"] if self.log else [])
+    assert "reads '(changed)'" in _failures("tictactoe")["log_for_hides"].message

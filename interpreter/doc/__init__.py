@@ -2,8 +2,8 @@
 printed one (Markdown or one self-contained HTML file).
 
 Owns the command's arguments and output; the content is built in doc.model, worded in
-doc.words and written by doc.markdown / doc.html. Also owns the provenance list of
-`rulebook validate --provenance --list` (doc.provenance). Heavy modules are imported inside
+doc.expression_words + doc.words and written by doc.markdown / doc.html. Also owns the
+provenance list of `rulebook validate --provenance --list` (doc.provenance). Heavy modules are imported inside
 the functions so that `rulebook --help` stays fast.
 """
 from __future__ import annotations
@@ -20,11 +20,11 @@ def add_parser(subparsers) -> None:
     doc.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of the terminal")
 
 
-def render(rs, fmt: str = "md") -> str:
+def render(ruleset, fmt: str = "md") -> str:
     """The generated rulebook of a loaded ruleset as Markdown ('md') or HTML ('html')."""
     from .model import build_document
 
-    document = build_document(rs)
+    document = build_document(ruleset)
     if fmt == "html":
         from .html import to_html
 
@@ -41,26 +41,26 @@ def run_command(args, out, err) -> int:
     fmt = args.format
     if fmt is None:
         fmt = "html" if args.output and args.output.lower().endswith((".html", ".htm")) else "md"
-    rs = load(args.ruleset, modules=args.module)
-    text = render(rs, fmt)
+    ruleset = load(args.ruleset, modules=args.module)
+    text = render(ruleset, fmt)
     if not args.output:
         out.write(text)
         return 0
     try:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as e:
-        print(f"rulebook doc: error: cannot write {args.output}: {e.strerror or e}", file=err)
+        with open(args.output, "w", encoding="utf-8") as stream:
+            stream.write(text)
+    except OSError as error:
+        print(f"rulebook doc: error: cannot write {args.output}: {error.strerror or error}", file=err)
         return 1
-    print(f"wrote {args.output} ({fmt}, {len(text.encode('utf-8')) // 1024 + 1} KB) for {rs.name} "
-          f"[{'+'.join(rs.modules) or 'base'}]", file=err)
+    print(f"wrote {args.output} ({fmt}, {len(text.encode('utf-8')) // 1024 + 1} KB) for {ruleset.name} "
+          f"[{'+'.join(ruleset.modules) or 'base'}]", file=err)
     return 0
 
 
-def provenance_list(rs, as_json: bool = False):
+def provenance_list(ruleset, as_json: bool = False):
     """Every definition by kind with file:line: text for `validate --provenance --list`, or
     a JSON-ready mapping kind -> definitions."""
     from .provenance import list_json, list_text
 
-    return list_json(rs) if as_json else list_text(rs)
+    return list_json(ruleset) if as_json else list_text(ruleset)
 

@@ -3,7 +3,8 @@ the phase diagram, built from a loaded Ruleset and its composed tree (which keep
 position of every definition).
 
 Owns what the generated rulebook says and in which order. Does not own the wording of
-expressions and effects (doc.words) or the output formats (doc.markdown, doc.html).
+expressions and effects (doc.expression_words, doc.words) or the output formats (doc.markdown,
+doc.html).
 """
 from __future__ import annotations
 
@@ -56,16 +57,16 @@ class Document:
     links: dict = field(default_factory=dict)  # a name shown as code -> the anchor of its section
 
 
-def build_document(rs) -> Document:
+def build_document(ruleset) -> Document:
     """The whole generated rulebook of a loaded ruleset."""
-    tree = rs.tree
-    procedures = {name: list((d or {}).get("params") or []) for name, d in (tree.get("procedures") or {}).items()}
-    words = Words(per_player=[n for n, v in rs.vars.items() if v.per_player], procedures=procedures)
+    tree = ruleset.tree
+    procedures = {name: list((spec or {}).get("params") or []) for name, spec in (tree.get("procedures") or {}).items()}
+    words = Words(per_player=[n for n, v in ruleset.vars.items() if v.per_player], procedures=procedures)
     builders = [_about, _components, _constants, _variables, _setup, _diagram, _phases, _actions,
                 _procedures, _defines, _scoring, _assertions, _modules, _provenance_appendix]
-    sections = [section for build in builders for section in [build(rs, tree, words)] if section is not None]
-    modules = "+".join(rs.modules) or "base"
-    return Document(f"{rs.title or rs.name} [{modules}]", sections, _links(tree))
+    sections = [section for build in builders for section in [build(ruleset, tree, words)] if section is not None]
+    modules = "+".join(ruleset.modules) or "base"
+    return Document(f"{ruleset.title or ruleset.name} [{modules}]", sections, _links(tree))
 
 
 def _links(tree) -> dict:
@@ -126,16 +127,16 @@ def _anchor(*parts) -> str:
 
 
 # ------------------------------------------------------------------------------ sections
-def _about(rs, tree, words) -> Section:
+def _about(ruleset, tree, words) -> Section:
     game = tree.get("game") or {}
     counts = {kind: 0 for kind in KINDS}
-    for d in definitions(tree):
-        counts[d.kind] += 1
+    for spec in definitions(tree):
+        counts[spec.kind] += 1
     facts = [
-        Item(f"ruleset {code(rs.name)}, read from {code(_shown_path(rs.folder))}"),
-        Item("modules: " + (", ".join(code(m) for m in rs.modules) or "none (the base game)")),
-        Item("players: " + ", ".join(map(str, rs.players))),
-        Item(f"the game starts in phase {code(rs.start)}"),
+        Item(f"ruleset {code(ruleset.name)}, read from {code(_shown_path(ruleset.folder))}"),
+        Item("modules: " + (", ".join(code(m) for m in ruleset.modules) or "none (the base game)")),
+        Item("players: " + ", ".join(map(str, ruleset.players))),
+        Item(f"the game starts in phase {code(ruleset.start)}"),
         Item("definitions by provenance: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())),
     ]
     if game.get("source"):
@@ -161,7 +162,7 @@ def _component_columns(records) -> list:
     return columns
 
 
-def _components(rs, tree, words):
+def _components(ruleset, tree, words):
     comps = tree.get("components") or {}
     if not comps:
         return None
@@ -181,7 +182,7 @@ def _components(rs, tree, words):
     return section
 
 
-def _constants(rs, tree, words):
+def _constants(ruleset, tree, words):
     rows = []
     for name, value in (tree.get("constants") or {}).items():
         rows.append([code(name), value_text(value), where(key_pos(tree["constants"], name))])
@@ -194,18 +195,18 @@ def _constants(rs, tree, words):
             srows.append([code(name), value_text(value), _provenance_cell(spec), where(key_pos(settings, name))])
         blocks.append(Table(["setting", "value", "provenance", "where"], srows))
     game = tree.get("game") or {}
-    blocks.append(Bullets([Item(f"at most {game.get('max_steps', rs.max_steps)} actions in a game (max_steps)")]))
+    blocks.append(Bullets([Item(f"at most {game.get('max_steps', ruleset.max_steps)} actions in a game (max_steps)")]))
     return Section("Constants and settings", "constants", blocks)
 
 
-def _variables(rs, tree, words):
+def _variables(ruleset, tree, words):
     defs = tree.get("vars") or {}
     rows = []
-    for name, d in defs.items():
-        d = d or {}
-        rows.append([code(name), "per player" if d.get("per_player") else "one",
-                     str(d.get("visibility") or "public"), str(d.get("description") or ""),
-                     _provenance_cell(d), where(key_pos(defs, name))])
+    for name, spec in defs.items():
+        spec = spec or {}
+        rows.append([code(name), "per player" if spec.get("per_player") else "one",
+                     str(spec.get("visibility") or "public"), str(spec.get("description") or ""),
+                     _provenance_cell(spec), where(key_pos(defs, name))])
     para = Para("Visibility: public (everybody sees it), hidden (nobody), count (only its size), owner "
                 "(each player sees their own, the others its size). The engine also provides "
                 + code("players") + ", " + code("num_players") + " and " + code("current_phase") + ".")
@@ -213,30 +214,30 @@ def _variables(rs, tree, words):
                                                            "provenance", "where"], rows)])
 
 
-def _setup(rs, tree, words):
+def _setup(ruleset, tree, words):
     defs = tree.get("vars") or {}
     rows = []
-    for name, d in defs.items():
-        d = d or {}
-        start = words.condition(d["init"]) if "init" in d else value_text(d.get("value"))
+    for name, spec in defs.items():
+        spec = spec or {}
+        start = words.condition(spec["init"]) if "init" in spec else value_text(spec.get("value"))
         rows.append([code(name), start])
     blocks = [Para("Initial values (a per-player value is given for each player " + code("p") + "):"),
               Table(["variable", "starts as"], rows)]
-    start = (tree.get("phases") or {}).get(rs.start) or {}
+    start = (tree.get("phases") or {}).get(ruleset.start) or {}
     effects = list(start.get("on_enter") or []) + list(start.get("effects") or [])
-    blocks.append(Para(f"Then the game starts in phase {code(rs.start)}"
+    blocks.append(Para(f"Then the game starts in phase {code(ruleset.start)}"
                        + (", which does:" if effects else ".")))
     if effects:
         blocks.append(Bullets(words.effects(effects)))
     return Section("Set-up", "setup", blocks)
 
 
-def _diagram(rs, tree, words):
+def _diagram(ruleset, tree, words):
     from ..play import graph_svg, graph_text
 
     return Section("Turn structure", "diagram", [
         Para("The phases and where each leads (dashed: a sub-phase entered from an effect)."),
-        Diagram(graph_text(rs, "mermaid"), graph_svg(rs))])
+        Diagram(graph_text(ruleset, "mermaid"), graph_svg(ruleset))])
 
 
 def _next_items(words, raw) -> list:
@@ -254,41 +255,41 @@ def _next_items(words, raw) -> list:
     return [Item("next:", items)] if items else [Item("next: back to where this phase was entered, or the end")]
 
 
-def _phase_facts(words, d) -> list:
-    kind = d.get("kind") or ("turns" if d.get("actions") else "auto")
+def _phase_facts(words, spec) -> list:
+    kind = spec.get("kind") or ("turns" if spec.get("actions") else "auto")
     facts = [Item({"auto": "kind: auto (runs its effects, then moves on)",
                    "turns": "kind: turns (players take turns choosing an action)"}.get(kind, f"kind: {kind}"))]
     if kind == "turns":
-        facts.append(Item("who acts: " + (words.condition(d["players"]) if d.get("players") is not None
-                                          else "every player") + (", counterclockwise" if d.get("order") == "counterclockwise"
-                                                                  else ", clockwise")))
-        if d.get("first") is not None:
-            facts.append(Item(f"first: {words.condition(d['first'])}"))
-        if d.get("skip") is not None:
-            facts.append(Item(f"a player {code('p')} is skipped when {words.condition(d['skip'])}"))
-        if d.get("rounds") is not None:
-            facts.append(Item(f"rounds: {words.condition(d['rounds'])}"))
-        if d.get("actions_per_turn") is not None:
-            facts.append(Item(f"actions per turn: {words.condition(d['actions_per_turn'])}"))
-        if d.get("end") is not None:
-            facts.append(Item(f"ends when {words.condition(d['end'])}"))
-        facts.append(Item("actions: " + (", ".join(code(a) for a in d.get("actions") or []) or "none")))
+        who = words.condition(spec["players"]) if spec.get("players") is not None else "every player"
+        direction = ", counterclockwise" if spec.get("order") == "counterclockwise" else ", clockwise"
+        facts.append(Item("who acts: " + who + direction))
+        if spec.get("first") is not None:
+            facts.append(Item(f"first: {words.condition(spec['first'])}"))
+        if spec.get("skip") is not None:
+            facts.append(Item(f"a player {code('p')} is skipped when {words.condition(spec['skip'])}"))
+        if spec.get("rounds") is not None:
+            facts.append(Item(f"rounds: {words.condition(spec['rounds'])}"))
+        if spec.get("actions_per_turn") is not None:
+            facts.append(Item(f"actions per turn: {words.condition(spec['actions_per_turn'])}"))
+        if spec.get("end") is not None:
+            facts.append(Item(f"ends when {words.condition(spec['end'])}"))
+        facts.append(Item("actions: " + (", ".join(code(a) for a in spec.get("actions") or []) or "none")))
     hooks = (("on_enter", "on entering:"), ("effects", "effects:"), ("on_round", "each round:"),
              ("on_turn", "before each turn:"), ("on_exit", "on leaving:"))
     for key, title in hooks:
-        if d.get(key):
-            facts.append(Item(title, words.effects(d[key])))
+        if spec.get(key):
+            facts.append(Item(title, words.effects(spec[key])))
     return facts
 
 
-def _phases(rs, tree, words):
+def _phases(ruleset, tree, words):
     defs = tree.get("phases") or {}
     section = Section("Phases", "phases")
-    for pid, d in defs.items():
-        d = d or {}
-        facts = _phase_facts(words, d) + _next_items(words, d.get("next"))
-        facts += [_provenance_item(d), Item(f"where: {where(key_pos(defs, pid))}")]
-        title = f"{d.get('label', pid)} ({pid})" if d.get("label") and d.get("label") != pid else str(pid)
+    for pid, spec in defs.items():
+        spec = spec or {}
+        facts = _phase_facts(words, spec) + _next_items(words, spec.get("next"))
+        facts += [_provenance_item(spec), Item(f"where: {where(key_pos(defs, pid))}")]
+        title = f"{spec.get('label', pid)} ({pid})" if spec.get("label") and spec.get("label") != pid else str(pid)
         section.subsections.append(Section(title, _anchor("phase", pid), [Bullets(facts)]))
     return section
 
@@ -307,61 +308,61 @@ def _requirements(words, raw) -> list:
     return out
 
 
-def _actions(rs, tree, words):
+def _actions(ruleset, tree, words):
     defs = tree.get("actions") or {}
     offered: dict = {}
     for pid, phase in (tree.get("phases") or {}).items():
         for aid in (phase or {}).get("actions") or []:
             offered.setdefault(aid, []).append(pid)
     section = Section("Actions", "actions")
-    for aid, d in defs.items():
-        d = d or {}
+    for aid, spec in defs.items():
+        spec = spec or {}
         facts = []
-        if d.get("label"):
-            facts.append(Item(f"shown as {code(d['label'])}"))
+        if spec.get("label"):
+            facts.append(Item(f"shown as {code(spec['label'])}"))
         facts.append(Item("offered in: " + (", ".join(code(p) for p in offered.get(aid, [])) or "no phase")))
-        if d.get("fallback"):
+        if spec.get("fallback"):
             facts.append(Item("only when no other action of the phase is legal (fallback)"))
-        for pname, domain in (d.get("params") or {}).items():
+        for pname, domain in (spec.get("params") or {}).items():
             domain = domain.get("from") if isinstance(domain, dict) else domain  # {from:, min:, max:}
             facts.append(Item(f"choose {code(pname)}: one of {words.condition(domain)}"))
-        facts += _requirements(words, d.get("requires"))
-        facts.append(Item("effects:", words.effects(d.get("effects") or [])) if d.get("effects")
+        facts += _requirements(words, spec.get("requires"))
+        facts.append(Item("effects:", words.effects(spec.get("effects") or [])) if spec.get("effects")
                      else Item("effects: none"))
-        facts += [_provenance_item(d), Item(f"where: {where(key_pos(defs, aid))}")]
+        facts += [_provenance_item(spec), Item(f"where: {where(key_pos(defs, aid))}")]
         section.subsections.append(Section(str(aid), _anchor("action", aid), [Bullets(facts)]))
     return section
 
 
-def _procedures(rs, tree, words):
+def _procedures(ruleset, tree, words):
     defs = tree.get("procedures") or {}
     if not defs:
         return None
     section = Section("Procedures", "procedures", [Para("Named effect lists, run with " + code("do") + ".")])
-    for name, d in defs.items():
-        d = d or {}
-        params = list(d.get("params") or [])
+    for name, spec in defs.items():
+        spec = spec or {}
+        params = list(spec.get("params") or [])
         facts = [Item("given: " + (", ".join(code(p) for p in params) or "nothing")),
-                 Item("effects:", words.effects(d.get("effects") or [])),
-                 _provenance_item(d), Item(f"where: {where(key_pos(defs, name))}")]
+                 Item("effects:", words.effects(spec.get("effects") or [])),
+                 _provenance_item(spec), Item(f"where: {where(key_pos(defs, name))}")]
         section.subsections.append(Section(str(name), _anchor("procedure", name), [Bullets(facts)]))
     return section
 
 
-def _defines(rs, tree, words):
+def _defines(ruleset, tree, words):
     defs = tree.get("define") or {}
     if not defs:
         return None
     rows = []
-    for name, d in defs.items():
-        expr = d.get("expr") if isinstance(d, dict) else d
-        params = list(d.get("params") or []) if isinstance(d, dict) else []
+    for name, spec in defs.items():
+        expr = spec.get("expr") if isinstance(spec, dict) else spec
+        params = list(spec.get("params") or []) if isinstance(spec, dict) else []
         rows.append([code(f"{name}({', '.join(params)})" if params else name), words.condition(expr),
-                     _provenance_cell(d), where(key_pos(defs, name))])
+                     _provenance_cell(spec), where(key_pos(defs, name))])
     return Section("Named expressions", "defines", [Table(["name", "means", "provenance", "where"], rows)])
 
 
-def _scoring(rs, tree, words):
+def _scoring(ruleset, tree, words):
     game = tree.get("game") or {}
     scoring = tree.get("scoring") or {}
     blocks = []
@@ -372,21 +373,22 @@ def _scoring(rs, tree, words):
     blocks.append(Bullets(end))
     rows_def = scoring.get("rows") or {}
     rows = []
-    for rid, rd in rows_def.items():
-        if rd is None:
+    for rid, row in rows_def.items():
+        if row is None:
             continue
-        expr = rd.get("expr") if isinstance(rd, dict) else rd
-        label = rd.get("label", rid) if isinstance(rd, dict) else rid
-        rows.append([code(rid), str(label), words.condition(expr), _provenance_cell(rd), where(key_pos(rows_def, rid))])
+        expr = row.get("expr") if isinstance(row, dict) else row
+        label = row.get("label", rid) if isinstance(row, dict) else rid
+        rows.append([code(rid), str(label), words.condition(expr), _provenance_cell(row),
+                     where(key_pos(rows_def, rid))])
     if rows:
         blocks.append(Para("A player " + code("p") + " scores the sum of these rows:"))
         blocks.append(Table(["row", "label", "counts", "provenance", "where"], rows))
     ties = []
-    for i, tb in enumerate(scoring.get("tiebreakers") or []):
-        expr = tb.get("expr") if isinstance(tb, dict) else tb
-        label = tb.get("label") if isinstance(tb, dict) else None
-        note = provenance_note(tb)
-        ties.append(Item(f"tie-breaker {i + 1}: " + (f"{label}: " if label else "") + words.condition(expr)
+    for index, tiebreaker in enumerate(scoring.get("tiebreakers") or []):
+        expr = tiebreaker.get("expr") if isinstance(tiebreaker, dict) else tiebreaker
+        label = tiebreaker.get("label") if isinstance(tiebreaker, dict) else None
+        note = provenance_note(tiebreaker)
+        ties.append(Item(f"tie-breaker {index + 1}: " + (f"{label}: " if label else "") + words.condition(expr)
                          + " (larger wins)" + (f" ({note})" if note else "")))
     final = str(scoring.get("final_tie", "shared"))
     ties.append(Item("a tie that remains is " + ("shared" if final == "shared" else f"decided: {final}")))
@@ -394,49 +396,50 @@ def _scoring(rs, tree, words):
     return Section("End of the game and scoring", "scoring", blocks)
 
 
-def _assertions(rs, tree, words):
+def _assertions(ruleset, tree, words):
     items = tree.get("assertions") or []
     if not items:
         return None
     rows = []
-    for i, a in enumerate(items):
-        if not isinstance(a, dict):
+    for index, assertion in enumerate(items):
+        if not isinstance(assertion, dict):
             continue
-        rows.append([str(a.get("when", "static")), words.condition(a.get("expect")), str(a.get("message") or ""),
-                     _provenance_cell(a), where(value_pos(a, "expect"))])
+        rows.append([str(assertion.get("when", "static")), words.condition(assertion.get("expect")),
+                     str(assertion.get("message") or ""), _provenance_cell(assertion),
+                     where(value_pos(assertion, "expect"))])
     para = Para("Numbers the rulebook states, checked against the data: static by " + code("validate")
                 + ", setup after set-up for every player count, end at the end of every simulated game.")
     return Section("Stated numbers (assertions)", "assertions",
                    [para, Table(["when", "checks", "message", "provenance", "where"], rows)])
 
 
-def _modules(rs, tree, words):
+def _modules(ruleset, tree, words):
     decls = tree.get("modules") or {}
     if not decls:
         return None
     rows = []
-    for name, d in decls.items():
-        d = d or {}
-        rows.append([code(name) + (" (in this document)" if name in rs.modules else ""),
-                     str(d.get("description") or ""), ", ".join(d.get("requires") or []),
-                     ", ".join(d.get("excludes") or []), _provenance_cell(d), where(key_pos(decls, name))])
+    for name, spec in decls.items():
+        spec = spec or {}
+        rows.append([code(name) + (" (in this document)" if name in ruleset.modules else ""),
+                     str(spec.get("description") or ""), ", ".join(spec.get("requires") or []),
+                     ", ".join(spec.get("excludes") or []), _provenance_cell(spec), where(key_pos(decls, name))])
     blocks = [Table(["module", "description", "requires", "excludes", "provenance", "where"], rows)]
     combos = [Item(("+".join(c.get("modules") or []) or "base") + ": " + ", ".join(map(str, c.get("players") or []))
-                   + " players") for c in rs.combinations]
+                   + " players") for c in ruleset.combinations]
     if combos:
         blocks += [Para("Combinations the game allows:"), Bullets(combos)]
     return Section("Modules", "modules", blocks)
 
 
-def _provenance_appendix(rs, tree, words):
-    defs = [d for d in definitions(tree) if d.kind in ("reconstructed", "interpretation")]
+def _provenance_appendix(ruleset, tree, words):
+    defs = [spec for spec in definitions(tree) if spec.kind in ("reconstructed", "interpretation")]
     if not defs:
         return Section("Reconstructions and interpretations", "provenance",
                        [Para("Every definition either quotes the rulebook or is not marked.")])
-    rows = [[d.kind, code(f"{d.section} {d.name}"), d.text, where(d.pos)] for d in defs]
+    rows = [[spec.kind, code(f"{spec.section} {spec.name}"), spec.text, where(spec.pos)] for spec in defs]
     para = Para("Every value the rule files make up or decide, to check first: "
-                f"{sum(d.kind == 'reconstructed' for d in defs)} reconstructed, "
-                f"{sum(d.kind == 'interpretation' for d in defs)} interpretations.")
+                f"{sum(spec.kind == 'reconstructed' for spec in defs)} reconstructed, "
+                f"{sum(spec.kind == 'interpretation' for spec in defs)} interpretations.")
     return Section("Reconstructions and interpretations", "provenance",
                    [para, Table(["kind", "definition", "why", "where"], rows)])
 

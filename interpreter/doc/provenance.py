@@ -78,22 +78,23 @@ def definitions(tree) -> list:
     return out
 
 
-def list_text(rs, width: int = 110) -> str:
+def list_text(ruleset, width: int = 110) -> str:
     """Every definition, grouped by kind, one per line: file:line, section and id, the note."""
-    defs = definitions(rs.tree)
+    defs = definitions(ruleset.tree)
     lines = ["definitions by kind (file:line  section id  note):"]
     for kind in KINDS:
-        group = [d for d in defs if d.kind == kind]
+        group = [definition for definition in defs if definition.kind == kind]
         lines.append(f"{kind} ({len(group)}):")
-        for d in group:
-            note = " ".join(d.text.split())
+        for definition in group:
+            note = " ".join(definition.text.split())
             if len(note) > width:
                 note = note[:width - 1] + "…"
-            lines.append(f"  {where(d.pos)}  {d.section} {d.name}" + (f"  {note}" if note else ""))
+            lines.append(f"  {where(definition.pos)}  {definition.section} {definition.name}"
+                         + (f"  {note}" if note else ""))
     return "\n".join(lines)
 
 
-def list_json(rs) -> dict:
+def list_json(ruleset) -> dict:
     """kind -> the definitions of that kind (full notes)."""
-    defs = definitions(rs.tree)
-    return {kind: [d.to_json() for d in defs if d.kind == kind] for kind in KINDS}
+    defs = definitions(ruleset.tree)
+    return {kind: [definition.to_json() for definition in defs if definition.kind == kind] for kind in KINDS}

@@ -42,16 +42,16 @@ def unparse(node) -> str:
     simple = _UNPARSE.get(kind)
     if simple is not None:
         return simple(node, kids)
-    return " ".join(unparse(k) for k in kids)
+    return " ".join(unparse(kid) for kid in kids)
 
 
 def _unparse_compare(node, kids) -> str:
     parts = []
-    for k in kids:
-        if _is_tree(k) and k.data == "comp_op":
-            parts.append(" ".join(str(t) for t in k.children))
+    for kid in kids:
+        if _is_tree(kid) and kid.data == "comp_op":
+            parts.append(" ".join(str(t) for t in kid.children))
         else:
-            parts.append(_wrap(k, 6, unparse(k)))
+            parts.append(_wrap(kid, 6, unparse(kid)))
     return " ".join(parts)
 
 
@@ -62,8 +62,8 @@ def _unparse_call(node, kids) -> str:
 
 
 def _unparse_slice(node, kids) -> str:
-    base, lo, hi = node.children
-    return f"{unparse(base)}[{unparse(lo) if lo is not None else ''}:{unparse(hi) if hi is not None else ''}]"
+    base, low, high = node.children
+    return f"{unparse(base)}[{unparse(low) if low is not None else ''}:{unparse(high) if high is not None else ''}]"
 
 
 _UNPARSE: dict = {

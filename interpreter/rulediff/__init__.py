@@ -21,22 +21,24 @@ class DiffError(Exception):
 
 
 def add_parser(subparsers) -> None:
-    d = subparsers.add_parser(
+    parser = subparsers.add_parser(
         "diff", help="what changed between two versions of the rules (and, with --simulate, in play)",
         description="Each side is NAME, PATH, NAME@REV or PATH@REV (a git revision of the ruleset "
                     "folder). -m adds a module to the NEW side, --old-module to the OLD side.")
-    d.add_argument("old", help="the old side: NAME, PATH, NAME@REV or PATH@REV")
-    d.add_argument("new", help="the new side: NAME, PATH, NAME@REV or PATH@REV")
-    d.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
+    parser.add_argument("old", help="the old side: NAME, PATH, NAME@REV or PATH@REV")
+    parser.add_argument("new", help="the new side: NAME, PATH, NAME@REV or PATH@REV")
+    parser.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
                    help="a module of the NEW side (repeatable)")
-    d.add_argument("--old-module", action="append", default=[], metavar="NAME",
+    parser.add_argument("--old-module", action="append", default=[], metavar="NAME",
                    help="a module of the OLD side (repeatable)")
-    d.add_argument("--simulate", type=int, metavar="K", help="also play K seeded games on each side and compare")
-    d.add_argument("--players", type=int, help="player count for --simulate (default: the smallest both allow)")
-    d.add_argument("--seed", type=int, default=0, help="first seed for --simulate (default 0)")
-    d.add_argument("--agents", default="random", help="agents for --simulate, one per seat, repeated (default random)")
-    d.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    d.add_argument("--exit-code", action="store_true", help="exit 1 when the rules differ (as git diff --exit-code)")
+    parser.add_argument("--simulate", type=int, metavar="K", help="also play K seeded games on each side and compare")
+    parser.add_argument("--players", type=int, help="player count for --simulate (default: the smallest both allow)")
+    parser.add_argument("--seed", type=int, default=0, help="first seed for --simulate (default 0)")
+    parser.add_argument("--agents", default="random",
+                        help="agents for --simulate, one per seat, repeated (default random)")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit 1 when the rules differ (as git diff --exit-code)")
 
 
 def run_command(args, out, err) -> int:
@@ -64,8 +66,8 @@ def run_command(args, out, err) -> int:
                 print(json.dumps(json_report(old, new, changes, balance), indent=2, ensure_ascii=False), file=out)
             else:
                 out.write(text_report(old, new, changes, balance))
-    except DiffError as e:
-        print(f"rulebook diff: error: {e}", file=err)
+    except DiffError as error:
+        print(f"rulebook diff: error: {error}", file=err)
         return 2
     if balance is not None and (balance["old"]["errors"] or balance["new"]["errors"]):
         return 1

@@ -15,30 +15,30 @@ from . import DiffError
 __all__ = ["wilson", "difference_interval", "common_players", "compare_balance"]
 
 
-def wilson(successes: int, n: int, z: float = 1.96):
+def wilson(successes: int, trials: int, z_score: float = 1.96):
     """The Wilson score interval (95 % by default) of a proportion: (low, high)."""
-    if n == 0:
+    if trials == 0:
         return 0.0, 1.0
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    rate = successes / trials
+    denominator = 1 + z_score * z_score / trials
+    centre = (rate + z_score * z_score / (2 * trials)) / denominator
+    half = z_score * math.sqrt(rate * (1 - rate) / trials + z_score * z_score / (4 * trials * trials)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def difference_interval(s_old: int, n_old: int, s_new: int, n_new: int, z: float = 1.96):
+def difference_interval(s_old: int, n_old: int, s_new: int, n_new: int, z_score: float = 1.96):
     """new − old of two proportions with Newcombe's interval (from the two Wilson intervals)."""
     p_old = s_old / n_old if n_old else 0.0
     p_new = s_new / n_new if n_new else 0.0
-    lo_old, hi_old = wilson(s_old, n_old, z)
-    lo_new, hi_new = wilson(s_new, n_new, z)
+    lo_old, hi_old = wilson(s_old, n_old, z_score)
+    lo_new, hi_new = wilson(s_new, n_new, z_score)
     diff = p_new - p_old
     low = diff - math.sqrt((p_new - lo_new) ** 2 + (hi_old - p_old) ** 2)
     high = diff + math.sqrt((hi_new - p_new) ** 2 + (p_old - lo_old) ** 2)
     return diff, low, high
 
 
-def _mean_interval(values, z: float = 1.96):
+def _mean_interval(values, z_score: float = 1.96):
     """(mean, half width of its 95 % normal interval, variance of the mean)."""
     if not values:
         return 0.0, 0.0, 0.0
@@ -46,15 +46,15 @@ def _mean_interval(values, z: float = 1.96):
     if len(values) < 2:
         return mean, 0.0, 0.0
     variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-    return mean, z * math.sqrt(variance / len(values)), variance / len(values)
+    return mean, z_score * math.sqrt(variance / len(values)), variance / len(values)
 
 
-def _allowed_players(rs) -> list:
-    if rs.combinations:
-        chosen = sorted(rs.modules)
-        counts = {n for c in rs.combinations if sorted(c.get("modules") or []) == chosen for n in c["players"]}
+def _allowed_players(ruleset) -> list:
+    if ruleset.combinations:
+        chosen = sorted(ruleset.modules)
+        counts = {n for c in ruleset.combinations if sorted(c.get("modules") or []) == chosen for n in c["players"]}
         return sorted(counts)
-    return sorted(rs.players)
+    return sorted(ruleset.players)
 
 
 def common_players(old_rs, new_rs, wanted) -> int:
@@ -71,20 +71,20 @@ def common_players(old_rs, new_rs, wanted) -> int:
     return common[0]
 
 
-def _side_balance(rs, players: int, seeds: list, agents: list) -> dict:
+def _side_balance(ruleset, players: int, seeds: list, agents: list) -> dict:
     from ..play import play_game
 
-    results = [play_game(rs, players, seed, agents) for seed in seeds]
-    completed = [r for r in results if not r.error]
+    results = [play_game(ruleset, players, seed, agents) for seed in seeds]
+    completed = [result for result in results if not result.error]
     # a win shared by some players (a team) counts for each of them; a tie of everyone is a draw
-    decided = [r for r in completed if 0 < len(r.winners) < players]
-    wins = [sum(1 for r in decided if seat in r.winners) for seat in range(players)]
-    steps = [r.steps for r in completed]
+    decided = [result for result in completed if 0 < len(result.winners) < players]
+    wins = [sum(1 for result in decided if seat in result.winners) for seat in range(players)]
+    steps = [result.steps for result in completed]
     mean, half, var = _mean_interval(steps)
     errors: dict = {}
-    for r in results:
-        if r.error:
-            kind = r.error.split(" (action")[0][:160]
+    for result in results:
+        if result.error:
+            kind = result.error.split(" (action")[0][:160]
             errors[kind] = errors.get(kind, 0) + 1
     return {"games": len(results), "completed": len(completed), "errors": len(results) - len(completed),
             "error_kinds": errors, "draws": len(completed) - len(decided),
@@ -102,8 +102,8 @@ def compare_balance(old_rs, new_rs, players: int, games: int, seed: int, agents:
     for spec in agents:
         try:
             make_agent(spec)
-        except ValueError as e:
-            raise DiffError(str(e)) from None
+        except ValueError as error:
+            raise DiffError(str(error)) from None
     if "human" in agents:
         raise DiffError("--simulate plays agents only (random, greedy, mcts)")
     seeds = [seed + i for i in range(games)]

@@ -44,29 +44,33 @@ def _pct(rate: float) -> str:
     return f"{100 * rate:.1f}%"
 
 
-def _balance_lines(old, new, b: dict) -> list:
-    o, n = b["old"], b["new"]
-    lines = [f"balance: {b['games']} games per side, seeds {b['seeds'][0]}-{b['seeds'][1]}, {b['players']} players, "
-             f"agents {','.join(b['agents'])} (95 % intervals: Wilson; difference: Newcombe)",
+def _balance_lines(old, new, balance: dict) -> list:
+    old_side, new_side = balance["old"], balance["new"]
+    lines = [f"balance: {balance['games']} games per side, seeds {balance['seeds'][0]}-{balance['seeds'][1]}, "
+             f"{balance['players']} players, "
+             f"agents {','.join(balance['agents'])} (95 % intervals: Wilson; difference: Newcombe)",
              f"{'':16s}{'old ' + old.label:34s}{'new ' + new.label:34s}new − old"]
-    for seat in range(b["players"]):
+    for seat in range(balance["players"]):
         cells = []
-        for side in (o, n):
+        for side in (old_side, new_side):
             rate = side["win_rate_by_seat"][seat]
             low, high = rate["interval95"]
             cells.append(f"{_pct(rate['rate'])} [{_pct(low)}, {_pct(high)}]")
-        d = b["win_rate_difference_by_seat"][seat]
-        lo, hi = d["interval95"]
+        difference = balance["win_rate_difference_by_seat"][seat]
+        interval_low, interval_high = difference["interval95"]
         lines.append(f"{'seat ' + str(seat) + ' wins':16s}{cells[0]:34s}{cells[1]:34s}"
-                     f"{100 * d['difference']:+.1f} pts [{100 * lo:+.1f}, {100 * hi:+.1f}]")
-    lines.append(f"{'draws':16s}{str(o['draws']):34s}{str(n['draws']):34s}{n['draws'] - o['draws']:+d}")
-    length = [f"{side['mean_steps']:.1f} ± {side['mean_steps_half_width95']:.1f} steps" for side in (o, n)]
+                     f"{100 * difference['difference']:+.1f} pts "
+                     f"[{100 * interval_low:+.1f}, {100 * interval_high:+.1f}]")
+    lines.append(f"{'draws':16s}{str(old_side['draws']):34s}{str(new_side['draws']):34s}"
+                 f"{new_side['draws'] - old_side['draws']:+d}")
+    length = [f"{side['mean_steps']:.1f} ± {side['mean_steps_half_width95']:.1f} steps"
+              for side in (old_side, new_side)]
     lines.append(f"{'game length':16s}{length[0]:34s}{length[1]:34s}"
-                 f"{b['mean_steps_difference']:+.1f} ± {b['mean_steps_difference_half_width95']:.1f}")
-    lines.append(f"{'completed':16s}{str(o['completed']) + ' of ' + str(o['games']):34s}"
-                 f"{str(n['completed']) + ' of ' + str(n['games']):34s}")
-    lines.append(f"{'errors':16s}{str(o['errors']):34s}{str(n['errors']):34s}")
-    for name, side in (("old", o), ("new", n)):
+                 f"{balance['mean_steps_difference']:+.1f} ± {balance['mean_steps_difference_half_width95']:.1f}")
+    lines.append(f"{'completed':16s}{str(old_side['completed']) + ' of ' + str(old_side['games']):34s}"
+                 f"{str(new_side['completed']) + ' of ' + str(new_side['games']):34s}")
+    lines.append(f"{'errors':16s}{str(old_side['errors']):34s}{str(new_side['errors']):34s}")
+    for name, side in (("old", old_side), ("new", new_side)):
         for kind, count in side["error_kinds"].items():
             lines.append(f"  {name} error ×{count}: {kind}")
     return lines

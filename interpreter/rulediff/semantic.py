@@ -29,8 +29,8 @@ class Change:
 
     __slots__ = ("section", "op", "subject", "detail", "where", "lines")
 
-    def __init__(self, section, op, subject, detail="", where="", lines=None):
-        self.section, self.op, self.subject = section, op, subject
+    def __init__(self, section, operation, subject, detail="", where="", lines=None):
+        self.section, self.op, self.subject = section, operation, subject
         self.detail, self.where, self.lines = detail, where, list(lines or [])
 
     def __repr__(self) -> str:
@@ -76,8 +76,8 @@ class _Differ:
         self.where = where
         self.changes: list = []
 
-    def add(self, section, op, subject, detail="", pos=None, lines=None):
-        self.changes.append(Change(section, op, subject, detail, self.where(pos) if pos else "", lines or []))
+    def add(self, section, operation, subject, detail="", pos=None, lines=None):
+        self.changes.append(Change(section, operation, subject, detail, self.where(pos) if pos else "", lines or []))
 
     def keyed(self, section, label, old, new, name_of=None):
         """Definitions by id: added, removed, or changed field by field."""
@@ -109,15 +109,15 @@ class _Differ:
         if _same(old, new):
             return
         if isinstance(old, dict) and isinstance(new, dict):
-            for k in list(new) + [k for k in old if k not in new]:
-                self.fields(section, subject, old.get(k, _MISSING), new.get(k, _MISSING), new, k,
-                            value_pos(new, k), path + (str(k),))
+            for field_key in list(new) + [field_key for field_key in old if field_key not in new]:
+                self.fields(section, subject, old.get(field_key, _MISSING), new.get(field_key, _MISSING), new,
+                            field_key, value_pos(new, field_key), path + (str(field_key),))
             return
         label = ".".join(path)
         if _is_rule_list(old, new, path):
             first = _first_difference(_or_list(old), _or_list(new))
-            at = value_pos(new, first) if isinstance(new, list) and first < len(new) else pos
-            self.add(section, "~", subject, f"{label} changed" if label else "changed", at,
+            where = value_pos(new, first) if isinstance(new, list) and first < len(new) else pos
+            self.add(section, "~", subject, f"{label} changed" if label else "changed", where,
                      _line_diff(_rule_lines(old), _rule_lines(new)))
             return
         detail = f"{_short(old)} → {_short(new)}"
@@ -129,36 +129,38 @@ class _Differ:
         old_rows, new_rows = _or_empty(old.get("rows", _MISSING)), _or_empty(new.get("rows", _MISSING))
         if not _same(old_rows, new_rows):
             self.keyed("scoring", "score row", old_rows, new_rows)
-        rest_old = {k: v for k, v in old.items() if k != "rows"}
-        rest_new = {k: v for k, v in new.items() if k != "rows"}
-        for k in list(rest_new) + [k for k in rest_old if k not in rest_new]:
-            self.fields("scoring", "scoring", rest_old.get(k, _MISSING), rest_new.get(k, _MISSING),
-                        new, k, pos_of(new), (str(k),))
+        rest_old = {key: v for key, v in old.items() if key != "rows"}
+        rest_new = {key: v for key, v in new.items() if key != "rows"}
+        for key in list(rest_new) + [key for key in rest_old if key not in rest_new]:
+            self.fields("scoring", "scoring", rest_old.get(key, _MISSING), rest_new.get(key, _MISSING),
+                        new, key, pos_of(new), (str(key),))
 
     def assertions(self, old, new):
         """Assertions have no ids: matched by their expectation, then by their message."""
         from ..loader import value_pos
 
-        old_keys = [_assertion_key(a) for a in old]
-        new_keys = [_assertion_key(a) for a in new]
-        removed = [a for a, k in zip(old, old_keys) if k not in new_keys]
-        by_message = {str(a.get("message")): a for a in removed if isinstance(a, dict) and a.get("message")}
-        for i, (a, k) in enumerate(zip(new, new_keys)):
-            if k in old_keys:
+        old_keys = [_assertion_key(assertion) for assertion in old]
+        new_keys = [_assertion_key(assertion) for assertion in new]
+        removed = [assertion for assertion, key in zip(old, old_keys) if key not in new_keys]
+        by_message = {str(assertion.get("message")): assertion for assertion in removed
+                      if isinstance(assertion, dict) and assertion.get("message")}
+        for index, (assertion, key) in enumerate(zip(new, new_keys)):
+            if key in old_keys:
                 continue
-            message = str(a.get("message")) if isinstance(a, dict) and a.get("message") else None
-            subject = f"assertion “{message or _expectation(a)}”"
-            pos = value_pos(new, i)
+            message = (str(assertion.get("message")) if isinstance(assertion, dict) and assertion.get("message")
+                       else None)
+            subject = f"assertion “{message or _expectation(assertion)}”"
+            pos = value_pos(new, index)
             if message in by_message:
                 before = by_message.pop(message)
-                self.fields("assertions", subject, before, a, new, i, pos)
+                self.fields("assertions", subject, before, assertion, new, index, pos)
             else:
                 self.add("assertions", "+", subject, "", pos)
-        for a in by_message.values():
-            self.add("assertions", "-", f"assertion “{a.get('message')}”")
-        for a in removed:
-            if not (isinstance(a, dict) and a.get("message")):
-                self.add("assertions", "-", f"assertion “{_expectation(a)}”")
+        for assertion in by_message.values():
+            self.add("assertions", "-", f"assertion “{assertion.get('message')}”")
+        for assertion in removed:
+            if not (isinstance(assertion, dict) and assertion.get("message")):
+                self.add("assertions", "-", f"assertion “{_expectation(assertion)}”")
 
 
 # ------------------------------------------------------------------------------ values
@@ -191,13 +193,14 @@ def _mapping_or_missing(value) -> bool:
     return value is _MISSING or value is None or isinstance(value, dict)
 
 
-def _expectation(a) -> str:
-    expect = a.get("expect") if isinstance(a, dict) else a
+def _expectation(assertion) -> str:
+    expect = assertion.get("expect") if isinstance(assertion, dict) else assertion
     return " ".join(str(expect).split())
 
 
-def _assertion_key(a):
-    return json.dumps(_norm(a.get("expect") if isinstance(a, dict) else a), sort_keys=True, default=str)
+def _assertion_key(assertion):
+    expectation = assertion.get("expect") if isinstance(assertion, dict) else assertion
+    return json.dumps(_norm(expectation), sort_keys=True, default=str)
 
 
 def _is_rule_list(old, new, path) -> bool:
@@ -211,9 +214,9 @@ def _is_rule_list(old, new, path) -> bool:
 
 
 def _first_difference(old: list, new: list) -> int:
-    for i, (a, b) in enumerate(zip(old, new)):
-        if not _same(a, b):
-            return i
+    for index, (old_item, new_item) in enumerate(zip(old, new)):
+        if not _same(old_item, new_item):
+            return index
     return min(len(old), len(new))
 
 
@@ -242,12 +245,13 @@ def _rule_lines(value, depth: int = 0) -> list:
         return ["  " * depth + _flow(value)]
     lines = []
     for item in value:
-        if isinstance(item, dict) and any(isinstance(v, list) for v in item.values()):
-            lines.append("  " * depth + _flow({k: v for k, v in item.items() if not isinstance(v, list)}))
-            for k, v in item.items():
-                if isinstance(v, list):
-                    lines.append("  " * (depth + 1) + f"{k}:")
-                    lines.extend(_rule_lines(v, depth + 2))
+        if isinstance(item, dict) and any(isinstance(field_value, list) for field_value in item.values()):
+            lines.append("  " * depth + _flow({key: field_value for key, field_value in item.items()
+                                               if not isinstance(field_value, list)}))
+            for key, field_value in item.items():
+                if isinstance(field_value, list):
+                    lines.append("  " * (depth + 1) + f"{key}:")
+                    lines.extend(_rule_lines(field_value, depth + 2))
         elif isinstance(item, str):  # an assignment or an expression: as written
             lines.append("  " * depth + " ".join(item.split()))
         else:

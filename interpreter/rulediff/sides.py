@@ -22,10 +22,10 @@ class Side:
     """One side of a diff: the spec as given, its modules, the loaded Ruleset, and for a git
     revision the revision and the temporary folder it was exported to."""
 
-    def __init__(self, spec: str, modules, rs, revision=None, archive=None):
+    def __init__(self, spec: str, modules, ruleset, revision=None, archive=None):
         self.spec = spec
         self.modules = tuple(modules)
-        self.rs = rs
+        self.rs = ruleset
         self.revision = revision
         self.archive = archive
 
@@ -87,8 +87,8 @@ def _git(cwd: str, *args, binary: bool = False):
 
     try:
         done = subprocess.run(["git", "-C", cwd, *args], capture_output=True, check=False, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise DiffError(f"cannot run git: {e}") from None
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise DiffError(f"cannot run git: {error}") from None
     if done.returncode != 0:
         return None
     return done.stdout if binary else done.stdout.decode("utf-8", "replace").strip()
