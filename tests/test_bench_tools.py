@@ -38,6 +38,25 @@ def test_reference_reaches_every_outcome():
     assert outcomes == {0, 1, None}
 
 
+def test_integer_board_reference_plays_legal_complete_games():
+    """Issue 15's reference: each move draws once among the cells still empty (9, 8, 7, ...),
+    nobody wins before the fifth mark, and X wins, O wins and draws all occur."""
+    outcomes = set()
+    for seed in range(300):
+        moves = []
+        rng = random.Random(seed)
+        original = rng.randrange
+        rng.randrange = lambda count: moves.append(count) or original(count)
+        outcomes.add(games.integer_board_playout(rng))
+        assert moves == list(range(9, 9 - len(moves), -1))  # one draw per move, from the empty cells
+        assert len(moves) >= 5  # nobody wins before X's third mark
+    assert outcomes == {0, 1, None}
+
+
+def test_integer_board_lines_are_the_bitboard_lines():
+    assert sorted(sum(1 << cell for cell in line) for line in games.LINE_CELLS) == sorted(games.LINES)
+
+
 def test_summarize_uses_per_round_ratios_and_total_rates():
     bursts = [{"reference": (100, 1.0), "x": (10, 1.0)},
               {"reference": (50, 1.0), "x": (10, 2.0)},   # ratio 5/50 = 0.1
@@ -47,6 +66,9 @@ def test_summarize_uses_per_round_ratios_and_total_rates():
     assert result["reference"]["rate"] == pytest.approx(350 / 4.0)
     assert result["x"]["ratio"] == pytest.approx(0.1)  # median of 0.1, 0.1, 0.3
     assert result["reference"]["ratio"] == pytest.approx(1.0)
+    strict = games.summarize(bursts, "reference", strict_reference="x")
+    assert strict["reference"]["strict_ratio"] == pytest.approx(10.0)  # median of 10, 5, 100/30
+    assert strict["x"]["ratio"] == pytest.approx(0.1)
 
 
 def test_a_burst_calls_at_least_once():
@@ -56,25 +78,28 @@ def test_a_burst_calls_at_least_once():
 
 def fake_results(scale, jobs_speedup, memory):
     return {"peers": {"reference": {"rate": 1000.0, "ratio": 1.0},
-                      "tictactoe": {"rate": 250.0, "ratio": 0.25},
+                      "bitboard": {"rate": 2500.0, "ratio": 2.5},
+                      "tictactoe": {"rate": 250.0, "ratio": 0.25, "strict_ratio": 0.1},
                       "openspiel_tictactoe": {"rate": 100.0, "ratio": 0.1},
                       "kuhn": {"rate": 100.0, "ratio": 0.1}, "openspiel_kuhn": {"rate": 200.0, "ratio": 0.2}},
             "games": {name: {"rate": 1.0, "ratio": 0.001 * scale} for name, _ in games.REAL_GAMES},
             "mcts": {"mcts": {"rate": 200.0, "ratio": 0.002 * scale}},
-            "jobs": {"speedup": jobs_speedup, "identical": True, "failures": 0},
+            "jobs": {"speedup": 1.0, "cpu_speedup": jobs_speedup, "load": 3.0, "identical": True, "failures": 0},
             "memory": {"peak_rss_mb": memory, "exit_code": 0, "games": 10}}
 
 
 def test_table_compares_ratios_and_marks_targets():
     lines = games.table(fake_results(1, 1.1, 100.0), fake_results(2, 1.9, 99.0), "abc")
     by_label = {line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")] for line in lines[2:]}
-    assert by_label["tic-tac-toe API / hand-written"][1:] == ["0.25", "0.25", "1", "must >=0.2: met"]
+    assert by_label["tic-tac-toe API / hand-written (int board)"][1:] == ["0.25", "0.25", "1", "must >=0.2: met"]
+    assert by_label["stricter: API / bitboard version"][1:] == ["0.1", "0.1", "1", ""]
     assert by_label["tic-tac-toe ours / OpenSpiel py"][2] == "2.5"
     assert by_label["tic-tac-toe ours / OpenSpiel py"][4] == "must >1: met"
     assert by_label["Kuhn poker ours / OpenSpiel py"][4] == "must >1: NOT MET"
     assert by_label["davos 4p games/s / hand-written"][3] == "2"
     assert by_label["davos 4p games/s / hand-written"][4] == "must >=1.5x baseline: met"
-    assert by_label["simulate --jobs 2 / --jobs 1 (davos)"][4] == "must >=1.8: met"
+    assert by_label["simulate --jobs 2 / --jobs 1 (davos, CPU time)"][4] == "must >=1.8: met"
+    assert by_label["wall clock on shared cores (load avg below)"][4] == ""  # no target on the wall clock
     assert by_label["peak RSS MB, davos simulate 10 games"][4] == "must not exceed baseline: met"
     worse = games.table(fake_results(2, 1.0, 90.0), fake_results(2.5, 1.0, 91.0), "abc")
     assert any("davos 4p" in line and "NOT MET" in line for line in worse)
