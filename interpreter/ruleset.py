@@ -208,15 +208,14 @@ class _Compiler(PlayCompiler):
             raise RulebookError(self.diags, "compile")
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
         self.finish_actions(actions)
+        proc_blocks = {name: proc["block"] for name, proc in self.procs.items()}
         return Ruleset(
             name=str(game.get("name", os.path.basename(self.composed.folder))),
             title=str(game.get("title", game.get("name", ""))),
             folder=self.composed.folder, modules=self.composed.modules, players=players, start=start,
             components=MappingProxyType(types), entities=MappingProxyType(self.entities),
             vars=var_decls, actions=actions, phases=phases, blocks=self.blocks,
-            proc_blocks={name: proc["block"] for name, proc in self.procs.items()},
-            simple_blocks=fx.simple_blocks(self.blocks, {name: proc["block"] for name, proc in self.procs.items()}),
-            end_if=end_if,
+            proc_blocks=proc_blocks, simple_blocks=fx.simple_blocks(self.blocks, proc_blocks), end_if=end_if,
             max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
             score_rows=rows, tiebreakers=tiebreakers, final_tie=str(scoring.get("final_tie", "shared")),
             heuristic=heuristic, assertions=assertions,

@@ -64,10 +64,10 @@ class Atoms:
     index: dict = field(default_factory=dict)  # key -> position in entities + texts
 
     @classmethod
-    def of(cls, rs) -> "Atoms":
-        entities = tuple(cid for ids in rs.components.values() for cid in ids)
+    def of(cls, ruleset) -> "Atoms":
+        entities = tuple(cid for ids in ruleset.components.values() for cid in ids)
         known = set(entities)
-        texts = tuple(sorted(t for t in _text_literals(rs) if t not in known))
+        texts = tuple(sorted(t for t in _text_literals(ruleset) if t not in known))
         atoms = cls(entities, texts)
         atoms.index = {("text", v): i for i, v in enumerate(entities + texts)}
         return atoms
@@ -77,30 +77,30 @@ class Atoms:
         return len(self.entities) + len(self.texts)
 
 
-def _text_literals(rs) -> set:
+def _text_literals(ruleset) -> set:
     """Every quoted string in an expression of the rules, plus the strings in constants and in
     literal variable values (e.g. tic-tac-toe's marks and empty cells)."""
     found: set = set()
 
     def visit(node, key=None):
         if isinstance(node, dict):
-            for k, v in node.items():
-                if k not in _PROSE_KEYS:
-                    visit(v, k)
+            for name, value in node.items():
+                if name not in _PROSE_KEYS:
+                    visit(value, name)
         elif isinstance(node, list):
-            for v in node:
-                visit(v, key)
+            for item in node:
+                visit(item, key)
         elif isinstance(node, str):
             if key in ("constants", "value"):
                 found.add(node)
             for single, double in _QUOTED.findall(node):
                 found.add(single or double)
 
-    tree = rs.tree if rs.tree is not None else {}
+    tree = ruleset.tree if ruleset.tree is not None else {}
     visit({k: v for k, v in tree.items() if k not in ("constants", "components", "game")})
     for value in (tree.get("constants") or {}).values():
         _strings_in(value, found)
-    for decl in rs.vars.values():
+    for decl in ruleset.vars.values():
         _strings_in(decl.value, found)
     return found
 
@@ -109,11 +109,11 @@ def _strings_in(value, out: set):
     if isinstance(value, str):
         out.add(value)
     elif isinstance(value, (list, tuple)):
-        for v in value:
-            _strings_in(v, out)
+        for item in value:
+            _strings_in(item, out)
     elif isinstance(value, dict):
-        for v in value.values():
-            _strings_in(v, out)
+        for item in value.values():
+            _strings_in(item, out)
 
 
 # ----------------------------------------------------------------------------- action space
@@ -161,22 +161,22 @@ class ActionSpace:
     options). Within a block the id is the mixed-radix number of the parameter values, the
     first parameter most significant."""
 
-    def __init__(self, rs, players: int, int_bound: int = DEFAULT_INT_BOUND,
+    def __init__(self, ruleset, players: int, int_bound: int = DEFAULT_INT_BOUND,
                  option_slots: int = DEFAULT_OPTION_SLOTS):
-        self.rs = rs
+        self.rs = ruleset
         self.players = players
         self.int_bound = int_bound
-        self.atoms = Atoms.of(rs)
+        self.atoms = Atoms.of(ruleset)
         self.blocks: list = []
-        self.bounds = Bounds(rs, players)
+        self.bounds = Bounds(ruleset, players)
         self.unbounded: list = []  # (action, parameter, source, blockers, missing ends): integers the rules do not bound
         offset = 0
-        for aid, decl in rs.actions.items():
+        for aid, decl in ruleset.actions.items():
             slots = tuple(self._slot(aid, name, handle) for name, handle in decl.params)
             block = Block(aid, offset, slots)
             self.blocks.append(block)
             offset += block.size
-        decisions = effect_values(rs, "choose")
+        decisions = effect_values(ruleset, "choose")
         if decisions:
             self.blocks.append(Block("choose", offset, (self._answer_slot(decisions),)))
             offset += self.blocks[-1].size
@@ -186,7 +186,7 @@ class ActionSpace:
             offset += option.size
         self.size = offset
         self.by_name = {b.name: b for b in self.blocks}
-        self.max_chance_outcomes = max(len(self.atoms.entities), DEFAULT_CHANCE_BOUND) if uses_chance(rs) else 0
+        self.max_chance_outcomes = max(len(self.atoms.entities), DEFAULT_CHANCE_BOUND) if uses_chance(ruleset) else 0
         self.dropped = 0  # legal actions seen that had no id (a value outside its slot)
 
     # --------------------------------------------------------------------- slots
@@ -348,11 +348,11 @@ class ActionSpace:
                 for b in self.blocks]
 
 
-def _choices(rs) -> list:
+def _choices(ruleset) -> list:
     """The compiled `choose` effects of the rules (one seat's or several seats' at once)."""
     from ..engine import effects as fx
 
-    return [effect for block in rs.blocks for effect in block or ()
+    return [effect for block in ruleset.blocks for effect in block or ()
             if isinstance(effect, (fx.Choose, fx.ChooseTogether))]
 
 
@@ -372,20 +372,20 @@ def acting_players(state) -> list:
     return [] if player is None else [player]
 
 
-def has_simultaneous_moves(rs) -> bool:
+def has_simultaneous_moves(ruleset) -> bool:
     """Whether the rules ever let several players choose at once: a `simultaneous: true` phase
     or a decision asked of several `players:` at once."""
-    if any(getattr(phase, "simultaneous", False) for phase in rs.phases.values()):
+    if any(getattr(phase, "simultaneous", False) for phase in ruleset.phases.values()):
         return True
-    return any(isinstance(spec, dict) and "players" in spec for spec in effect_values(rs, "choose"))
+    return any(isinstance(spec, dict) and "players" in spec for spec in effect_values(ruleset, "choose"))
 
 
-def uses_chance(rs) -> bool:
+def uses_chance(ruleset) -> bool:
     """Whether the rules ever draw at random (a `shuffle` or `random` effect)."""
-    return bool(effect_values(rs, "shuffle") or effect_values(rs, "random"))
+    return bool(effect_values(ruleset, "shuffle") or effect_values(ruleset, "random"))
 
 
-def effect_values(rs, name: str) -> list:
+def effect_values(ruleset, name: str) -> list:
     """The values of every `name:` key in the rules' phases, actions and procedures (e.g. every
     `choose:` effect)."""
     found: list = []
@@ -400,6 +400,6 @@ def effect_values(rs, name: str) -> list:
             for value in node:
                 visit(value)
 
-    tree = rs.tree if rs.tree is not None else {}
+    tree = ruleset.tree if ruleset.tree is not None else {}
     visit({k: v for k, v in tree.items() if k not in ("components", "constants", "game", "vars")})
     return found

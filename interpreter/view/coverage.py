@@ -1,4 +1,4 @@
-"""Which vars a declared view never shows: `unshown_vars(rs)`.
+"""Which vars a declared view never shows: `unshown_vars(ruleset)`.
 
 A var is shown when a text of the `view:` section (a table, a field, a column, a label, a
 player's name or colour) names it, directly or through the defines it calls; internal vars
@@ -16,20 +16,20 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SHOWING_KEYS = ("board", "area", "players")  # the parts of the section that show values
 
 
-def unshown_vars(rs) -> list:
-    """The vars of `rs` its declared view never shows and does not declare internal, sorted."""
-    spec = view_spec(rs)
-    section = (rs.tree or {}).get("view") if rs.tree is not None else None
+def unshown_vars(ruleset) -> list:
+    """The vars of `ruleset` its declared view never shows and does not declare internal, sorted."""
+    spec = view_spec(ruleset)
+    section = (ruleset.tree or {}).get("view") if ruleset.tree is not None else None
     if not spec.declared or not isinstance(section, dict):
         return []
     words = set()
     for key in SHOWING_KEYS:
         for text in _texts(section.get(key)):
             words.update(WORD.findall(text))
-    shown = {word for word in words if word in rs.vars}
+    shown = {word for word in words if word in ruleset.vars}
     for word in words:
         shown |= spec.define_vars.get(word, frozenset())
-    return sorted(name for name in rs.vars
+    return sorted(name for name in ruleset.vars
                   if name not in shown and name not in spec.internal and not name.startswith("_"))
 
 

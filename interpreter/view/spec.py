@@ -1,4 +1,4 @@
-"""The `view:` section of a ruleset, compiled and checked: `compile_view(rs)` -> ViewSpec.
+"""The `view:` section of a ruleset, compiled and checked: `compile_view(ruleset)` -> ViewSpec.
 
 Owns: reading the section (with the defaults for everything it leaves out), compiling its
 expressions and templates against the ruleset's names (in one code unit, like a scenario's), and
@@ -110,38 +110,38 @@ class ViewSpec:
         return self.prompts[key]
 
 
-def compile_view(rs) -> ViewSpec:
-    """The view of `rs` (its `view:` section, else the defaults); RulebookError for bad ones."""
-    section = (rs.tree or {}).get("view") if rs.tree is not None else None
-    builder = _Builder(rs, section if isinstance(section, dict) else {})
+def compile_view(ruleset) -> ViewSpec:
+    """The view of `ruleset` (its `view:` section, else the defaults); RulebookError for bad ones."""
+    section = (ruleset.tree or {}).get("view") if ruleset.tree is not None else None
+    builder = _Builder(ruleset, section if isinstance(section, dict) else {})
     spec = builder.build()
     if builder.diags:
         raise RulebookError(builder.diags, "load")
-    spec.define_vars = define_vars(rs)
-    spec.rs = rs
+    spec.define_vars = define_vars(ruleset)
+    spec.rs = ruleset
     return spec
 
 
-def _runtime_template(rs, prompt: str, names):
+def _runtime_template(ruleset, prompt: str, names):
     if len(prompt) > 500 or len(names) > 100:
         return None
-    builder = _Builder(rs, {})
+    builder = _Builder(ruleset, {})
     template = builder.template(prompt, list(names))
     if builder.diags or template is None:
         return None
-    namespace = builder.unit.build(rs.unit.ns["_K"])
-    for name, function in rs.unit.ns.items():
+    namespace = builder.unit.build(ruleset.unit.ns["_K"])
+    for name, function in ruleset.unit.ns.items():
         if name.startswith("d_") and name not in namespace:
             namespace[name] = function
     return template
 
 
-def define_vars(rs) -> dict:
+def define_vars(ruleset) -> dict:
     """{define: vars it may read}, following the defines it calls. Read from the expressions'
     words, so it may list a var that only appears in a text: it errs on the side of 'hidden'."""
     import re
 
-    defines = (rs.tree or {}).get("define") or {}
+    defines = (ruleset.tree or {}).get("define") or {}
     words = {}
     for name, body in defines.items():
         source = body.get("expr", "") if isinstance(body, dict) else body
@@ -155,7 +155,7 @@ def define_vars(rs) -> dict:
                 continue
             seen.add(current)
             for word in words.get(current, ()):
-                if word in rs.vars:
+                if word in ruleset.vars:
                     found.add(word)
                 elif word in words:
                     stack.append(word)
@@ -163,13 +163,13 @@ def define_vars(rs) -> dict:
     return out
 
 
-def view_spec(rs) -> ViewSpec:
+def view_spec(ruleset) -> ViewSpec:
     """The compiled view of a ruleset, compiled once and kept on it."""
-    spec = getattr(rs, "view", None)
+    spec = getattr(ruleset, "view", None)
     if spec is None:
-        spec = compile_view(rs)
+        spec = compile_view(ruleset)
         try:
-            rs.view = spec
+            ruleset.view = spec
         except AttributeError:
             pass
     return spec
@@ -178,13 +178,13 @@ def view_spec(rs) -> ViewSpec:
 class _Builder:
     """Reads the section; every problem becomes a Diagnostic, compiled code goes to one unit."""
 
-    def __init__(self, rs, section):
+    def __init__(self, ruleset, section):
         from ..expr.compiler import CodeUnit
 
-        self.rs = rs
+        self.rs = ruleset
         self.section = section
         self.diags: list = []
-        self.unit = CodeUnit(rs.unit.scope, rs.entities, rs.budget)
+        self.unit = CodeUnit(ruleset.unit.scope, ruleset.entities, ruleset.budget)
 
     def build(self) -> ViewSpec:
         section = self.section
@@ -377,9 +377,9 @@ class _Builder:
         return out
 
 
-def flagged_internal(rs) -> set:
+def flagged_internal(ruleset) -> set:
     """The vars declared with `internal: true` (never shown in any view)."""
-    declared = (rs.tree or {}).get("vars") if rs.tree is not None else None
+    declared = (ruleset.tree or {}).get("vars") if ruleset.tree is not None else None
     if not isinstance(declared, dict):
         return set()
     return {str(name) for name, decl in declared.items() if isinstance(decl, dict) and decl.get("internal") is True}
