@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
     analyze.add_argument("--players", type=int)
     analyze.add_argument("--games", type=int, help=f"games per run (default {DEFAULT_GAMES}; with --from-db: all stored)")
     analyze.add_argument("--agents", default="random",
-                         help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]], mcts:time=SECONDS")
+                         help="comma-separated, one per seat, repeated: "
+                              "random, greedy, mcts[:ITER[:ROLLOUT]], mcts:time=SECONDS")
     analyze.add_argument("--rotate", action="store_true", help="rotate the agents over the seats from game to game")
     analyze.add_argument("--seed", type=int, default=0, help="game i plays seed S+i")
     analyze.add_argument("--jobs", default="1", help="worker processes, or 'auto' (one per CPU)")
@@ -101,7 +102,8 @@ def _analyze(args, out, err) -> int:
     base_ruleset = load(args.ruleset, modules=args.module)
     players = args.players or base_ruleset.players[0]
     if players not in base_ruleset.players:
-        raise _Stop(f"{base_ruleset.name} is played by {', '.join(map(str, base_ruleset.players))} players, not {players}", 2)
+        raise _Stop(f"{base_ruleset.name} is played by {', '.join(map(str, base_ruleset.players))} players, "
+                    f"not {players}", 2)
     try:
         ruleset = apply_overrides(base_ruleset, overrides)
     except VariantError as exc:

@@ -118,7 +118,8 @@ def _sweep(plt, sweep) -> str:
     for name, series in sweep["series"].items():
         axis = axes[1] if name == "mean steps" else axes[0]
         heights = [p["value"] for p in series]
-        axis.errorbar(values, heights, yerr=_errors([(p["value"], p["ci"]) for p in series]), marker="o", capsize=3, label=name)
+        axis.errorbar(values, heights, yerr=_errors([(p["value"], p["ci"]) for p in series]), marker="o", capsize=3,
+                      label=name)
     axes[0].set_ylabel("rate")
     axes[0].legend(fontsize=7)
     axes[1].set_ylabel("mean steps")
@@ -158,10 +159,11 @@ def _balance_html(report) -> list:
 
 def _metrics_html(report) -> list:
     metrics = report["metrics"]
+    duration = metrics["duration"]
     rows = [("completion", _pct(metrics["completion"]["rate"])),
-            ("mean length (steps)", f"{metrics['duration']['mean_steps']:.1f}"),
-            ("mean length (turns / rounds)", f"{metrics['duration'].get('mean_turns', 0):.1f} / {metrics['duration'].get('mean_rounds', 0):.1f}"
-             if "mean_rounds" in metrics["duration"] else "-"),
+            ("mean length (steps)", f"{duration['mean_steps']:.1f}"),
+            ("mean length (turns / rounds)", f"{duration.get('mean_turns', 0):.1f} / {duration.get('mean_rounds', 0):.1f}"
+             if "mean_rounds" in duration else "-"),
             ("mean branching factor", f"{metrics['branching']['mean']:.2f}"),
             ("decision moves", _pct(metrics["decision_moves"])),
             ("lead changes per game", f"{metrics['lead_changes']['mean_per_game']:.2f}"),
