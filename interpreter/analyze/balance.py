@@ -114,9 +114,9 @@ def _score_distribution(done) -> dict:
             negative_winner += 1
 
     def summary(values):
-        low, q1, median, q3, high = quantiles(values)
-        return {"n": len(values), "mean": mean(values), "min": low, "q1": q1, "median": median,
-                "q3": q3, "max": high}
+        low, lower_quartile, median, upper_quartile, high = quantiles(values)
+        return {"n": len(values), "mean": mean(values), "min": low, "q1": lower_quartile, "median": median,
+                "q3": upper_quartile, "max": high}
 
     return {"winners": summary(winner_scores), "losers": summary(loser_scores),
             "winner_score_negative": _count(negative_winner, len(done))}

@@ -12,33 +12,34 @@ DEFAULT_GAMES = 200
 
 
 def add_parser(sub) -> None:
-    an = sub.add_parser("analyze", help="a balance report: win rates with intervals, game shape, coverage, variants")
-    an.add_argument("ruleset", help="a bundled ruleset name (e.g. davos) or a path")
-    an.add_argument("--module", "-m", action="append", default=[], metavar="NAME", help="add a module (repeatable)")
-    an.add_argument("--players", type=int)
-    an.add_argument("--games", type=int, help=f"games per run (default {DEFAULT_GAMES}; with --from-db: all stored)")
-    an.add_argument("--agents", default="random",
-                    help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]], mcts:time=SECONDS")
-    an.add_argument("--rotate", action="store_true", help="rotate the agents over the seats from game to game")
-    an.add_argument("--seed", type=int, default=0, help="game i plays seed S+i")
-    an.add_argument("--jobs", default="1", help="worker processes, or 'auto' (one per CPU)")
-    an.add_argument("--backend", choices=["local", "ray"], default="local")
-    an.add_argument("--address", help="a Ray cluster to join (ray start --head prints it); default: a local Ray")
-    an.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
-                    help="override a top-level var's initial value or a constant (repeatable)")
-    an.add_argument("--compare", action="append", default=[], metavar="VARIANT",
-                    help="also play a variant on the same seeds: a module, NAME=VALUE, or another ruleset")
-    an.add_argument("--sweep", metavar="NAME=V1,V2,...", help="play a series of overrides and plot the metrics")
-    an.add_argument("--restrict", metavar="ACTION_OR_CARD",
-                    help="restricted play: one agent may not choose this action kind or card")
-    an.add_argument("--start-var", metavar="VAR",
-                    help="the var holding the start player at set-up (default: the order of first moves)")
-    an.add_argument("--db", default=None, help="SQLite file of game records (default rulebook-results.sqlite)")
-    an.add_argument("--resume", action="store_true", help="continue the run: play only the games not in --db")
-    an.add_argument("--from-db", action="store_true", help="report from the records in --db without playing")
-    an.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    an.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    an.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    analyze = sub.add_parser("analyze", help="a balance report: win rates with intervals, game shape, coverage, variants")
+    analyze.add_argument("ruleset", help="a bundled ruleset name (e.g. davos) or a path")
+    analyze.add_argument("--module", "-m", action="append", default=[], metavar="NAME", help="add a module (repeatable)")
+    analyze.add_argument("--players", type=int)
+    analyze.add_argument("--games", type=int, help=f"games per run (default {DEFAULT_GAMES}; with --from-db: all stored)")
+    analyze.add_argument("--agents", default="random",
+                         help="comma-separated, one per seat, repeated: "
+                              "random, greedy, mcts[:ITER[:ROLLOUT]], mcts:time=SECONDS")
+    analyze.add_argument("--rotate", action="store_true", help="rotate the agents over the seats from game to game")
+    analyze.add_argument("--seed", type=int, default=0, help="game i plays seed S+i")
+    analyze.add_argument("--jobs", default="1", help="worker processes, or 'auto' (one per CPU)")
+    analyze.add_argument("--backend", choices=["local", "ray"], default="local")
+    analyze.add_argument("--address", help="a Ray cluster to join (ray start --head prints it); default: a local Ray")
+    analyze.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
+                         help="override a top-level var's initial value or a constant (repeatable)")
+    analyze.add_argument("--compare", action="append", default=[], metavar="VARIANT",
+                         help="also play a variant on the same seeds: a module, NAME=VALUE, or another ruleset")
+    analyze.add_argument("--sweep", metavar="NAME=V1,V2,...", help="play a series of overrides and plot the metrics")
+    analyze.add_argument("--restrict", metavar="ACTION_OR_CARD",
+                         help="restricted play: one agent may not choose this action kind or card")
+    analyze.add_argument("--start-var", metavar="VAR",
+                         help="the var holding the start player at set-up (default: the order of first moves)")
+    analyze.add_argument("--db", default=None, help="SQLite file of game records (default rulebook-results.sqlite)")
+    analyze.add_argument("--resume", action="store_true", help="continue the run: play only the games not in --db")
+    analyze.add_argument("--from-db", action="store_true", help="report from the records in --db without playing")
+    analyze.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    analyze.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    analyze.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 class _Stop(Exception):
@@ -98,24 +99,25 @@ def _analyze(args, out, err) -> int:
     from .variants import Variant, VariantError, apply_overrides
 
     specs, jobs, overrides, sweep = _options(args)
-    base_rs = load(args.ruleset, modules=args.module)
-    players = args.players or base_rs.players[0]
-    if players not in base_rs.players:
-        raise _Stop(f"{base_rs.name} is played by {', '.join(map(str, base_rs.players))} players, not {players}", 2)
+    base_ruleset = load(args.ruleset, modules=args.module)
+    players = args.players or base_ruleset.players[0]
+    if players not in base_ruleset.players:
+        raise _Stop(f"{base_ruleset.name} is played by {', '.join(map(str, base_ruleset.players))} players, "
+                    f"not {players}", 2)
     try:
-        rs = apply_overrides(base_rs, overrides)
+        ruleset = apply_overrides(base_ruleset, overrides)
     except VariantError as exc:
         raise _Stop(str(exc)) from None
     config = RunConfig(args.ruleset, list(args.module), players, specs, args.seed, args.rotate, overrides,
-                       None, _start_var(rs, args.start_var))
+                       None, _start_var(ruleset, args.start_var))
     session = _Session(args, Store(args.db or DEFAULT_DB), jobs, err)
     try:
-        records = session.records(rs, config, "analyze")
-        report = _main_report(session, rs, config, records)
+        records = session.records(ruleset, config, "analyze")
+        report = _main_report(session, ruleset, config, records)
         base = Variant("base", args.ruleset, list(args.module), overrides)
-        _add_restrict(session, report, rs, config, records)
-        _add_compare(session, report, base, config, records, base_rs)
-        _add_sweep(session, report, sweep, base_rs, config)
+        _add_restrict(session, report, ruleset, config, records)
+        _add_compare(session, report, base, config, records, base_ruleset)
+        _add_sweep(session, report, sweep, base_ruleset, config)
     finally:
         session.store.close()
     if args.html:
@@ -133,31 +135,31 @@ def _analyze(args, out, err) -> int:
     return 0 if report["completed"] else 1
 
 
-def _start_var(rs, given):
+def _start_var(ruleset, given):
     """--start-var, else the ruleset's `game.start_player`; it must be a top-level var that is
     not per player. None: the start order is inferred from the first moves."""
     from .coverage import definition_pos
 
-    name = given or (rs.tree.get("game") or {}).get("start_player")
+    name = given or (ruleset.tree.get("game") or {}).get("start_player")
     if name is None:
         return None
-    decl = rs.vars.get(name)
+    decl = ruleset.vars.get(name)
     if decl is None or decl.per_player:
-        where = "--start-var" if given else f"game.start_player ({definition_pos(rs, 'game', 'start_player')})"
-        raise _Stop(f"{where}: '{name}' is not a top-level var of {rs.name} holding one seat")
+        where = "--start-var" if given else f"game.start_player ({definition_pos(ruleset, 'game', 'start_player')})"
+        raise _Stop(f"{where}: '{name}' is not a top-level var of {ruleset.name} holding one seat")
     return str(name)
 
 
-def _main_report(session, rs, config, records) -> dict:
+def _main_report(session, ruleset, config, records) -> dict:
     from .report import build_report
 
-    report = build_report(rs, config, records)
+    report = build_report(ruleset, config, records)
     report["db"] = session.store.path
     report["not_replayed"] = bool(session.args.from_db)
     return report
 
 
-def _add_restrict(session, report, rs, config, records) -> None:
+def _add_restrict(session, report, ruleset, config, records) -> None:
     import dataclasses
 
     from .report import restrict_report
@@ -165,18 +167,18 @@ def _add_restrict(session, report, rs, config, records) -> None:
     if not session.args.restrict:
         return
     name = session.args.restrict
-    if name not in rs.actions and name not in rs.entities:  # the Ruleset's public names
+    if name not in ruleset.actions and name not in ruleset.entities:  # the Ruleset's public names
         from ..errors import suggest
 
-        hint = suggest(name, list(rs.actions) + list(rs.entities))
-        raise _Stop(f"--restrict {name}: {rs.name} has no action kind or component '{name}'"
+        hint = suggest(name, list(ruleset.actions) + list(ruleset.entities))
+        raise _Stop(f"--restrict {name}: {ruleset.name} has no action kind or component '{name}'"
                     + (f" ({hint})" if hint else ""))
     restricted = dataclasses.replace(config, restrict=name)
-    other = session.records(rs, restricted, f"restrict {session.args.restrict}")
+    other = session.records(ruleset, restricted, f"restrict {session.args.restrict}")
     report["restricted_play"] = restrict_report(session.args.restrict, records, other)
 
 
-def _add_compare(session, report, base, config, records, base_rs) -> None:
+def _add_compare(session, report, base, config, records, base_ruleset) -> None:
     import dataclasses
 
     from .report import compare_report
@@ -185,22 +187,22 @@ def _add_compare(session, report, base, config, records, base_rs) -> None:
     comparisons = []
     for text in session.args.compare:
         try:
-            variant = parse_variant(text, base, set(base_rs.module_decls))
+            variant = parse_variant(text, base, set(base_ruleset.module_decls))
         except VariantError as exc:
             raise _Stop(f"--compare {text}: {exc}") from None
-        rs = session.load_variant(variant, base_rs)
-        if config.players not in rs.players:
-            raise _Stop(f"--compare {text}: {rs.name} with modules {'+'.join(variant.modules) or 'none'} is played by "
-                        f"{', '.join(map(str, rs.players))} players, not {config.players}")
+        ruleset = session.load_variant(variant, base_ruleset)
+        if config.players not in ruleset.players:
+            raise _Stop(f"--compare {text}: {ruleset.name} with modules {'+'.join(variant.modules) or 'none'} is played by "
+                        f"{', '.join(map(str, ruleset.players))} players, not {config.players}")
         other_config = dataclasses.replace(config, ruleset=variant.ruleset, modules=variant.modules,
                                            overrides=variant.overrides)
-        other = session.records(rs, other_config, f"compare {variant.label}")
-        comparisons.append(compare_report(variant.label, rs.digest, records, other, config.players))
+        other = session.records(ruleset, other_config, f"compare {variant.label}")
+        comparisons.append(compare_report(variant.label, ruleset.digest, records, other, config.players))
     if comparisons:
         report["compare"] = comparisons
 
 
-def _add_sweep(session, report, sweep, base_rs, config) -> None:
+def _add_sweep(session, report, sweep, base_ruleset, config) -> None:
     import dataclasses
 
     from .report import sweep_report
@@ -213,8 +215,8 @@ def _add_sweep(session, report, sweep, base_rs, config) -> None:
     for value in values:
         overrides = {**config.overrides, name: value}
         variant = Variant(f"{name}={value}", config.ruleset, config.modules, overrides)
-        rs = session.load_variant(variant, base_rs)
-        runs.append(session.records(rs, dataclasses.replace(config, overrides=overrides), f"sweep {name}={value}"))
+        ruleset = session.load_variant(variant, base_ruleset)
+        runs.append(session.records(ruleset, dataclasses.replace(config, overrides=overrides), f"sweep {name}={value}"))
     report["sweep"] = sweep_report(name, values, runs, config.players)
 
 
@@ -227,70 +229,70 @@ class _Session:
         self.jobs = jobs
         self.err = err
 
-    def load_variant(self, variant, base_rs):
+    def load_variant(self, variant, base_ruleset):
         from .. import load
         from .variants import VariantError, apply_overrides
 
         same_rules = variant.ruleset == self.args.ruleset and variant.modules == list(self.args.module)
-        rs = base_rs if same_rules else load(variant.ruleset, modules=variant.modules)
+        ruleset = base_ruleset if same_rules else load(variant.ruleset, modules=variant.modules)
         try:
-            return apply_overrides(rs, variant.overrides)
+            return apply_overrides(ruleset, variant.overrides)
         except VariantError as exc:
             raise _Stop(str(exc)) from None
 
-    def records(self, rs, config, label: str) -> list:
+    def records(self, ruleset, config, label: str) -> list:
         if self.args.from_db:
-            return self._from_db(rs, config)
-        return self._play(rs, config, label)
+            return self._from_db(ruleset, config)
+        return self._play(ruleset, config, label)
 
-    def _from_db(self, rs, config) -> list:
+    def _from_db(self, ruleset, config) -> list:
         key = config.key()
         found = self.store.latest_run(key)
         if found is None:
             raise _Stop(f"--from-db: {self.store.path} holds no run of this configuration "
                         f"({json.dumps(key, sort_keys=True)})", 1)
         rid, digest = found
-        if digest != rs.digest:
+        if digest != ruleset.digest:
             print(f"rulebook analyze: warning: the stored run used rules {digest}; the files now give "
-                  f"{rs.digest} (file:line positions are today's)", file=self.err)
+                  f"{ruleset.digest} (file:line positions are today's)", file=self.err)
         records = self.store.records(rid, limit=self.args.games if self.args.games_given else None)
         if not records:
             raise _Stop(f"--from-db: the run {rid} in {self.store.path} has no games yet", 1)
         return records
 
-    def _play(self, rs, config, label: str) -> list:
+    def _play(self, ruleset, config, label: str) -> list:
         from .progress import Progress
 
         key = config.key()
         if self.args.resume:
-            earlier = self.store.other_digests(key, rs.digest)
-            rid_done = self.store.done_indices(self.store.begin_run(key, rs.digest, rs.name))
+            earlier = self.store.other_digests(key, ruleset.digest)
+            rid_done = self.store.done_indices(self.store.begin_run(key, ruleset.digest, ruleset.name))
             if earlier and not rid_done:
                 raise _Stop(f"--resume: the rules changed since this run started (digest {earlier[-1]}, now "
-                            f"{rs.digest}); the games are not continued, so that one result never mixes two "
+                            f"{ruleset.digest}); the games are not continued, so that one result never mixes two "
                             "versions of the rules. Run without --resume to start a new run.", 1)
-        rid = self.store.begin_run(key, rs.digest, rs.name)
+        rid = self.store.begin_run(key, ruleset.digest, ruleset.name)
         done = self.store.done_indices(rid) if self.args.resume else set()
         todo = [i for i in range(self.args.games) if i not in done]
         already = self.args.games - len(todo)
-        progress = Progress(self.err, f"{label} {rs.name}", self.args.games, already, enabled=not self.args.quiet)
+        progress = Progress(self.err, f"{label} {ruleset.name}", self.args.games, already, enabled=not self.args.quiet)
         try:
-            for record in self._backend(rs, config, todo):
-                self.store.add_game(rid, rs.digest, key, record)
+            for record in self._backend(ruleset, config, todo):
+                self.store.add_game(rid, ruleset.digest, key, record)
                 progress.step(record)
         finally:
             progress.finish()
         return self.store.records(rid, limit=self.args.games)
 
-    def _backend(self, rs, config, todo):
+    def _backend(self, ruleset, config, todo):
         if self.args.backend == "ray":
             from .raybackend import RayUnavailable, play_ray
 
             try:
-                yield from play_ray(rs, config, todo, self.args.address)
+                yield from play_ray(ruleset, config, todo, self.args.address)
             except RayUnavailable as exc:
                 raise _Stop(str(exc), 1) from None
             return
         from .runner import play_local
 
-        yield from play_local(rs, config, todo, self.jobs)
+        yield from play_local(ruleset, config, todo, self.jobs)

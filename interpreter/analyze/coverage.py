@@ -19,11 +19,11 @@ DOMINANT_MIN_DECISIONS = 20
 RULE_PARTS = ("procedures_never_called", "defines_never_evaluated", "branches_never_taken")
 
 
-def definition_pos(rs, section: str, key, sub=None) -> str:
+def definition_pos(ruleset, section: str, key, sub=None) -> str:
     """'file:line' of a definition in the composed rules ('?' when the tree has no position)."""
     from ..loader import key_pos
 
-    tree = getattr(rs, "tree", None)
+    tree = getattr(ruleset, "tree", None)
     try:
         node = tree[section]
         if sub is not None:
@@ -33,7 +33,7 @@ def definition_pos(rs, section: str, key, sub=None) -> str:
         return "?"
     if not (pos and pos.line):
         return "?"
-    folder = os.path.abspath(rs.folder)
+    folder = os.path.abspath(ruleset.folder)
     path = os.path.abspath(pos.file)
     if path.startswith(folder + os.sep):  # 'davos/goals.yaml', not the whole install path
         path = os.path.relpath(path, os.path.dirname(folder))
@@ -42,24 +42,24 @@ def definition_pos(rs, section: str, key, sub=None) -> str:
     return f"{path}:{pos.line}"
 
 
-def _component_type(rs, cid):
-    for typ, ids in rs.components.items():
+def _component_type(ruleset, cid):
+    for typ, ids in ruleset.components.items():
         if cid in ids:
             return typ
     return None
 
 
-def initial_zones(rs, players: int, seed: int) -> dict:
+def initial_zones(ruleset, players: int, seed: int) -> dict:
     """Where each component is right after set-up (one set-up, replayed for the report)."""
     try:
-        state = rs.new_game(players, seed=seed)
+        state = ruleset.new_game(players, seed=seed)
     except Exception:
         return {}
-    per_player = {name for name, decl in rs.vars.items() if decl.per_player}
-    return locate_components(state.vars, frozenset(rs.entities), per_player)
+    per_player = {name for name, decl in ruleset.vars.items() if decl.per_player}
+    return locate_components(state.vars, frozenset(ruleset.entities), per_player)
 
 
-def coverage(rs, records, players: int, seed: int) -> dict:
+def coverage(ruleset, records, players: int, seed: int) -> dict:
     done = [r for r in records if r.get("actions") is not None]
     legal, chosen, contested = {}, {}, {}
     phases, moved, named = set(), set(), set()
@@ -75,25 +75,25 @@ def coverage(rs, records, players: int, seed: int) -> dict:
             entry[1] += picked
         phases.update(record.get("phases") or [])
         moved.update(record.get("moved") or [])
-    actions = [{"action": aid, "where": definition_pos(rs, "actions", aid),
-                "legal": legal.get(aid, 0), "chosen": chosen.get(aid, 0)} for aid in rs.actions]
-    zones = initial_zones(rs, players, seed)
+    actions = [{"action": aid, "where": definition_pos(ruleset, "actions", aid),
+                "legal": legal.get(aid, 0), "chosen": chosen.get(aid, 0)} for aid in ruleset.actions]
+    zones = initial_zones(ruleset, players, seed)
     dead_cards, never_in_play = [], {}
-    for cid in rs.entities:
+    for cid in ruleset.entities:
         if cid in moved:
             continue
-        typ = _component_type(rs, cid)
+        typ = _component_type(ruleset, cid)
         if cid not in zones:
             never_in_play.setdefault(typ, []).append(cid)
             continue
         dead_cards.append({"component": cid, "type": typ, "zone": zones[cid],
-                           "where": definition_pos(rs, "components", cid, typ)})
-    named_types = {_component_type(rs, cid) for cid in named}
-    never_named = [{"component": cid, "type": _component_type(rs, cid),
-                    "where": definition_pos(rs, "components", cid, _component_type(rs, cid))}
-                   for cid in rs.entities if cid not in named and _component_type(rs, cid) in named_types
+                           "where": definition_pos(ruleset, "components", cid, typ)})
+    named_types = {_component_type(ruleset, cid) for cid in named}
+    never_named = [{"component": cid, "type": _component_type(ruleset, cid),
+                    "where": definition_pos(ruleset, "components", cid, _component_type(ruleset, cid))}
+                   for cid in ruleset.entities if cid not in named and _component_type(ruleset, cid) in named_types
                    and (cid in moved or cid in zones)]
-    dominant = [{"action": name, "where": definition_pos(rs, "actions", name), "contested": times,
+    dominant = [{"action": name, "where": definition_pos(ruleset, "actions", name), "contested": times,
                  "chosen": picked, "rate": picked / times}
                 for name, (times, picked) in sorted(contested.items())
                 if times >= DOMINANT_MIN_DECISIONS and picked / times > DOMINANT]
@@ -102,20 +102,20 @@ def coverage(rs, records, players: int, seed: int) -> dict:
         "actions_never_legal": [a for a in actions if a["legal"] == 0],
         "actions_never_chosen": [a for a in actions if a["legal"] > 0 and a["chosen"] == 0],
         "dominant_actions": dominant,
-        "phases_never_entered": [{"phase": pid, "where": definition_pos(rs, "phases", pid)}
-                                 for pid in rs.phases if pid not in phases],
+        "phases_never_entered": [{"phase": pid, "where": definition_pos(ruleset, "phases", pid)}
+                                 for pid in ruleset.phases if pid not in phases],
         "components_never_moved": dead_cards,
         "components_never_in_play": never_in_play,
         "components_never_chosen": never_named,
-        **rule_coverage(rs, done),
+        **rule_coverage(ruleset, done),
     }
 
 
-def _where(rs, pos) -> str:
+def _where(ruleset, pos) -> str:
     """'davos/rules.yaml:34' for a Pos inside the ruleset folder (as definition_pos does)."""
     if pos is None or not getattr(pos, "line", 0):
         return "?"
-    folder = os.path.abspath(rs.folder)
+    folder = os.path.abspath(ruleset.folder)
     path = os.path.abspath(pos.file)
     if path.startswith(folder + os.sep):
         path = os.path.relpath(path, os.path.dirname(folder))
@@ -124,7 +124,7 @@ def _where(rs, pos) -> str:
     return f"{path}:{pos.line}"
 
 
-def rule_coverage(rs, done) -> dict:
+def rule_coverage(ruleset, done) -> dict:
     """Procedures, defines and `if` branches no game reached. Records made before the engine
     counted them (no `covered` field) leave these lists out and say so in `not_measured`."""
     from ..engine.coverage import points
@@ -138,19 +138,19 @@ def rule_coverage(rs, done) -> dict:
         hit.update(record["covered"])
     out: dict = {part: [] for part in RULE_PARTS}
     out["rule_points"] = {"total": 0, "reached": 0}
-    for point in points(rs):
+    for point in points(ruleset):
         out["rule_points"]["total"] += 1
         if point.key in hit:
             out["rule_points"]["reached"] += 1
         elif point.kind == "procedure":
             out["procedures_never_called"].append(
-                {"procedure": point.name, "where": definition_pos(rs, "procedures", point.name)})
+                {"procedure": point.name, "where": definition_pos(ruleset, "procedures", point.name)})
         elif point.kind == "define":
             out["defines_never_evaluated"].append(
-                {"define": point.name, "where": definition_pos(rs, "define", point.name)})
+                {"define": point.name, "where": definition_pos(ruleset, "define", point.name)})
         else:
             out["branches_never_taken"].append({"branch": point.kind, "condition": point.name,
-                                                "where": _where(rs, point.pos)})
+                                                "where": _where(ruleset, point.pos)})
     out["not_measured"] = []
     return out
 
@@ -160,12 +160,12 @@ def _rate(wins: float, games: int) -> dict:
     return {"wins": wins, "games": games, "rate": wins / games if games else 0.0, "ci": [low, high]}
 
 
-def influence(rs, records, players: int) -> dict:
+def influence(ruleset, records, players: int) -> dict:
     """For each action kind and card: player-games that used it (or held the card at the end)
     and their win rate, against the player-games that did not."""
     done = [r for r in records if not r.get("error")]
-    per_player = {name for name, decl in rs.vars.items() if decl.per_player}
-    ids = frozenset(rs.entities)
+    per_player = {name for name, decl in ruleset.vars.items() if decl.per_player}
+    ids = frozenset(ruleset.entities)
     action_use, card_use, card_held = {}, {}, {}
     for record in done:
         winners = set(record["winners"])

@@ -42,12 +42,12 @@ def _errors(points) -> list:
     return [[max(0.0, v - ci[0]) for v, ci in points], [max(0.0, ci[1] - v) for v, ci in points]]
 
 
-def _pct(x) -> str:
-    return f"{100 * x:.1f}%"
+def _pct(fraction) -> str:
+    return f"{100 * fraction:.1f}%"
 
 
-def _ci(ci) -> str:
-    return f"[{_pct(ci[0])}, {_pct(ci[1])}]"
+def _ci(interval) -> str:
+    return f"[{_pct(interval[0])}, {_pct(interval[1])}]"
 
 
 def _table(headers, rows) -> str:
@@ -60,41 +60,41 @@ def _table(headers, rows) -> str:
 
 def _rate_bars(plt, report) -> str:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
-    for ax, key, title in ((axes[0], "by_seat", "win rate by seat"),
-                           (axes[1], "by_position", "win rate by turn position (0 = start player)")):
+    for axis, key, title in ((axes[0], "by_seat", "win rate by seat"),
+                             (axes[1], "by_position", "win rate by turn position (0 = start player)")):
         table = report[key]
         keys = list(table["rates"])
         rates = [table["rates"][k]["rate"] for k in keys]
         errors = _errors([(table["rates"][k]["rate"], table["rates"][k]["ci"]) for k in keys])
-        ax.bar(keys, rates, yerr=errors, capsize=4, color="#5b8db8")
-        ax.axhline(1 / report["players"], color="#c33", linestyle="--", linewidth=1, label="1 / players")
-        ax.set_title(f"{title}\nχ² = {table['chi2']:.2f}, p = {table['p_value']:.3g}")
-        ax.legend(loc="lower right")
+        axis.bar(keys, rates, yerr=errors, capsize=4, color="#5b8db8")
+        axis.axhline(1 / report["players"], color="#c33", linestyle="--", linewidth=1, label="1 / players")
+        axis.set_title(f"{title}\nχ² = {table['chi2']:.2f}, p = {table['p_value']:.3g}")
+        axis.legend(loc="lower right")
     axes[0].set_ylabel("win rate (95 % Wilson interval)")
     return _svg(plt, fig)
 
 
 def _length_hist(plt, report) -> str:
     hist = report["metrics"]["duration"]["histogram"]
-    fig, ax = plt.subplots(figsize=(4.5, 3))
+    fig, axis = plt.subplots(figsize=(4.5, 3))
     if hist["counts"]:
         widths = [b - a for a, b in zip(hist["edges"], hist["edges"][1:])]
-        ax.bar(hist["edges"][:-1], hist["counts"], width=widths, align="edge", color="#7a9e5b", edgecolor="white")
-    ax.set_xlabel("game length (steps)")
-    ax.set_ylabel("games")
-    ax.set_title("length histogram")
+        axis.bar(hist["edges"][:-1], hist["counts"], width=widths, align="edge", color="#7a9e5b", edgecolor="white")
+    axis.set_xlabel("game length (steps)")
+    axis.set_ylabel("games")
+    axis.set_title("length histogram")
     return _svg(plt, fig)
 
 
 def _branching(plt, report) -> str:
     curve = report["metrics"]["branching"]["curve"]
-    fig, ax = plt.subplots(figsize=(4.5, 3))
+    fig, axis = plt.subplots(figsize=(4.5, 3))
     points = [(10 * k + 5, v) for k, v in enumerate(curve) if v is not None]
     if points:
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="#b8695b")
-    ax.set_xlabel("progress through the game (%)")
-    ax.set_ylabel("legal actions per decision")
-    ax.set_title("branching factor over the game")
+        axis.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="#b8695b")
+    axis.set_xlabel("progress through the game (%)")
+    axis.set_ylabel("legal actions per decision")
+    axis.set_title("branching factor over the game")
     return _svg(plt, fig)
 
 
@@ -102,13 +102,13 @@ def _influence_bars(plt, rows, title) -> str:
     rows = [r for r in rows if r["player_games"]][:20]
     if not rows:
         return ""
-    fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.2))
+    fig, axis = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.2))
     names = [r["name"] for r in rows][::-1]
     rates = [r["win_rate"]["rate"] for r in rows][::-1]
     errors = _errors([(r["win_rate"]["rate"], r["win_rate"]["ci"]) for r in rows][::-1])
-    ax.barh(names, rates, xerr=errors, capsize=3, color="#8a76b0")
-    ax.set_xlabel("win rate of the players who used / held it (95 % interval)")
-    ax.set_title(title)
+    axis.barh(names, rates, xerr=errors, capsize=3, color="#8a76b0")
+    axis.set_xlabel("win rate of the players who used / held it (95 % interval)")
+    axis.set_title(title)
     return _svg(plt, fig)
 
 
@@ -116,14 +116,15 @@ def _sweep(plt, sweep) -> str:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
     values = [str(v) for v in sweep["values"]]
     for name, series in sweep["series"].items():
-        ax = axes[1] if name == "mean steps" else axes[0]
-        ys = [p["value"] for p in series]
-        ax.errorbar(values, ys, yerr=_errors([(p["value"], p["ci"]) for p in series]), marker="o", capsize=3, label=name)
+        axis = axes[1] if name == "mean steps" else axes[0]
+        heights = [p["value"] for p in series]
+        axis.errorbar(values, heights, yerr=_errors([(p["value"], p["ci"]) for p in series]), marker="o", capsize=3,
+                      label=name)
     axes[0].set_ylabel("rate")
     axes[0].legend(fontsize=7)
     axes[1].set_ylabel("mean steps")
-    for ax in axes:
-        ax.set_xlabel(sweep["name"])
+    for axis in axes:
+        axis.set_xlabel(sweep["name"])
     axes[0].set_title(f"sweep of {sweep['name']}")
     return _svg(plt, fig)
 
@@ -157,20 +158,21 @@ def _balance_html(report) -> list:
 
 
 def _metrics_html(report) -> list:
-    m = report["metrics"]
-    rows = [("completion", _pct(m["completion"]["rate"])),
-            ("mean length (steps)", f"{m['duration']['mean_steps']:.1f}"),
-            ("mean length (turns / rounds)", f"{m['duration'].get('mean_turns', 0):.1f} / {m['duration'].get('mean_rounds', 0):.1f}"
-             if "mean_rounds" in m["duration"] else "-"),
-            ("mean branching factor", f"{m['branching']['mean']:.2f}"),
-            ("decision moves", _pct(m["decision_moves"])),
-            ("lead changes per game", f"{m['lead_changes']['mean_per_game']:.2f}"),
-            ("decided at (share of the game)", "-" if m["decisiveness"]["mean_decided_at"] is None
-             else f"{m['decisiveness']['mean_decided_at']:.2f}"),
-            ("drawishness", _pct(m["drawishness"])),
-            ("first-mover advantage", f"{100 * m['first_mover_advantage']['difference']:+.1f} points "
-             + _ci(m["first_mover_advantage"]["ci"])),
-            ("balance", "-" if m["balance"] is None else f"{m['balance']:.3f}")]
+    metrics = report["metrics"]
+    duration = metrics["duration"]
+    rows = [("completion", _pct(metrics["completion"]["rate"])),
+            ("mean length (steps)", f"{duration['mean_steps']:.1f}"),
+            ("mean length (turns / rounds)", f"{duration.get('mean_turns', 0):.1f} / {duration.get('mean_rounds', 0):.1f}"
+             if "mean_rounds" in duration else "-"),
+            ("mean branching factor", f"{metrics['branching']['mean']:.2f}"),
+            ("decision moves", _pct(metrics["decision_moves"])),
+            ("lead changes per game", f"{metrics['lead_changes']['mean_per_game']:.2f}"),
+            ("decided at (share of the game)", "-" if metrics["decisiveness"]["mean_decided_at"] is None
+             else f"{metrics['decisiveness']['mean_decided_at']:.2f}"),
+            ("drawishness", _pct(metrics["drawishness"])),
+            ("first-mover advantage", f"{100 * metrics['first_mover_advantage']['difference']:+.1f} points "
+             + _ci(metrics["first_mover_advantage"]["ci"])),
+            ("balance", "-" if metrics["balance"] is None else f"{metrics['balance']:.3f}")]
     return ["<h2>Game shape</h2>", _table(["metric", "value"], rows)]
 
 

@@ -29,11 +29,11 @@ def branching_curve(records, bins: int = CURVE_BINS) -> list:
     for record in records:
         branching = record.get("branching") or []
         total = len(branching)
-        for k, value in enumerate(branching):
-            slot = min(k * bins // total, bins - 1)
+        for decision, value in enumerate(branching):
+            slot = min(decision * bins // total, bins - 1)
             sums[slot] += value
             counts[slot] += 1
-    return [sums[k] / counts[k] if counts[k] else None for k in range(bins)]
+    return [sums[slot] / counts[slot] if counts[slot] else None for slot in range(bins)]
 
 
 def _lead_changes(leaders) -> int:
@@ -68,9 +68,9 @@ def _turns_and_rounds(done, players: int) -> dict:
     if not turns:
         return {}
     rounds = [t / players for t in turns] if players else []
-    low, q1, median, q3, high = quantiles(rounds)
+    low, lower_quartile, median, upper_quartile, high = quantiles(rounds)
     return {"mean_turns": mean(turns), "mean_rounds": mean(rounds),
-            "rounds": {"min": low, "q1": q1, "median": median, "q3": q3, "max": high,
+            "rounds": {"min": low, "q1": lower_quartile, "median": median, "q3": upper_quartile, "max": high,
                        "histogram": length_histogram([round(value) for value in rounds])}}
 
 
@@ -92,7 +92,7 @@ def shape_metrics(records, players: int, balance_report: dict) -> dict:
     lead = [_lead_changes(r.get("leaders") or []) for r in done]
     lead_rate = [c / (len(r["leaders"]) - 1) for c, r in zip(lead, done) if len(r.get("leaders") or []) > 1]
     decided = [d for d in (_decided_at(r) for r in done) if d is not None]
-    low, q1, median, q3, high = quantiles(steps)
+    low, lower_quartile, median, upper_quartile, high = quantiles(steps)
     position = balance_report["by_position"]["rates"].get("0", {"wins": 0, "games": 0})
     fair = _fair_rate(balance_report, players)
     diff = position["wins"] / position["games"] - fair if position["games"] else 0.0
@@ -101,7 +101,7 @@ def shape_metrics(records, players: int, balance_report: dict) -> dict:
     return {
         "completion": {"rate": len(done) / len(records) if records else 0.0,
                        "ci": list(wilson(len(done), len(records)))},
-        "duration": {"mean_steps": mean(steps), "min": low, "q1": q1, "median": median, "q3": q3,
+        "duration": {"mean_steps": mean(steps), "min": low, "q1": lower_quartile, "median": median, "q3": upper_quartile,
                      "max": high, "histogram": length_histogram(steps), **_turns_and_rounds(done, players)},
         "branching": {"mean": mean(all_branching), "curve": branching_curve(done)},
         "decision_moves": sum(b > 1 for b in all_branching) / len(all_branching) if all_branching else 0.0,

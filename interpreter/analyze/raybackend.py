@@ -20,16 +20,16 @@ class RayUnavailable(RuntimeError):
     pass
 
 
-def snapshot_rules(rs) -> dict:
-    """{path inside the ruleset folder: bytes} of every rule file the ruleset `rs` read when it
+def snapshot_rules(ruleset) -> dict:
+    """{path inside the ruleset folder: bytes} of every rule file the ruleset `ruleset` read when it
     was loaded. Each is checked as the loader checks it (a path that now leaves the folder, a
     symlink pointing out of it, a FIFO or a device is a RulebookError, never opened for reading).
     A file edited since the load gives another digest, which the workers refuse."""
     from ..loader import read_limited, safe_path
 
-    folder = os.path.abspath(rs.folder)
+    folder = os.path.abspath(ruleset.folder)
     files = {}
-    for shown in rs.files:
+    for shown in ruleset.files:
         relative = os.path.relpath(os.path.abspath(shown), folder)
         full = safe_path(folder, relative, "rule file")
         files[relative] = read_limited(full, shown)
@@ -54,18 +54,18 @@ def _materialize(files: dict, digest: str, modules, overrides: dict, folder_name
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as handle:
                 handle.write(data)
-        rs = apply_overrides(load(folder, modules=list(modules), check=False, settings={}), overrides)
-        if rs.digest != digest:
-            raise RuntimeError(f"the rules shipped to this worker have digest {rs.digest}, not {digest}")
-        _LOADED[key] = rs
+        ruleset = apply_overrides(load(folder, modules=list(modules), check=False, settings={}), overrides)
+        if ruleset.digest != digest:
+            raise RuntimeError(f"the rules shipped to this worker have digest {ruleset.digest}, not {digest}")
+        _LOADED[key] = ruleset
     return _LOADED[key]
 
 
 def _play_batch(files, digest, folder_name, config, indices):
     from .runner import play_recorded_game
 
-    rs = _materialize(files, digest, config.modules, config.overrides, folder_name)
-    return [play_recorded_game(rs, config, index) for index in indices]
+    ruleset = _materialize(files, digest, config.modules, config.overrides, folder_name)
+    return [play_recorded_game(ruleset, config, index) for index in indices]
 
 
 def _check_reachable(address) -> None:
@@ -83,7 +83,7 @@ def _check_reachable(address) -> None:
         raise RayUnavailable(f"cannot reach Ray at {address}: {exc} (start one with `ray start --head`)") from None
 
 
-def play_ray(rs, config, indices, address=None):
+def play_ray(ruleset, config, indices, address=None):
     """Yield the record of each game as its batch finishes."""
     try:
         import ray
@@ -96,10 +96,10 @@ def play_ray(rs, config, indices, address=None):
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise RayUnavailable(f"cannot start or join Ray{' at ' + address if address else ''}: {exc}") from None
     remote = ray.remote(_play_batch)
-    files = ray.put(snapshot_rules(rs))
-    folder_name = os.path.basename(os.path.normpath(rs.folder))
+    files = ray.put(snapshot_rules(ruleset))
+    folder_name = os.path.basename(os.path.normpath(ruleset.folder))
     indices = list(indices)
-    pending = [remote.remote(files, rs.digest, folder_name, config, indices[i:i + BATCH])
+    pending = [remote.remote(files, ruleset.digest, folder_name, config, indices[i:i + BATCH])
                for i in range(0, len(indices), BATCH)]
     while pending:
         ready, pending = ray.wait(pending, num_returns=1)

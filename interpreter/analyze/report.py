@@ -13,10 +13,10 @@ from .stats import Z95, mean, mean_diff, newcombe_diff, stdev, wilson
 __all__ = ["build_report", "compare_report", "sweep_report", "restrict_report", "render_text"]
 
 
-def build_report(rs, config, records, *, with_details: bool = True) -> dict:
+def build_report(ruleset, config, records, *, with_details: bool = True) -> dict:
     bal = balance(records, config.players)
     report = {
-        "ruleset": rs.name, "digest": rs.digest, "modules": list(config.modules),
+        "ruleset": ruleset.name, "digest": ruleset.digest, "modules": list(config.modules),
         "overrides": config.overrides, "players": config.players, "agents": list(config.agents),
         "rotate": config.rotate, "seed": config.seed, "restrict": config.restrict,
         "start_order": ("from the var " + config.start_var) if config.start_var
@@ -25,8 +25,8 @@ def build_report(rs, config, records, *, with_details: bool = True) -> dict:
         "metrics": shape_metrics(records, config.players, bal),
     }
     if with_details:
-        report["coverage"] = coverage(rs, records, config.players, config.seed)
-        report["influence"] = influence(rs, records, config.players)
+        report["coverage"] = coverage(ruleset, records, config.players, config.seed)
+        report["influence"] = influence(ruleset, records, config.players)
     return report
 
 
@@ -140,13 +140,13 @@ def render_text(report: dict) -> str:
                  f"winner's score negative in {_pct(scores['winner_score_negative']['rate'])} of games")
     lines.append("games needed for a 95% interval of a win rate near 1/players: "
                  + ", ".join(f"{k}: {v}" for k, v in report["games_needed"].items()))
-    m = report["metrics"]
-    rounds = (f", {m['duration']['mean_turns']:.1f} turns, {m['duration']['mean_rounds']:.1f} rounds"
-              if "mean_rounds" in m["duration"] else "")
-    lines.append(f"length: mean {m['duration']['mean_steps']:.1f} steps (min {m['duration']['min']}, "
-                 f"max {m['duration']['max']}){rounds}; branching: mean {m['branching']['mean']:.2f}; "
-                 f"lead changes per game: {m['lead_changes']['mean_per_game']:.2f}; "
-                 f"first-mover advantage: {m['first_mover_advantage']['difference'] * 100:+.1f} points")
+    metrics = report["metrics"]
+    rounds = (f", {metrics['duration']['mean_turns']:.1f} turns, {metrics['duration']['mean_rounds']:.1f} rounds"
+              if "mean_rounds" in metrics["duration"] else "")
+    lines.append(f"length: mean {metrics['duration']['mean_steps']:.1f} steps (min {metrics['duration']['min']}, "
+                 f"max {metrics['duration']['max']}){rounds}; branching: mean {metrics['branching']['mean']:.2f}; "
+                 f"lead changes per game: {metrics['lead_changes']['mean_per_game']:.2f}; "
+                 f"first-mover advantage: {metrics['first_mover_advantage']['difference'] * 100:+.1f} points")
     lines.extend(_coverage_lines(report.get("coverage")))
     lines.extend(_variant_lines(report))
     return "\n".join(lines) + "\n"
@@ -165,9 +165,9 @@ def _variant_lines(report) -> list:
                      f"{comparison['completed']} of {comparison['games']} games completed), variant - base:")
         for kind, count in comparison["errors_by_kind"].items():
             lines.append(f"  failed: {count} x {kind}")
-        for name, m in comparison["metrics"].items():
-            lines.append(f"  {name}: {m['base']:.3f} -> {m['variant']:.3f}: {m['difference']:+.3f} "
-                         f"[{m['ci'][0]:+.3f}, {m['ci'][1]:+.3f}]")
+        for name, metric in comparison["metrics"].items():
+            lines.append(f"  {name}: {metric['base']:.3f} -> {metric['variant']:.3f}: {metric['difference']:+.3f} "
+                         f"[{metric['ci'][0]:+.3f}, {metric['ci'][1]:+.3f}]")
     sweep = report.get("sweep")
     if sweep:
         lines.append(f"sweep of {sweep['name']}:")

@@ -92,13 +92,13 @@ def holder(location: Optional[str], per_player: set) -> Optional[int]:
 class _Tracker:
     """Collects the per-decision data of one game."""
 
-    def __init__(self, rs, players: int):
-        self.rs = rs
+    def __init__(self, ruleset, players: int):
+        self.ruleset = ruleset
         self.players = players
-        self.ids = frozenset(rs.entities)
-        self.per_player = {name for name, decl in rs.vars.items() if decl.per_player}
+        self.ids = frozenset(ruleset.entities)
+        self.per_player = {name for name, decl in ruleset.vars.items() if decl.per_player}
         self.labels: dict = {}
-        for pid, phase in rs.phases.items():
+        for pid, phase in ruleset.phases.items():
             self.labels.setdefault(f"— {phase.label} —", []).append(pid)
         self.first_moves: list = []
         self.chosen: dict = {}  # action -> [count per seat]
@@ -192,21 +192,21 @@ def _leader(state) -> int:
 
 
 _COVERAGE = Coverage()  # this process's recorder; records one game at a time
-_INSTRUMENTED: dict = {}  # id(rs) -> (rs, its counting copy)
+_INSTRUMENTED: dict = {}  # id(ruleset) -> (ruleset, its counting copy)
 
 
-def counting_copy(rs):
-    """The copy of `rs` that counts procedures, defines and `if` branches (made once per process
+def counting_copy(ruleset):
+    """The copy of `ruleset` that counts procedures, defines and `if` branches (made once per process
     and Ruleset: a forked worker inherits it)."""
-    hit = _INSTRUMENTED.get(id(rs))
-    if hit is None or hit[0] is not rs:
+    hit = _INSTRUMENTED.get(id(ruleset))
+    if hit is None or hit[0] is not ruleset:
         if len(_INSTRUMENTED) > 32:
             _INSTRUMENTED.clear()
-        hit = _INSTRUMENTED[id(rs)] = (rs, instrument(rs, _COVERAGE))
+        hit = _INSTRUMENTED[id(ruleset)] = (ruleset, instrument(ruleset, _COVERAGE))
     return hit[1]
 
 
-def play_recorded_game(rs, config: RunConfig, index: int) -> dict:
+def play_recorded_game(ruleset, config: RunConfig, index: int) -> dict:
     """Play game `index` of a run (seed = config.seed + index) and return its record. The game
     is played on the counting copy of the rules: `covered` lists the coverage keys it hit
     (counted in the game itself, not in an agent's search or the report's score tracking)."""
@@ -222,11 +222,11 @@ def play_recorded_game(rs, config: RunConfig, index: int) -> dict:
         for seat, spec in enumerate(specs):
             agent = build_agent(spec, seed * 1009 + seat)
             agents.append(RestrictedAgent(agent, config.restrict) if seat == restricted else agent)
-        played = counting_copy(rs)
+        played = counting_copy(ruleset)
         _COVERAGE.start()
         state = played.new_game(config.players, seed=seed)
         start_value = state.vars.get(config.start_var) if config.start_var else None
-        tracker = _Tracker(rs, config.players)
+        tracker = _Tracker(ruleset, config.players)
         tracker.start(state)
         _play(state, agents, tracker, record)
         if restricted is not None:
@@ -304,7 +304,7 @@ _WORKER: dict = {}
 
 
 def _play_in_worker(index: int) -> dict:
-    return play_recorded_game(_WORKER["rs"], _WORKER["config"], index)
+    return play_recorded_game(_WORKER["ruleset"], _WORKER["config"], index)
 
 
 def resolve_jobs(jobs) -> int:
@@ -320,16 +320,16 @@ def resolve_jobs(jobs) -> int:
     return value
 
 
-def play_local(rs, config: RunConfig, indices, jobs: int):
+def play_local(ruleset, config: RunConfig, indices, jobs: int):
     """Yield the record of each game as it finishes (in any order with jobs > 1)."""
     indices = list(indices)
     if jobs <= 1 or len(indices) <= 1:
         for index in indices:
-            yield play_recorded_game(rs, config, index)
+            yield play_recorded_game(ruleset, config, index)
         return
     import multiprocessing
 
-    _WORKER["rs"], _WORKER["config"] = rs, config  # inherited by the forked workers
+    _WORKER["ruleset"], _WORKER["config"] = ruleset, config  # inherited by the forked workers
     context = multiprocessing.get_context("fork")
     with context.Pool(jobs) as pool:
         yield from pool.imap_unordered(_play_in_worker, indices, chunksize=1)

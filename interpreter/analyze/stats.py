@@ -14,27 +14,29 @@ __all__ = ["Z95", "wilson", "newcombe_diff", "mean_diff", "chi2_sf", "chi2_equal
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 
 
-def wilson(successes: float, trials: int, z: float = Z95) -> tuple:
+def wilson(successes: float, trials: int, z_score: float = Z95) -> tuple:
     """The Wilson score interval (low, high) of a proportion; (0, 1) without trials."""
     if trials <= 0:
         return (0.0, 1.0)
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    rate = successes / trials
+    denom = 1 + z_score * z_score / trials
+    centre = (rate + z_score * z_score / (2 * trials)) / denom
+    half = z_score * math.sqrt(rate * (1 - rate) / trials + z_score * z_score / (4 * trials * trials)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def newcombe_diff(s1: float, n1: int, s2: float, n2: int, z: float = Z95) -> tuple:
-    """Difference p2 - p1 with Newcombe's hybrid score interval (his method 10, 1998)."""
-    if n1 <= 0 or n2 <= 0:
+def newcombe_diff(first_successes: float, first_trials: int, second_successes: float, second_trials: int,
+                  z_score: float = Z95) -> tuple:
+    """Difference p2 - p1 with Newcombe's hybrid score interval (his method 10, 1998), where
+    p1 = first_successes / first_trials and p2 = second_successes / second_trials."""
+    if first_trials <= 0 or second_trials <= 0:
         return (0.0, -1.0, 1.0)
-    p1, p2 = s1 / n1, s2 / n2
-    l1, u1 = wilson(s1, n1, z)
-    l2, u2 = wilson(s2, n2, z)
-    diff = p2 - p1
-    low = diff - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
-    high = diff + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    first_rate, second_rate = first_successes / first_trials, second_successes / second_trials
+    first_low, first_high = wilson(first_successes, first_trials, z_score)
+    second_low, second_high = wilson(second_successes, second_trials, z_score)
+    diff = second_rate - first_rate
+    low = diff - math.sqrt((second_rate - second_low) ** 2 + (first_high - first_rate) ** 2)
+    high = diff + math.sqrt((second_high - second_rate) ** 2 + (first_rate - first_low) ** 2)
     return (diff, low, high)
 
 
@@ -51,14 +53,14 @@ def stdev(values) -> float:
     return math.sqrt(sum((v - centre) ** 2 for v in values) / (len(values) - 1))
 
 
-def mean_diff(first, second, z: float = Z95) -> tuple:
+def mean_diff(first, second, z_score: float = Z95) -> tuple:
     """Difference of means (second - first) with a normal (Welch) 95 % interval."""
     first, second = list(first), list(second)
     diff = mean(second) - mean(first)
     if len(first) < 2 or len(second) < 2:
         return (diff, float("-inf"), float("inf"))
-    se = math.sqrt(stdev(first) ** 2 / len(first) + stdev(second) ** 2 / len(second))
-    return (diff, diff - z * se, diff + z * se)
+    standard_error = math.sqrt(stdev(first) ** 2 / len(first) + stdev(second) ** 2 / len(second))
+    return (diff, diff - z_score * standard_error, diff + z_score * standard_error)
 
 
 def quantiles(values, points=(0.0, 0.25, 0.5, 0.75, 1.0)) -> list:
@@ -67,47 +69,54 @@ def quantiles(values, points=(0.0, 0.25, 0.5, 0.75, 1.0)) -> list:
     if not ordered:
         return [None for _ in points]
     out = []
-    for q in points:
-        at = q * (len(ordered) - 1)
-        low = int(math.floor(at))
+    for point in points:
+        position = point * (len(ordered) - 1)
+        low = int(math.floor(position))
         high = min(low + 1, len(ordered) - 1)
-        out.append(ordered[low] + (ordered[high] - ordered[low]) * (at - low))
+        out.append(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
     return out
 
 
-def _lower_gamma_series(a: float, x: float) -> float:
-    """P(a, x) by its power series (converges fast for x < a + 1)."""
-    term = total = 1.0 / a
-    denom = a
+def _gamma_prefactor(shape: float, point: float) -> float:
+    """x^a e^-x / Γ(a), the factor both gamma expansions share (a = shape, x = point)."""
+    return math.exp(-point + shape * math.log(point) - math.lgamma(shape))
+
+
+def _lower_gamma_series(shape: float, point: float) -> float:
+    """P(a, x) (a = shape, x = point) by its power series (converges fast for x < a + 1)."""
+    term = total = 1.0 / shape
+    denom = shape
     for _ in range(10_000):
         denom += 1
-        term *= x / denom
+        term *= point / denom
         total += term
         if abs(term) < abs(total) * 1e-15:
             break
-    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+    return total * _gamma_prefactor(shape, point)
 
 
-def _upper_gamma_fraction(a: float, x: float) -> float:
-    """Q(a, x) by Lentz's continued fraction (for x >= a + 1)."""
+def _upper_gamma_fraction(shape: float, point: float) -> float:
+    """Q(a, x) (a = shape, x = point) by Lentz's continued fraction (for x >= a + 1): the
+    fraction's partial numerators a_i = -i (i - a) and denominators b_i = x + 1 - a + 2i, with
+    Lentz's running ratios C (`numerator_ratio`) and 1/D (`denominator_ratio`)."""
     tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
+    partial_denominator = point + 1 - shape
+    numerator_ratio = 1 / tiny
+    denominator_ratio = 1 / partial_denominator
+    fraction = denominator_ratio
+    for index in range(1, 10_000):
+        partial_numerator = -index * (index - shape)
+        partial_denominator += 2
+        denominator_ratio = partial_numerator * denominator_ratio + partial_denominator
+        denominator_ratio = tiny if abs(denominator_ratio) < tiny else denominator_ratio
+        numerator_ratio = partial_denominator + partial_numerator / numerator_ratio
+        numerator_ratio = tiny if abs(numerator_ratio) < tiny else numerator_ratio
+        denominator_ratio = 1 / denominator_ratio
+        delta = denominator_ratio * numerator_ratio
+        fraction *= delta
         if abs(delta - 1) < 1e-15:
             break
-    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+    return _gamma_prefactor(shape, point) * fraction
 
 
 def chi2_sf(statistic: float, dof: int) -> float:
@@ -116,25 +125,26 @@ def chi2_sf(statistic: float, dof: int) -> float:
         return float("nan")
     if statistic <= 0:
         return 1.0
-    a, x = dof / 2.0, statistic / 2.0
-    if x < a + 1:
-        return max(0.0, 1.0 - _lower_gamma_series(a, x))
-    return min(1.0, _upper_gamma_fraction(a, x))
+    shape, point = dof / 2.0, statistic / 2.0
+    if point < shape + 1:
+        return max(0.0, 1.0 - _lower_gamma_series(shape, point))
+    return min(1.0, _upper_gamma_fraction(shape, point))
 
 
 def chi2_equal_rates(wins, trials) -> dict:
     """Pearson's χ² test that every category wins equally often: `wins[i]` wins in `trials[i]`
     chances (a k × 2 contingency table of won / not won). Shared wins may be fractional."""
-    pairs = [(w, n) for w, n in zip(wins, trials) if n > 0]
-    total_wins = sum(w for w, _ in pairs)
-    total = sum(n for _, n in pairs)
+    pairs = [(won, chances) for won, chances in zip(wins, trials) if chances > 0]
+    total_wins = sum(won for won, _ in pairs)
+    total = sum(chances for _, chances in pairs)
     if len(pairs) < 2 or total == 0 or total_wins in (0, total):
         return {"chi2": 0.0, "dof": max(0, len(pairs) - 1), "p_value": 1.0}
     rate = total_wins / total
     statistic = 0.0
-    for w, n in pairs:
-        expected_win, expected_loss = n * rate, n * (1 - rate)
-        statistic += (w - expected_win) ** 2 / expected_win + ((n - w) - expected_loss) ** 2 / expected_loss
+    for won, chances in pairs:
+        expected_win, expected_loss = chances * rate, chances * (1 - rate)
+        statistic += ((won - expected_win) ** 2 / expected_win
+                      + ((chances - won) - expected_loss) ** 2 / expected_loss)
     dof = len(pairs) - 1
     return {"chi2": statistic, "dof": dof, "p_value": chi2_sf(statistic, dof)}
 
@@ -164,9 +174,9 @@ def chi2_exchangeable(outcomes) -> dict:
     return {"chi2": statistic, "dof": units - 1, "p_value": chi2_sf(statistic, units - 1)}
 
 
-def games_for_width(rate: float, width: float, z: float = Z95) -> int:
+def games_for_width(rate: float, width: float, z_score: float = Z95) -> int:
     """About how many trials give a 95 % interval of total `width` around a rate near `rate`
     (normal approximation, n = z² p (1-p) / (width/2)²)."""
     rate = min(max(rate, 0.01), 0.99)
     half = width / 2
-    return int(math.ceil(z * z * rate * (1 - rate) / (half * half)))
+    return int(math.ceil(z_score * z_score * rate * (1 - rate) / (half * half)))

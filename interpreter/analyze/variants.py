@@ -37,15 +37,15 @@ def parse_sweep(text: str) -> tuple:
     return name.strip(), [parse_value(v) for v in values.split(",")]
 
 
-def apply_overrides(rs, overrides: dict):
-    """A Ruleset that differs from `rs` only by the given values (settings, top-level vars'
+def apply_overrides(ruleset, overrides: dict):
+    """A Ruleset that differs from `ruleset` only by the given values (settings, top-level vars'
     initial values, constants): `interpreter.settings.with_values`, the public way to make such a
     variant without reading the files again."""
     from ..errors import RulebookError
     from ..settings import with_values
 
     try:
-        return with_values(rs, overrides)
+        return with_values(ruleset, overrides)
     except ValueError as exc:
         raise VariantError(str(exc)) from None
     except RulebookError as exc:

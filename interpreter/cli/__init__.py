@@ -29,11 +29,11 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except Usage as e:
-        print(str(e), file=stderr)
+    except Usage as error:
+        print(str(error), file=stderr)
         return 2
-    except SystemExit as e:  # --help
-        return int(e.code or 0)
+    except SystemExit as error:  # --help
+        return int(error.code or 0)
     if not args.command:
         parser.print_help(stdout)
         return 2
@@ -42,20 +42,20 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
 
     try:
         overrides = parse_assignments(getattr(args, "set", None))
-    except ValueError as e:  # a --set that is not NAME=VALUE
-        print(f"rulebook: error: {e}", file=stderr)
+    except ValueError as error:  # a --set that is not NAME=VALUE
+        print(f"rulebook: error: {error}", file=stderr)
         return 2
     try:
         with overriding(overrides):
             return _COMMANDS[args.command](args, stdout, stderr, stdin)
-    except RulebookError as e:
-        print(e.render(), file=stderr)
+    except RulebookError as error:
+        print(error.render(), file=stderr)
         return 1
-    except Usage as e:
-        print(str(e), file=stderr)
+    except Usage as error:
+        print(str(error), file=stderr)
         return 2
-    except OSError as e:  # a file that cannot be written or read: say which, no traceback
-        print(f"rulebook: error: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""), file=stderr)
+    except OSError as error:  # a file that cannot be written or read: say which, no traceback
+        print(f"rulebook: error: {error.strerror or error}" + (f": {error.filename}" if error.filename else ""), file=stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=stderr)
@@ -66,7 +66,7 @@ def main() -> None:
     try:
         code = run()
         sys.stdout.flush()
-    except BrokenPipeError:  # e.g. `rulebook simulate ... | head`
+    except BrokenPipeError:  # error.g. `rulebook simulate ... | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 0

@@ -29,14 +29,14 @@ def _jobs(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="rulebook", description="Play, check and study board games whose rules are data.")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    parser = Parser(prog="rulebook", description="Play, check and study board games whose rules are data.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def ruleset_args(sp, modules=True):
-        sp.add_argument("ruleset", help="a bundled ruleset name (e.g. davos) or a path")
+    def ruleset_args(command, modules=True):
+        command.add_argument("ruleset", help="a bundled ruleset name (e.g. davos) or a path")
         if modules:
-            sp.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
-                            help="add a module (repeatable)")
+            command.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
+                                 help="add a module (repeatable)")
 
     _validate_parser(sub)
 
@@ -51,17 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_analyze_parser(sub)
 
-    pf = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
-    ruleset_args(pf)
-    pf.add_argument("--players", type=int)
-    pf.add_argument("--depth", type=int, required=True)
-    pf.add_argument("--seed", type=int, default=0)
+    perft = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
+    ruleset_args(perft)
+    perft.add_argument("--players", type=int)
+    perft.add_argument("--depth", type=int, required=True)
+    perft.add_argument("--seed", type=int, default=0)
 
     _check_parser(sub, ruleset_args)
 
-    gr = sub.add_parser("graph", help="draw the phase graph")
-    ruleset_args(gr)
-    gr.add_argument("--format", choices=["mermaid", "dot", "svg"], default="mermaid")
+    graph = sub.add_parser("graph", help="draw the phase graph")
+    ruleset_args(graph)
+    graph.add_argument("--format", choices=["mermaid", "dot", "svg"], default="mermaid")
 
     _replay_parser(sub)
     doc.add_parser(sub)
@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ..settings import add_set_flag
 
     add_set_flag(sub, ("validate", "play", "simulate", "perft", "check", "graph", "doc", "diff", "info"))
-    return p
+    return parser
 
 
 def _play_parser(sub, ruleset_args) -> None:
@@ -95,40 +95,40 @@ def _replay_parser(sub) -> None:
                         help="after the list of moves, show the table as it was after move N (0: the set-up)")
 
 def _validate_parser(sub) -> None:
-    v = sub.add_parser("validate", help="check a ruleset: schema, names, expressions, phase graph, counts")
-    v.add_argument("ruleset", nargs="+", metavar="ruleset",
-                   help="a bundled ruleset name (e.g. davos) or a path; several are checked in turn")
-    v.add_argument("--module", "-m", action="append", default=[], metavar="NAME", help="add a module (repeatable)")
-    v.add_argument("--all-combinations", action="store_true", help="check every module combination the game allows")
-    v.add_argument("--format", choices=["text", "json"], default="text")
-    v.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
-    v.add_argument("--no-warnings", action="store_true", help="hide warnings")
-    v.add_argument("--list", action="store_true", help="every definition by provenance kind with file:line")
+    validate = sub.add_parser("validate", help="check a ruleset: schema, names, expressions, phase graph, counts")
+    validate.add_argument("ruleset", nargs="+", metavar="ruleset",
+                          help="a bundled ruleset name (e.g. davos) or a path; several are checked in turn")
+    validate.add_argument("--module", "-m", action="append", default=[], metavar="NAME", help="add a module (repeatable)")
+    validate.add_argument("--all-combinations", action="store_true", help="check every module combination the game allows")
+    validate.add_argument("--format", choices=["text", "json"], default="text")
+    validate.add_argument("--provenance", action="store_true", help="report how many definitions cite the rulebook")
+    validate.add_argument("--no-warnings", action="store_true", help="hide warnings")
+    validate.add_argument("--list", action="store_true", help="every definition by provenance kind with file:line")
 
 
 def _simulate_parser(sub, ruleset_args) -> None:
-    sm = sub.add_parser("simulate", help="play many seeded games with agents")
-    ruleset_args(sm)
-    sm.add_argument("--players", type=int)
-    sm.add_argument("--games", type=int, default=100)
-    sm.add_argument("--seed", type=int, default=0)
-    sm.add_argument("--agents", default="random",
-                    help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]]")
-    sm.add_argument("--rotate", action="store_true",
-                    help="rotate the agents over the seats from game to game (fair matches)")
-    sm.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto", help="worker processes (auto: one per CPU)")
-    sm.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    sm.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
+    simulate = sub.add_parser("simulate", help="play many seeded games with agents")
+    ruleset_args(simulate)
+    simulate.add_argument("--players", type=int)
+    simulate.add_argument("--games", type=int, default=100)
+    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--agents", default="random",
+                          help="comma-separated, one per seat, repeated: random, greedy, mcts[:ITER[:ROLLOUT]]")
+    simulate.add_argument("--rotate", action="store_true",
+                          help="rotate the agents over the seats from game to game (fair matches)")
+    simulate.add_argument("--jobs", type=_jobs, default=1, metavar="N|auto", help="worker processes (auto: one per CPU)")
+    simulate.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    simulate.add_argument("--per-game", metavar="FILE", help="write one JSON line per game")
 
 
 def _check_parser(sub, ruleset_args) -> None:
-    ck = sub.add_parser("check", help="run the ruleset's examples/ scenarios, or (--conformance) the engine's "
-                                      "invariants on seeded random games")
-    ruleset_args(ck)
-    ck.add_argument("--conformance", action="store_true",
-                    help="check the invariants every ruleset must keep (see docs/api.md) instead of the scenarios")
-    ck.add_argument("--games", type=int, default=5, help="with --conformance: games per player count")
-    ck.add_argument("--players", type=int, help="with --conformance: one player count (default: every allowed)")
-    ck.add_argument("--seed", type=int, default=0, help="with --conformance: the first seed")
-    ck.add_argument("--only", help="run only scenario files whose name contains this")
-    ck.add_argument("--verbose", "-v", action="store_true")
+    check = sub.add_parser("check", help="run the ruleset's examples/ scenarios, or (--conformance) the engine's "
+                                         "invariants on seeded random games")
+    ruleset_args(check)
+    check.add_argument("--conformance", action="store_true",
+                       help="check the invariants every ruleset must keep (see docs/api.md) instead of the scenarios")
+    check.add_argument("--games", type=int, default=5, help="with --conformance: games per player count")
+    check.add_argument("--players", type=int, help="with --conformance: one player count (default: every allowed)")
+    check.add_argument("--seed", type=int, default=0, help="with --conformance: the first seed")
+    check.add_argument("--only", help="run only scenario files whose name contains this")
+    check.add_argument("--verbose", "-v", action="store_true")

@@ -16,14 +16,14 @@ def cmd_play(args, out, err, stdin) -> int:
     from ..agents import make_agent
     from ..terminal.session import PlaySession
 
-    rs, players = load_for_play(args)
+    ruleset, players = load_for_play(args)
     specs = [spec.strip() for spec in args.agents.split(",") if spec.strip()]
     try:
         agents = [make_agent(specs[seat % len(specs)], args.seed * 1009 + seat) for seat in range(players)]
-    except ValueError as e:
-        raise Usage(f"rulebook: error: {e}")
-    save = args.save or default_save_path(rs.name, args.seed)
-    session = PlaySession(rs, players, args.seed, agents, specs, out=out, err=err, stdin=stdin)
+    except ValueError as error:
+        raise Usage(f"rulebook: error: {error}")
+    save = args.save or default_save_path(ruleset.name, args.seed)
+    session = PlaySession(ruleset, players, args.seed, agents, specs, out=out, err=err, stdin=stdin)
     session.replay_meta = {"settings": getattr(args, "set", [])}
     session.save_to(lambda: open_for_writing(save, follow=bool(args.save)), save)
     return session.run()

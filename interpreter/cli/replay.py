@@ -38,10 +38,10 @@ def _read(path, err):
 
     try:  # a regular file under the size limit, never a pipe or a device (issue 16.10)
         return json.loads(read_limited(path, path).decode("utf-8"))
-    except RulebookError as e:
-        print(f"rulebook: error: cannot read replay {path}: {e.diagnostics[0].message}", file=err)
-    except (ValueError, RecursionError) as e:
-        print(f"rulebook: error: cannot read replay {path}: {e}", file=err)
+    except RulebookError as error:
+        print(f"rulebook: error: cannot read replay {path}: {error.diagnostics[0].message}", file=err)
+    except (ValueError, RecursionError) as error:
+        print(f"rulebook: error: cannot read replay {path}: {error}", file=err)
     return None
 
 
@@ -60,15 +60,15 @@ def _start(args, data, err):
     try:
         given = data.get("settings") or []
         settings = dict(given) if isinstance(given, dict) else parse_assignments(given if isinstance(given, list) else [])
-    except (ValueError, TypeError) as e:
-        print(f"rulebook: error: {args.file}: {e}", file=err)
+    except (ValueError, TypeError) as error:
+        print(f"rulebook: error: {args.file}: {error}", file=err)
         return None
     rules = load(ruleset, modules=modules if isinstance(modules, list) else [], settings=settings)
-    manual = any(isinstance(e, dict) and "chance" in e for e in entries)
+    manual = any(isinstance(entry, dict) and "chance" in entry for entry in entries)
     try:
         state = rules.new_game(players, seed=int(seed), chance="manual" if manual else "seeded")
-    except (RuleRuntimeError, ValueError, TypeError, OverflowError) as e:
-        print(f"rulebook: error: {args.file}: cannot start the game: {e}", file=err)
+    except (RuleRuntimeError, ValueError, TypeError, OverflowError) as error:
+        print(f"rulebook: error: {args.file}: cannot start the game: {error}", file=err)
         return None
     return rules, state, entries
 

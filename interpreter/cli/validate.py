@@ -22,12 +22,12 @@ def cmd_validate(args, out, err, _in) -> int:
     for name in args.ruleset:
         try:
             code = max(code, _validate(name, args, out, err, reports if args.format == "json" else None))
-        except RulebookError as e:
-            print(e.render(), file=err)
+        except RulebookError as error:
+            print(error.render(), file=err)
             code = max(code, 1)
             if args.format == "json":
                 reports.append({"ruleset": name, "valid": False,
-                                "errors": [d.to_json() for d in e.diagnostics]})
+                                "errors": [d.to_json() for d in error.diagnostics]})
     if args.format == "json":
         print(json.dumps(reports, indent=2), file=out)
     return code
@@ -46,34 +46,34 @@ def _validate(name, args, out, err, collect=None) -> int:
     first = None  # (modules, ruleset) loaded to find the combinations, reused once
     todo = [list(args.module)]
     if args.all_combinations:
-        first_rs = load(folder, modules=args.module)
-        first = (sorted(args.module), first_rs)
-        combos = first_rs.combinations or [{"modules": [], "players": list(first_rs.players)}]
+        first_ruleset = load(folder, modules=args.module)
+        first = (sorted(args.module), first_ruleset)
+        combos = first_ruleset.combinations or [{"modules": [], "players": list(first_ruleset.players)}]
         todo = [sorted(c.get("modules") or []) for c in combos]
-        del first_rs
+        del first_ruleset
     valid, failed, warnings = [], [], []
     provenance = None
     for mods in todo:
         try:
             if first is not None and first[0] == sorted(mods):
-                rs, first = first[1], None
+                ruleset, first = first[1], None
             else:
-                rs = load(folder, modules=mods)
-            allowed(rs)
-        except RulebookError as e:
-            failed.append((mods, e))
+                ruleset = load(folder, modules=mods)
+            allowed(ruleset)
+        except RulebookError as error:
+            failed.append((mods, error))
             continue
-        warnings.extend(w for w in rs.warnings if w not in warnings)
-        valid.append((mods, len(rs.phases), len(rs.actions), len(rs.entities), list(rs.players)))
+        warnings.extend(w for w in ruleset.warnings if w not in warnings)
+        valid.append((mods, len(ruleset.phases), len(ruleset.actions), len(ruleset.entities), list(ruleset.players)))
         if provenance is None and (args.provenance or args.list):
-            provenance = _provenance_of(rs, args)
-        del rs
+            provenance = _provenance_of(ruleset, args)
+        del ruleset
     if args.format == "json":
         payload = {
             "ruleset": name, "valid": not failed,
             "combinations": [{"modules": m, "valid": True, "players": players} for m, _, _, _, players in valid]
-                            + [{"modules": m, "valid": False, "stage": e.stage,
-                                "errors": [d.to_json() for d in e.diagnostics]} for m, e in failed],
+                            + [{"modules": m, "valid": False, "stage": error.stage,
+                                "errors": [d.to_json() for d in error.diagnostics]} for m, error in failed],
             "warnings": [w.to_json() for w in warnings] if not args.no_warnings else [],
         }
         if provenance is not None and args.provenance:
@@ -90,13 +90,13 @@ def _validate(name, args, out, err, collect=None) -> int:
 
 
 def _print_validation(shown, valid, failed, warnings, provenance, args, out, err) -> None:
-    for mods, e in failed:
-        print(f"{shown} [{'+'.join(mods) or 'base'}]: {e.stage} stage failed with {len(e.diagnostics)} error(s)",
+    for mods, error in failed:
+        print(f"{shown} [{'+'.join(mods) or 'base'}]: {error.stage} stage failed with {len(error.diagnostics)} error(s)",
               file=err)
-        print(e.render(), file=err)
+        print(error.render(), file=err)
     if not args.no_warnings:
-        for w in warnings:
-            print(w.render(), file=err)
+        for warning in warnings:
+            print(warning.render(), file=err)
     for mods, phases, actions, components, players in valid:
         print(f"{shown} [{'+'.join(mods) or 'base'}]: valid ({phases} phases, {actions} actions, "
               f"{components} components, players {','.join(map(str, players))})", file=out)
@@ -106,32 +106,32 @@ def _print_validation(shown, valid, failed, warnings, provenance, args, out, err
         print(provenance["list_text"], file=out)
 
 
-def _provenance_of(rs, args) -> dict:
+def _provenance_of(ruleset, args) -> dict:
     """What --provenance and --list report, taken from the first valid combination (so the
     loaded ruleset itself need not be kept)."""
-    report = {"counts": rs.provenance, "text": _provenance_text(rs)}
+    report = {"counts": ruleset.provenance, "text": _provenance_text(ruleset)}
     if args.list:
-        report["list_json"] = doc.provenance_list(rs, as_json=True)
-        report["list_text"] = doc.provenance_list(rs)
+        report["list_json"] = doc.provenance_list(ruleset, as_json=True)
+        report["list_text"] = doc.provenance_list(ruleset)
     return report
 
 
-def allowed(rs) -> None:
+def allowed(ruleset) -> None:
     """Refuse a module combination the game does not allow (the test simulate and play use)."""
     from ..compose import combination_error, combination_players
     from ..loader import key_pos
 
-    if combination_players(rs.combinations, rs.modules) is None:
-        raise combination_error(rs.combinations, rs.modules, key_pos(rs.tree, "modules"))
+    if combination_players(ruleset.combinations, ruleset.modules) is None:
+        raise combination_error(ruleset.combinations, ruleset.modules, key_pos(ruleset.tree, "modules"))
 
 
-def _provenance_text(rs) -> str:
+def _provenance_text(ruleset) -> str:
     lines = ["provenance (definitions by where their values come from):"]
     total = {}
-    for section, counts in sorted(rs.provenance.items()):
-        parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    for section, counts in sorted(ruleset.provenance.items()):
+        parts = ", ".join(f"{source} {count}" for source, count in sorted(counts.items()))
         lines.append(f"  {section:28s} {parts}")
-        for k, v in counts.items():
-            total[k] = total.get(k, 0) + v
-    lines.append("  " + "total".ljust(28) + " " + ", ".join(f"{k} {v}" for k, v in sorted(total.items())))
+        for source, count in counts.items():
+            total[source] = total.get(source, 0) + count
+    lines.append("  " + "total".ljust(28) + " " + ", ".join(f"{source} {count}" for source, count in sorted(total.items())))
     return "\n".join(lines)
