@@ -114,9 +114,9 @@ class CompiledState(Twin):
 
     def run(self, stage, undo_log: dict) -> None:
         """Run the generated flow from `stage` until a player must act or the game ends."""
-        V = self.V
+        variables = self.V
         for _ in range(FLOW_GUARD):
-            stage = stage(self, V, undo_log)
+            stage = stage(self, variables, undo_log)
             if stage is None:
                 if self.terminal:
                     self.moves = []
