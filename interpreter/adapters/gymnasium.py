@@ -39,7 +39,8 @@ class RulebookEnv(gym.Env):
         self.rs = ruleset
         self.players = players if players is not None else ruleset.players[0]
         if self.players not in ruleset.players:
-            raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, not {self.players}")
+            raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                             f"not {self.players}")
         if not 0 <= seat < self.players:
             raise ValueError(f"seat is 0..{self.players - 1}, not {seat}")
         if render_mode not in (None, "human", "ansi"):

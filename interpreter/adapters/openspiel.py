@@ -57,7 +57,8 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto", hist
     """The registered game class for a ruleset (not yet registered) and its name."""
     loaded_ruleset = _load(ruleset, modules)
     players = players if players is not None else loaded_ruleset.players[0]
-    name = name or re.sub(r"[^A-Za-z0-9_]", "_", "rulebook_" + "_".join([loaded_ruleset.name, *loaded_ruleset.modules]) + f"_{players}p")
+    full_name = "rulebook_" + "_".join([loaded_ruleset.name, *loaded_ruleset.modules]) + f"_{players}p"
+    name = name or re.sub(r"[^A-Za-z0-9_]", "_", full_name)
     space = ActionSpace(loaded_ruleset, players)
     layout = ObservationLayout(loaded_ruleset, players)
     manual = uses_chance(loaded_ruleset) and has_chance_api(loaded_ruleset)

@@ -46,7 +46,8 @@ def set_up_env(env, ruleset, players, render_mode, utility) -> None:
     env.rs = ruleset
     env.players = players if players is not None else ruleset.players[0]
     if env.players not in ruleset.players:
-        raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, not {env.players}")
+        raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                         f"not {env.players}")
     if render_mode not in (None, "human", "ansi"):
         raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
     env.render_mode = render_mode

@@ -70,11 +70,11 @@ def _block_gap(ruleset, block, where, calling) -> Optional[Gap]:
     if block is None:
         return None
     for effect in ruleset.blocks[block] or ():
-        at = str(effect.pos) if getattr(effect, "pos", None) is not None else where
+        place = str(effect.pos) if getattr(effect, "pos", None) is not None else where
         if not isinstance(effect, SUPPORTED_EFFECTS):
-            return Gap(f"the effect '{type(effect).__name__.lower()}' (it waits for a player or changes the phase)", at)
+            return Gap(f"the effect '{type(effect).__name__.lower()}' (it waits for a player or changes the phase)", place)
         if isinstance(effect, fx.Log) and effect.readers is not None:
-            return Gap("a log line for some players only (log: {to: ...})", at)
+            return Gap("a log line for some players only (log: {to: ...})", place)
         nested = []
         if isinstance(effect, fx.If):
             nested = [effect.then_block, effect.else_block]
@@ -83,7 +83,7 @@ def _block_gap(ruleset, block, where, calling) -> Optional[Gap]:
         elif isinstance(effect, fx.Call):
             if effect.procedure in calling:  # recursion: written as a function, checked once
                 continue
-            gap = _block_gap(ruleset, ruleset.proc_blocks[effect.procedure], at, calling + (effect.procedure,))
+            gap = _block_gap(ruleset, ruleset.proc_blocks[effect.procedure], place, calling + (effect.procedure,))
             if gap is not None:
                 return gap
         for inner in nested:
