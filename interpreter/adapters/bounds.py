@@ -38,11 +38,11 @@ class ParamDomain:
 class Bounds:
     """Declared and provable integer bounds of one ruleset for one player count."""
 
-    def __init__(self, rs, players: int):
-        tree = rs.tree if rs.tree is not None else {}
+    def __init__(self, ruleset, players: int):
+        tree = ruleset.tree if ruleset.tree is not None else {}
         self.players = players
         self.constants = {k: v for k, v in (tree.get("constants") or {}).items()}
-        self.constants.update(rs.settings or {})
+        self.constants.update(ruleset.settings or {})
         self.defines = {name: d for name, d in (tree.get("define") or {}).items() if d is not None}
         self.actions = tree.get("actions") or {}
         self.vars = {}
@@ -257,17 +257,17 @@ def _called(node) -> Optional[str]:
     return node.func.id if isinstance(node.func, ast.Name) else None
 
 
-def _add(a, b):
-    return None if a is None or b is None else a + b
+def _add(left, right):
+    return None if left is None or right is None else left + right
 
 
-def _neg(a):
-    return None if a is None else -a
+def _neg(number):
+    return None if number is None else -number
 
 
-def _hull(a: tuple, b: tuple) -> tuple:
-    low = None if a[0] is None or b[0] is None else min(a[0], b[0])
-    high = None if a[1] is None or b[1] is None else max(a[1], b[1])
+def _hull(left: tuple, right: tuple) -> tuple:
+    low = None if left[0] is None or right[0] is None else min(left[0], right[0])
+    high = None if left[1] is None or right[1] is None else max(left[1], right[1])
     return (low, high)
 
 

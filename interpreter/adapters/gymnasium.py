@@ -34,12 +34,13 @@ class RulebookEnv(gym.Env):
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
-    def __init__(self, rs, players=None, seat: int = 0, opponents="random", render_mode=None,
+    def __init__(self, ruleset, players=None, seat: int = 0, opponents="random", render_mode=None,
                  utility: str = "auto", illegal_reward: float = -1.0):
-        self.rs = rs
-        self.players = players if players is not None else rs.players[0]
-        if self.players not in rs.players:
-            raise ValueError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {self.players}")
+        self.rs = ruleset
+        self.players = players if players is not None else ruleset.players[0]
+        if self.players not in ruleset.players:
+            raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                             f"not {self.players}")
         if not 0 <= seat < self.players:
             raise ValueError(f"seat is 0..{self.players - 1}, not {seat}")
         if render_mode not in (None, "human", "ansi"):
@@ -48,9 +49,9 @@ class RulebookEnv(gym.Env):
         self.opponent_specs = self._specs(opponents)
         self.render_mode = render_mode
         self.illegal_reward = float(illegal_reward)
-        self.space = ActionSpace(rs, self.players)
-        self.layout = ObservationLayout(rs, self.players)
-        self.utility = Utility.infer(rs, self.players, utility)
+        self.space = ActionSpace(ruleset, self.players)
+        self.layout = ObservationLayout(ruleset, self.players)
+        self.utility = Utility.infer(ruleset, self.players, utility)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8)})

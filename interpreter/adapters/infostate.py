@@ -104,9 +104,9 @@ class InformationStateLayout:
         self._values(name, move.get("args") or {}, vector, values)
         return vector
 
-    def _values(self, name, args: dict, vector: list, at: int) -> None:
+    def _values(self, name, args: dict, vector: list, offset: int) -> None:
         block = self.space.by_name.get(name)
         for number, slot in enumerate(block.slots if block is not None else ()):
             position = slot.index.get(value_key(args.get(slot.name)))
             if position is not None:
-                vector[at + number] = (position + 1) / slot.size
+                vector[offset + number] = (position + 1) / slot.size

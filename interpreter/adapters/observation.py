@@ -31,16 +31,16 @@ class ObservationLayout:
       atom key. A hidden list fills only its length; any other hidden value fills zeros.
     """
 
-    def __init__(self, rs, players: int):
-        self.rs = rs
+    def __init__(self, ruleset, players: int):
+        self.rs = ruleset
         self.players = players
-        self.atoms = Atoms.of(rs)
-        self.phases = tuple(rs.phases)
-        start = rs.new_game(players, 0).vars
-        bounds = Bounds(rs, players)
+        self.atoms = Atoms.of(ruleset)
+        self.phases = tuple(ruleset.phases)
+        start = ruleset.new_game(players, 0).vars
+        bounds = Bounds(ruleset, players)
         self.fields = []  # (var name, node)
         self.scaled = {}  # var name -> (min, max) its numbers are scaled by
-        for name, decl in rs.vars.items():
+        for name, decl in ruleset.vars.items():
             value = start.get(name)
             scale = _scale(bounds.var_bound(name))
             if scale is not None:
@@ -73,13 +73,13 @@ class ObservationLayout:
 
     def encode_view(self, view: dict, player: int) -> list:
         out = [0.0] * self.size
-        n = self.players
+        players = self.players
         out[player] = 1.0
         for current in view.get("current") or []:
-            out[n + current] = 1.0
+            out[players + current] = 1.0
         if view.get("phase") in self.phases:
-            out[2 * n + self.phases.index(view["phase"])] = 1.0
-        base = 2 * n + len(self.phases)
+            out[2 * players + self.phases.index(view["phase"])] = 1.0
+        base = 2 * players + len(self.phases)
         pending = view.get("pending")
         if pending is not None:
             out[base] = 1.0
@@ -87,58 +87,58 @@ class ObservationLayout:
             options = pending.get("options")
             out[base + 2] = float(len(options) if isinstance(options, list) else options.get("hidden", 0))
         out[base + 3] = 1.0 if view.get("terminal") else 0.0
-        at = self.header
+        offset = self.header
         values = view.get("vars") or {}
         for name, node in self.fields:
-            at = self._fill(node, values.get(name), out, at)
+            offset = self._fill(node, values.get(name), out, offset)
         return out
 
-    def _fill(self, node, value, out, at) -> int:
+    def _fill(self, node, value, out, offset) -> int:
         kind = node[0]
         if kind == "num":
-            out[at] = squash(_number(value)) if node[1] is None else (_number(value) - node[1][0]) / node[1][1]
-            return at + 1
+            out[offset] = squash(_number(value)) if node[1] is None else (_number(value) - node[1][0]) / node[1][1]
+            return offset + 1
         if kind == "atom":
-            out[at] = squash(_number(value))
+            out[offset] = squash(_number(value))
             position = self.atoms.index.get(("text", value)) if isinstance(value, str) else None
             if position is not None:
-                out[at + 1 + position] = 1.0
-            return at + 1 + self.atoms.size
+                out[offset + 1 + position] = 1.0
+            return offset + 1 + self.atoms.size
         if kind == "bag":
-            self._fill_bag(value, out, at)
-            return at + 2 + self.atoms.size
+            self._fill_bag(value, out, offset)
+            return offset + 2 + self.atoms.size
         if kind == "seq":
             items = value if isinstance(value, list) else []
-            for i, child in enumerate(node[1]):
-                at = self._fill(child, items[i] if i < len(items) else None, out, at)
-            return at
+            for index, child in enumerate(node[1]):
+                offset = self._fill(child, items[index] if index < len(items) else None, out, offset)
+            return offset
         if kind == "map":
             entries = value if isinstance(value, dict) and "hidden" not in value else {}
             for key, child in node[1]:
-                at = self._fill(child, entries.get(key), out, at)
-            return at
+                offset = self._fill(child, entries.get(key), out, offset)
+            return offset
         raise AssertionError(kind)
 
-    def _fill_bag(self, value, out, at):
+    def _fill_bag(self, value, out, offset):
         if isinstance(value, dict) and set(value) == {"hidden"}:
-            out[at] = float(value["hidden"]) if not isinstance(value["hidden"], bool) else 0.0
+            out[offset] = float(value["hidden"]) if not isinstance(value["hidden"], bool) else 0.0
             return
         items = list(value) if isinstance(value, (list, dict)) else []
-        out[at] = float(len(items))
-        out[at + 1] = float(sum(x for x in items if type(x) in (int, float)))
+        out[offset] = float(len(items))
+        out[offset + 1] = float(sum(x for x in items if type(x) in (int, float)))
         for item in items:
             position = self.atoms.index.get(("text", item)) if isinstance(item, str) else None
             if position is not None:
-                out[at + 2 + position] += 1.0
+                out[offset + 2 + position] += 1.0
 
     def table(self) -> list:
         """[(name, offset, size)] of the header and every variable."""
         rows = [("header", 0, self.header)]
-        at = self.header
+        offset = self.header
         for name, node in self.fields:
             size = self._size(node)
-            rows.append((name, at, size))
-            at += size
+            rows.append((name, offset, size))
+            offset += size
         return rows
 
 

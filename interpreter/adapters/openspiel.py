@@ -41,37 +41,38 @@ def _load(ruleset, modules):
     return ruleset
 
 
-def has_chance_api(rs) -> bool:
+def has_chance_api(ruleset) -> bool:
     """Whether the engine exposes chance nodes (`is_chance`, `chance_outcomes`, `apply_chance`)."""
-    state = rs.new_game(rs.players[0], 0)
+    state = ruleset.new_game(ruleset.players[0], 0)
     return all(hasattr(state, name) for name in ("is_chance", "chance_outcomes", "apply_chance"))
 
 
-def _imperfect(rs) -> bool:
+def _imperfect(ruleset) -> bool:
     from .encoding import effect_values
 
-    return any(d.visibility != "public" for d in rs.vars.values()) or bool(effect_values(rs, "choose"))
+    return any(d.visibility != "public" for d in ruleset.vars.values()) or bool(effect_values(ruleset, "choose"))
 
 
 def make_game(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None):
     """The registered game class for a ruleset (not yet registered) and its name."""
-    rs = _load(ruleset, modules)
-    players = players if players is not None else rs.players[0]
-    name = name or re.sub(r"[^A-Za-z0-9_]", "_", "rulebook_" + "_".join([rs.name, *rs.modules]) + f"_{players}p")
-    space = ActionSpace(rs, players)
-    layout = ObservationLayout(rs, players)
-    manual = uses_chance(rs) and has_chance_api(rs)
-    pays = Utility.infer(rs, players, utility)
+    loaded_ruleset = _load(ruleset, modules)
+    players = players if players is not None else loaded_ruleset.players[0]
+    full_name = "rulebook_" + "_".join([loaded_ruleset.name, *loaded_ruleset.modules]) + f"_{players}p"
+    name = name or re.sub(r"[^A-Za-z0-9_]", "_", full_name)
+    space = ActionSpace(loaded_ruleset, players)
+    layout = ObservationLayout(loaded_ruleset, players)
+    manual = uses_chance(loaded_ruleset) and has_chance_api(loaded_ruleset)
+    pays = Utility.infer(loaded_ruleset, players, utility)
     kind = pyspiel.GameType.Utility.ZERO_SUM if pays.zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
     chance = (pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if manual else
-              pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if uses_chance(rs) else
+              pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if uses_chance(loaded_ruleset) else
               pyspiel.GameType.ChanceMode.DETERMINISTIC)
-    simultaneous = has_simultaneous_moves(rs)
+    simultaneous = has_simultaneous_moves(loaded_ruleset)
     dynamics = pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous else pyspiel.GameType.Dynamics.SEQUENTIAL
-    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(rs) or simultaneous
+    info = (pyspiel.GameType.Information.IMPERFECT_INFORMATION if _imperfect(loaded_ruleset) or simultaneous
             else pyspiel.GameType.Information.PERFECT_INFORMATION)
     game_type = pyspiel.GameType(
-        short_name=name, long_name=f"{rs.title or rs.name} (rulebook, {players} players)",
+        short_name=name, long_name=f"{loaded_ruleset.title or loaded_ruleset.name} (rulebook, {players} players)",
         dynamics=dynamics, chance_mode=chance, information=info,
         utility=kind, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=players, min_num_players=players,
@@ -81,10 +82,10 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto", hist
         num_distinct_actions=space.size + (1 if simultaneous else 0), max_chance_outcomes=space.max_chance_outcomes,
         num_players=players, min_utility=pays.low, max_utility=pays.high,
         utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
-        max_game_length=rs.max_steps)
-    setup = _Setup(rs, players, space, layout, manual, pays.mode)
+        max_game_length=loaded_ruleset.max_steps)
+    setup = _Setup(loaded_ruleset, players, space, layout, manual, pays.mode)
     setup.pass_id = space.size if simultaneous else None
-    setup.infostate = InformationStateLayout(space, layout, rs.max_steps, history_window)
+    setup.infostate = InformationStateLayout(space, layout, loaded_ruleset.max_steps, history_window)
 
     class Game(RulebookGame):
         def __init__(self, params=None):
@@ -116,8 +117,8 @@ def register(ruleset, modules=(), players=None, name=None, utility="auto", histo
 class _Setup:
     """What every state of one registered game shares; copying a state never copies it."""
 
-    def __init__(self, rs, players, space, layout, manual, utility):
-        self.rs = rs
+    def __init__(self, ruleset, players, space, layout, manual, utility):
+        self.rs = ruleset
         self.players = players
         self.space = space
         self.layout = layout

@@ -40,19 +40,20 @@ def raw_parallel_env(ruleset, modules=(), players=None, render_mode=None, utilit
     return RulebookParallel(ruleset, players, render_mode, utility)
 
 
-def set_up_env(env, rs, players, render_mode, utility) -> None:
+def set_up_env(env, ruleset, players, render_mode, utility) -> None:
     """What the AEC and the parallel env share: the player count checked, the fixed action space,
     the observation layout, the utility, and each agent's observation and action spaces."""
-    env.rs = rs
-    env.players = players if players is not None else rs.players[0]
-    if env.players not in rs.players:
-        raise ValueError(f"{rs.name} is played by {', '.join(map(str, rs.players))} players, not {env.players}")
+    env.rs = ruleset
+    env.players = players if players is not None else ruleset.players[0]
+    if env.players not in ruleset.players:
+        raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
+                         f"not {env.players}")
     if render_mode not in (None, "human", "ansi"):
         raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
     env.render_mode = render_mode
-    env.space = ActionSpace(rs, env.players)
-    env.layout = ObservationLayout(rs, env.players)
-    env.utility = Utility.infer(rs, env.players, utility)
+    env.space = ActionSpace(ruleset, env.players)
+    env.layout = ObservationLayout(ruleset, env.players)
+    env.utility = Utility.infer(ruleset, env.players, utility)
     env.possible_agents = [f"player_{p}" for p in range(env.players)]
     observation = spaces.Dict({
         "observation": spaces.Box(-np.inf, np.inf, (env.layout.size,), np.float32),
@@ -64,9 +65,9 @@ def set_up_env(env, rs, players, render_mode, utility) -> None:
 class RulebookParallel(ParallelEnv):
     """A ruleset as a parallel (simultaneous-step) game; see the module docstring."""
 
-    def __init__(self, rs, players=None, render_mode=None, utility="auto"):
-        set_up_env(self, rs, players, render_mode, utility)
-        self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{rs.name}_parallel"}
+    def __init__(self, ruleset, players=None, render_mode=None, utility="auto"):
+        set_up_env(self, ruleset, players, render_mode, utility)
+        self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{ruleset.name}_parallel"}
         self.agents = []
         self.state = None
         self._seed = None

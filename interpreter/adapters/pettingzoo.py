@@ -48,10 +48,10 @@ def raw_env(ruleset, modules=(), players=None, render_mode=None, utility="auto")
 class RulebookAEC(AECEnv):
     """A ruleset as an agent-environment-cycle game; see the module docstring."""
 
-    def __init__(self, rs, players=None, render_mode=None, utility="auto"):
+    def __init__(self, ruleset, players=None, render_mode=None, utility="auto"):
         super().__init__()
-        set_up_env(self, rs, players, render_mode, utility)
-        self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{rs.name}",
+        set_up_env(self, ruleset, players, render_mode, utility)
+        self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{ruleset.name}",
                          "is_parallelizable": False}
         self.state = None
         self._seed = None

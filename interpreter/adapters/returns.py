@@ -37,20 +37,20 @@ class Utility:
     high: float
 
     @classmethod
-    def infer(cls, rs, players: int, mode: str = "auto") -> "Utility":
+    def infer(cls, ruleset, players: int, mode: str = "auto") -> "Utility":
         """'auto' pays scores in a two-player game whose sampled games' scores all sum to zero
         (Kuhn poker's chips, tic-tac-toe's +1/-1), else wins."""
         if mode not in ("auto", "score", "win"):
             raise ValueError(f"utility is 'auto', 'score' or 'win', not {mode!r}")
-        key = (rs.digest or id(rs), players, mode)
+        key = (ruleset.digest or id(ruleset), players, mode)
         if key not in _UTILITIES:
-            _UTILITIES[key] = cls._infer(rs, players, mode)
+            _UTILITIES[key] = cls._infer(ruleset, players, mode)
         return _UTILITIES[key]
 
     @classmethod
-    def _infer(cls, rs, players: int, mode: str) -> "Utility":
+    def _infer(cls, ruleset, players: int, mode: str) -> "Utility":
         sample = mode == "score" or (mode == "auto" and players == 2)
-        samples = _sample_returns(rs, players) if sample else []
+        samples = _sample_returns(ruleset, players) if sample else []
         zero_sum = bool(samples) and all(abs(sum(row)) < 1e-9 for row in samples)
         chosen = mode if mode != "auto" else ("score" if zero_sum else "win")
         if chosen == "win":
@@ -59,11 +59,11 @@ class Utility:
         return cls("score", zero_sum, min(values), max(values))
 
 
-def _sample_returns(rs, players: int) -> list:
+def _sample_returns(ruleset, players: int) -> list:
     rng = random.Random(0)
     out = []
     for seed in range(SAMPLE_GAMES):
-        state = rs.new_game(players, seed)
+        state = ruleset.new_game(players, seed)
         while not state.is_terminal:
             state.apply(rng.choice(state.legal_actions()))
         out.append(utility_of(state, "score"))

@@ -102,15 +102,15 @@ class MCTSAgent(Agent):
 
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400, c: float = 0.7,
-                 worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 4):
+    def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400,
+                 exploration: float = 0.7, worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 4):
         super().__init__(seed)
         self.iterations = iterations
         # a time budget per move: no iteration starts once `seconds` have passed since the move
         # began (at least one runs; `iterations` still caps them). Not reproducible across machines.
         self.seconds = seconds
         self.rollout_limit = rollout_limit
-        self.c = c  # the exploration constant of UCT
+        self.exploration = exploration  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
         # at most this many worlds are drawn anew per decision (replaying the whole history);
         # the others are the last decision's worlds played on, or copies of those that fit
@@ -237,7 +237,8 @@ class MCTSAgent(Agent):
         best, best_score = None, -1e18
         for index, key in keys.items():
             child = node.children[key][0]
-            score = child.value / child.visits + self.c * math.sqrt(math.log(child.avail + 1) / child.visits)
+            explore = self.exploration * math.sqrt(math.log(child.avail + 1) / child.visits)
+            score = child.value / child.visits + explore
             if score > best_score:
                 best, best_score = index, score
         return best
@@ -285,8 +286,8 @@ def make_agent(spec: str, seed: int = 0) -> Optional[Agent]:
         raise ValueError(f"unknown agent '{name}' (choose from human, {', '.join(AGENTS)})")
     if name == "mcts" and arg:
         parts = arg.split(":")
-        kw = {"iterations": int(parts[0])}
+        options = {"iterations": int(parts[0])}
         if len(parts) > 1:
-            kw["rollout_limit"] = int(parts[1])
-        return MCTSAgent(seed, **kw)
+            options["rollout_limit"] = int(parts[1])
+        return MCTSAgent(seed, **options)
     return AGENTS[name](seed)

@@ -18,7 +18,7 @@ from ..engine.acting import _as_action
 from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, _initial_vars
-from ..engine.values import OK, SCALARS, Action, Outcome, thaw
+from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
 from .module import LISTED_BOUND
@@ -284,7 +284,7 @@ class CompiledState(Twin):
             record.tried(False)
         if undoable:
             self._undo.append(point)
-        return OK
+        return APPLIED
 
     def _run_move(self, move, frame, undo_log) -> None:
         self.rs.budget.reset()
@@ -341,7 +341,7 @@ class CompiledState(Twin):
                 self._hand_over(point[1])
             else:
                 self._back_to(point)
-        return OK
+        return APPLIED
 
     def touched(self) -> None:
         """The vars were changed from outside: the legal moves are found again."""

@@ -15,7 +15,7 @@ from . import flow, legal, simultaneous
 from .chance import index_of, outcomes_of
 from .effects import ENGINE_ERRORS, SECRET_TO, describe_error, run_block
 from .frames import top_phase
-from .values import OK, SCALARS, Action, Outcome, fmt, thaw
+from .values import APPLIED, SCALARS, Action, Outcome, fmt, thaw
 
 
 class Acting:
@@ -139,7 +139,7 @@ class Acting:
         self.d = marshal.loads(snapshot)
         self._log_back(log, log_length)
         self.touched()
-        return OK
+        return APPLIED
 
     def _refused_now(self) -> Optional[Outcome]:
         if self.d["terminal"]:

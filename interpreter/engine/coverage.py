@@ -2,11 +2,11 @@
 evaluated and which branch of each `if` was taken, counted while a game is played.
 
 Off by default and free when off: nothing in the effect machine or the expression runtime
-checks for it. `instrument(rs, coverage)` returns a copy of a Ruleset whose effect blocks
+checks for it. `instrument(ruleset, coverage)` returns a copy of a Ruleset whose effect blocks
 count into `coverage`: each procedure's block and each branch of an `if` (an `if` without
 `else` gets an empty counted `else`) starts with one counting statement. Defines are counted
 by wrapping their compiled functions in the ruleset's expression namespace. That namespace is
-shared with `rs`: a game of `rs` played while the recorder records counts its defines too, so
+shared with `ruleset`: a game of `ruleset` played while the recorder records counts its defines too, so
 record one game at a time (`start`/`stop`; `paused` for an agent's search on copies).
 
 Owns: the coverage points of a ruleset (`points`), their keys, and the counting copy."""
@@ -63,31 +63,31 @@ class Coverage:
             self.recording = before
 
 
-def _if_key(rs, effect, branch: str, place: tuple) -> str:
+def _if_key(ruleset, effect, branch: str, place: tuple) -> str:
     """'then@game.yaml:29:9': the path inside the ruleset folder, so that the same rules loaded
     from another folder (a Ray worker's copy) give the same keys."""
     pos = effect.pos
     if pos is None or not getattr(pos, "line", 0):
         return f"{branch}@?:block {place[0]}, effect {place[1]}"
-    path = os.path.relpath(os.path.abspath(pos.file), os.path.abspath(rs.folder))
+    path = os.path.relpath(os.path.abspath(pos.file), os.path.abspath(ruleset.folder))
     return f"{branch}@{path}:{pos.line}:{pos.col}"
 
 
-def points(rs) -> list:
+def points(ruleset) -> list:
     """Every coverage point of a compiled ruleset, in the order of its blocks."""
-    out = [Point(f"procedure:{name}", "procedure", name) for name in rs.proc_blocks]
-    out += [Point(f"define:{name}", "define", name) for name in _defines(rs)]
-    for index, block in enumerate(rs.blocks):
+    out = [Point(f"procedure:{name}", "procedure", name) for name in ruleset.proc_blocks]
+    out += [Point(f"define:{name}", "define", name) for name in _defines(ruleset)]
+    for index, block in enumerate(ruleset.blocks):
         for position, effect in enumerate(block or ()):
             if isinstance(effect, fx.If):
                 text = getattr(effect.condition, "source", "")
                 for branch in ("then", "else"):
-                    out.append(Point(_if_key(rs, effect, branch, (index, position)), branch, text, effect.pos))
+                    out.append(Point(_if_key(ruleset, effect, branch, (index, position)), branch, text, effect.pos))
     return out
 
 
-def _defines(rs) -> list:
-    tree = getattr(rs, "tree", None)
+def _defines(ruleset) -> list:
+    tree = getattr(ruleset, "tree", None)
     return [str(name) for name in ((tree.get("define") if tree is not None else None) or {})]
 
 
@@ -104,45 +104,45 @@ class _Count:
         self.coverage.hit(self.key)
 
 
-def instrument(rs, coverage: Coverage):
-    """A copy of `rs` that counts its procedures, defines and `if` branches into `coverage`."""
-    blocks = list(rs.blocks)
-    counted = [(block, f"procedure:{name}") for name, block in rs.proc_blocks.items()]
-    for index, block in enumerate(rs.blocks):
+def instrument(ruleset, coverage: Coverage):
+    """A copy of `ruleset` that counts its procedures, defines and `if` branches into `coverage`."""
+    blocks = list(ruleset.blocks)
+    counted = [(block, f"procedure:{name}") for name, block in ruleset.proc_blocks.items()]
+    for index, block in enumerate(ruleset.blocks):
         new_effects = []
         for position, effect in enumerate(block or ()):
             if isinstance(effect, fx.If):
                 if effect.else_block is None:  # an empty `else`, so that "never false" shows
                     blocks.append(())
                     effect = dataclasses.replace(effect, else_block=len(blocks) - 1)
-                counted += [(effect.then_block, _if_key(rs, effect, "then", (index, position))),
-                            (effect.else_block, _if_key(rs, effect, "else", (index, position)))]
+                counted += [(effect.then_block, _if_key(ruleset, effect, "then", (index, position))),
+                            (effect.else_block, _if_key(ruleset, effect, "else", (index, position)))]
             new_effects.append(effect)
         blocks[index] = tuple(new_effects)
     for block, key in counted:
         blocks[block] = (fx.Stmt(_Count(key, coverage), f"coverage {key}"),) + tuple(blocks[block] or ())
-    _wrap_defines(rs, coverage)
-    return dataclasses.replace(rs, blocks=blocks, simple_blocks=fx.simple_blocks(blocks))
+    _wrap_defines(ruleset, coverage)
+    return dataclasses.replace(ruleset, blocks=blocks, simple_blocks=fx.simple_blocks(blocks))
 
 
-def _wrap_defines(rs, coverage: Coverage) -> None:
+def _wrap_defines(ruleset, coverage: Coverage) -> None:
     """Each define's compiled function `d_NAME` counts, then evaluates (compiled first if the
     namespace compiles lazily). Wrapped once per namespace; the recorder can be replaced."""
-    ns = getattr(getattr(rs, "unit", None), "ns", None)
-    if ns is None:
+    namespace = getattr(getattr(ruleset, "unit", None), "ns", None)
+    if namespace is None:
         return
-    holder = ns.get("_coverage_recorder")
+    holder = namespace.get("_coverage_recorder")
     if holder is not None:
         holder[0] = coverage
         return
-    holder = ns["_coverage_recorder"] = [coverage]
-    for name in _defines(rs):
-        function = ns.get(f"d_{name}")
+    holder = namespace["_coverage_recorder"] = [coverage]
+    for name in _defines(ruleset):
+        function = namespace.get(f"d_{name}")
         if function is None:
             continue
-        if "_LAZY" in ns:
-            function = ns["_LAZY"](f"d_{name}")
-        ns[f"d_{name}"] = _counting(function, f"define:{name}", holder)
+        if "_LAZY" in namespace:
+            function = namespace["_LAZY"](f"d_{name}")
+        namespace[f"d_{name}"] = _counting(function, f"define:{name}", holder)
 
 
 def _counting(function, key: str, holder: list):

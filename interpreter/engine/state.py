@@ -22,7 +22,7 @@ from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure
 from .frames import top_phase
 from .records import HistoryError, Records
 from .saves import SaveError
-from .values import OK, Action, Outcome, fmt
+from .values import APPLIED, Action, Outcome, fmt
 
 __all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError"]
 
@@ -302,7 +302,7 @@ class State(Acting, Records):
         else:
             if undoable:
                 self._undo.append((snapshot, history, log, log_length))
-            return OK
+            return APPLIED
         self.d = marshal.loads(snapshot)
         self._history = history
         self._log_back(log, log_length)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["Action", "Outcome", "OK", "freeze", "thaw", "fmt", "SCALARS"]
+__all__ = ["Action", "Outcome", "APPLIED", "freeze", "thaw", "fmt", "SCALARS"]
 
 SCALARS = (int, str, bool, float, type(None))
 
@@ -168,8 +168,8 @@ class Outcome:
 
     __slots__ = ("ok", "code", "reason")
 
-    def __init__(self, ok: bool, code: str = "ok", reason: str = ""):
-        self.ok = ok
+    def __init__(self, applied: bool, code: str = "ok", reason: str = ""):
+        self.ok = applied
         self.code = code
         self.reason = reason
 
@@ -180,4 +180,4 @@ class Outcome:
         return "Outcome(ok)" if self.ok else f"Outcome({self.code}: {self.reason})"
 
 
-OK = Outcome(True)
+APPLIED = Outcome(True)

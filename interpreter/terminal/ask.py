@@ -44,13 +44,13 @@ class Menu:
             + " (or q to save and quit, back, help for the commands)"
 
 
-def _template_text(rs, name: str) -> str:
-    rule = rs.actions.get(name)
+def _template_text(ruleset, name: str) -> str:
+    rule = ruleset.actions.get(name)
     template = getattr(rule, "label", None) or name
     return re.sub(r"\{[^{}]*\}", "…", str(template))
 
 
-def next_menu(rs, remaining: list, prompt=None, asking=None) -> Menu:
+def next_menu(ruleset, remaining: list, prompt=None, asking=None) -> Menu:
     """The next question to ask about `remaining` (two or more actions, or the only one).
     `asking`: {kind: {"order": [param], "questions": {param: text}, "title": text}} from the view."""
     asking = asking or {}
@@ -62,13 +62,13 @@ def next_menu(rs, remaining: list, prompt=None, asking=None) -> Menu:
         for index, (name, actions) in enumerate(kinds.items()):
             title = (asking.get(name) or {}).get("title") or name
             if title == name:
-                title = f"{name}: {_template_text(rs, name)}"
+                title = f"{name}: {_template_text(ruleset, name)}"
             options.append((index, actions[0].label if len(actions) == 1 else f"{title}  ({len(actions)} choices)", actions))
         return Menu(prompt or "what do you do?", options)
-    return _parameter_menu(rs, remaining, prompt, asking.get(remaining[0].name) or {})
+    return _parameter_menu(ruleset, remaining, prompt, asking.get(remaining[0].name) or {})
 
 
-def _parameter_menu(rs, remaining: list, prompt, asking: dict) -> Menu:
+def _parameter_menu(ruleset, remaining: list, prompt, asking: dict) -> Menu:
     first = remaining[0]
     order = [name for name in asking.get("order") or [] if name in dict(first.args)]
     order += [name for name, _ in first.args if name not in order]
@@ -83,9 +83,9 @@ def _parameter_menu(rs, remaining: list, prompt, asking: dict) -> Menu:
     options = []
     for index, (value, actions) in enumerate(groups.items()):
         if len(actions) > 1:
-            text = f"{_step_text(rs, asking, actions[0], param, value)}  ({len(actions)} choices)"
+            text = f"{_step_text(ruleset, asking, actions[0], param, value)}  ({len(actions)} choices)"
         elif param in (asking.get("shown") or ()):  # the view says how this value reads
-            text = _step_text(rs, asking, actions[0], param, value)
+            text = _step_text(ruleset, asking, actions[0], param, value)
         else:
             text = actions[0].label
         options.append((value if amount else index, text, actions))
@@ -96,13 +96,13 @@ def _parameter_menu(rs, remaining: list, prompt, asking: dict) -> Menu:
     return Menu(question, options, by_value=amount)
 
 
-def _step_text(rs, asking: dict, action, param, value) -> str:
+def _step_text(ruleset, asking: dict, action, param, value) -> str:
     """A parameter's value as the view shows it in this step (its `path`), else by name."""
     order = asking.get("order") or []
     path = (asking.get("paths") or {}).get(action.label)
     if path and param in order and order.index(param) < len(path):
         return str(path[order.index(param)])
-    return format_value(rs, value)
+    return format_value(ruleset, value)
 
 
 def _open_parameter(remaining: list, order: list):

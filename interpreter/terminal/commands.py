@@ -56,11 +56,11 @@ def run_command(session, word: str, player):
     return True
 
 
-def find_component(rs, text: str):
+def find_component(ruleset, text: str):
     """A component by id, by name (any case), or by the start of a unique name: (id, fields) or
     (None, a reason)."""
     wanted = text.casefold()
-    entities = rs.entities
+    entities = ruleset.entities
     if text in entities:
         return text, entities[text]
     exact = [key for key, item in entities.items() if str(item.get("name", "")).casefold() == wanted]

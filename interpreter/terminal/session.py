@@ -26,13 +26,13 @@ class PlaySession:
     MAX_CHANGES = 12  # lines of "what changed" shown before a decision (the screen is 40 lines)
     SCREEN_LINES = 40  # the terminal the play command is designed for: 120 columns × 40 lines
 
-    def __init__(self, rs, players, seed, agents, specs, out, err, stdin, console=None, state=None):
-        self.rs, self.players, self.seed = rs, players, seed
+    def __init__(self, ruleset, players, seed, agents, specs, out, err, stdin, console=None, state=None):
+        self.rs, self.players, self.seed = ruleset, players, seed
         self.agents, self.specs = agents, specs
         self.err, self.stdin = err, stdin
         self.out = out
         self.console = console or make_console(out)
-        self.state = state if state is not None else rs.new_game(players, seed=seed)
+        self.state = state if state is not None else ruleset.new_game(players, seed=seed)
         self.humans = [seat for seat in range(players) if agents[seat] is None]
         self.moves: list = []
         self.transcript: list = []  # every line this terminal showed (what `log` repeats)
@@ -42,7 +42,7 @@ class PlaySession:
         self._open_save = None
         self.last_seen: dict = {}  # seat -> the view it was last shown
         self.last_human = None  # the seat the terminal was last showing
-        self.log_public = _log_is_public(rs)
+        self.log_public = _log_is_public(ruleset)
         self.lines_since_prompt = 0  # lines printed outside the transcript since the last prompt
         self.transcript_at_prompt = 0  # len(transcript) at the last prompt
 
@@ -270,14 +270,14 @@ class PlaySession:
         return 0
 
 
-def _log_is_public(rs) -> bool:
+def _log_is_public(ruleset) -> bool:
     """The engine's log lines reach a person only when the view says the log is public (a
     `log:` line may name a hidden card); without the view package, as before."""
     try:
         from ..view import view_spec
     except ImportError:
         return True
-    return bool(getattr(view_spec(rs), "log_public", False))
+    return bool(getattr(view_spec(ruleset), "log_public", False))
 
 
 def _new_lines(before: list, after: list) -> list:

@@ -54,11 +54,11 @@ def player_name(view: dict, player) -> str:
     return (view.get("names") or {}).get(player) or f"player {player}"
 
 
-def hides_information(rs) -> list:
+def hides_information(ruleset) -> list:
     """What makes a game one with hidden information: the vars a player may not see whole and
     the secret actions (empty for a game of perfect information)."""
-    hidden = [name for name, decl in rs.vars.items() if decl.visibility != "public"]
-    secret = [name for name, rule in rs.actions.items() if getattr(rule, "secret", False)]
+    hidden = [name for name, decl in ruleset.vars.items() if decl.visibility != "public"]
+    secret = [name for name, rule in ruleset.actions.items() if getattr(rule, "secret", False)]
     return hidden + [f"secret action {name}" for name in secret]
 
 

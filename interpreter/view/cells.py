@@ -17,8 +17,8 @@ MAX_PARTS = 60
 class Viewer:
     """Evaluation for one viewer: `vars` is what that player may see (`observe(player)["vars"]`)."""
 
-    def __init__(self, rs, spec, observed_vars: dict, player=None):
-        self.rs = rs
+    def __init__(self, ruleset, spec, observed_vars: dict, player=None):
+        self.rs = ruleset
         self.spec = spec
         self.vars = observed_vars
         self.seat = player  # the viewer's seat (None: everyone, a finished game)
@@ -29,7 +29,7 @@ class Viewer:
 
     # -- evaluating --------------------------------------------------------------------------
     def evaluate(self, handle, local_names: dict):
-        """(ok, value). A failing expression (often one reaching a hidden value) is (False, None)."""
+        """(evaluated, value). A failing expression (often one reaching a hidden value) is (False, None)."""
         if handle is None:
             return False, None
         try:
@@ -39,8 +39,8 @@ class Viewer:
             return False, None
 
     def cell_of(self, handle, local_names: dict, by_player: bool = False) -> dict:
-        ok, value = self.evaluate(handle, local_names)
-        if not ok or (self.reads_secret(handle, local_names) and not _placeholder(value)):
+        evaluated, value = self.evaluate(handle, local_names)
+        if not evaluated or (self.reads_secret(handle, local_names) and not _placeholder(value)):
             return self.unreadable(handle)
         return self.cell(value, by_player)
 
@@ -97,8 +97,8 @@ class Viewer:
             if isinstance(part, str):
                 out.append(part)
             else:
-                ok, value = self.evaluate(part, local_names)
-                out.append(self.cell(value)["text"] if ok else "?")
+                evaluated, value = self.evaluate(part, local_names)
+                out.append(self.cell(value)["text"] if evaluated else "?")
         return "".join(out)
 
     # -- cells -------------------------------------------------------------------------------
@@ -169,8 +169,8 @@ class Viewer:
                 self._labelling = False
         cell = {"text": text, "ref": component_id}
         if show is not None and show.colour is not None:
-            ok, colour = self.evaluate(show.colour, {"it": component_id})
-            if ok and isinstance(colour, str) and colour:
+            evaluated, colour = self.evaluate(show.colour, {"it": component_id})
+            if evaluated and isinstance(colour, str) and colour:
                 cell["colour"] = colour
         return cell
 
@@ -193,8 +193,8 @@ class Viewer:
         return self.text(self.spec.player_name, {"p": seat}) or f"Player {seat + 1}"
 
     def _player_colour(self, seat: int) -> str:
-        ok, colour = self.evaluate(self.spec.player_colour, {"p": seat})
-        return colour if ok and isinstance(colour, str) and colour else default_colour(seat)
+        evaluated, colour = self.evaluate(self.spec.player_colour, {"p": seat})
+        return colour if evaluated and isinstance(colour, str) and colour else default_colour(seat)
 
     def player(self, seat) -> dict:
         if seat is None or not 0 <= seat < len(self.seats):

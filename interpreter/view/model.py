@@ -25,20 +25,20 @@ def table_view(state, player, *, actions: bool = True, shared: dict = None, fini
     tables that read only public values are then built once and shared.
     `finished_game=True`: the caller vouches that the game of this (earlier) state is over, so
     everyone's view may show it (a replay of a finished game, step by step)."""
-    rs = state.rs
-    spec = view_spec(rs)
+    ruleset = state.rs
+    spec = view_spec(ruleset)
     if player is None and not (state.is_terminal or finished_game):
         raise ValueError("everyone's view (player None) is only for a finished game: it shows every hand")
     observation = _everyone(state) if player is None else state.observe(player)
-    viewer = Viewer(rs, spec, observation["vars"], player)
+    viewer = Viewer(ruleset, spec, observation["vars"], player)
     seats = viewer.seats
     current = list(observation["current"] or [])
     players = [dict(viewer.player(seat), current=seat in current, you=seat == player) for seat in seats]
     areas = [_area(viewer, seat, shared) for seat in seats]
-    phase = rs.phases.get(observation["phase"])
+    phase = ruleset.phases.get(observation["phase"])
     waiting = decision(state, viewer, observation.get("pending"), player)
     view = {
-        "ruleset": rs.name, "title": rs.title, "step": observation["step"],
+        "ruleset": ruleset.name, "title": ruleset.title, "step": observation["step"],
         "phase": {"id": observation["phase"], "label": phase.label if phase is not None else observation["phase"]},
         "terminal": bool(observation["terminal"]),
         "you": viewer.player(player),
@@ -102,12 +102,12 @@ def _declared_table(viewer, table) -> dict:
         rows = [[{"text": entry.title}, viewer.cell_of(entry.value, {}, entry.by_player)] for entry in table.fields]
         return {"id": table.id, "title": table.title, "columns": ["", ""], "rows": rows}
     if table.rows is None:
-        ok, value = viewer.evaluate(table.value, {})
-        if not ok:
+        evaluated, value = viewer.evaluate(table.value, {})
+        if not evaluated:
             return {"id": table.id, "title": table.title, "columns": ["", ""], "rows": [[{"text": ""}, viewer.unreadable(table.value)]]}
         return _value_table(viewer, table.id, table.title, value, table.by_player)
-    ok, items = viewer.evaluate(table.rows, {})
-    items = list(items) if ok and isinstance(items, (list, tuple)) else []
+    evaluated, items = viewer.evaluate(table.rows, {})
+    items = list(items) if evaluated and isinstance(items, (list, tuple)) else []
     columns, rows = [""], []
     for index, item in enumerate(items):
         names = {table.row_as: item}
@@ -128,9 +128,9 @@ def _column_cells(viewer, column, names: dict) -> list:
     """[(title, cell)] of one declared column (several for a column with `each`)."""
     if column.each is None:
         return [(column.title, viewer.cell_of(column.value, names, column.by_player))]
-    ok, items = viewer.evaluate(column.each, names)
+    evaluated, items = viewer.evaluate(column.each, names)
     out = []
-    for item in (items if ok and isinstance(items, (list, tuple)) else []):
+    for item in (items if evaluated and isinstance(items, (list, tuple)) else []):
         inner = dict(names, **{column.each_as: item})
         out.append((viewer.text(column.title, inner), viewer.cell_of(column.value, inner, column.by_player)))
     return out
@@ -162,10 +162,10 @@ def _value_table(viewer, table_id, title, value, by_player=False) -> dict:
 def default_board(viewer) -> list:
     """Without a declared board: every shared var that is not internal, each map or list its
     own table, the plain values together in one table."""
-    rs, spec = viewer.rs, viewer.spec
+    ruleset, spec = viewer.rs, viewer.spec
     tables, plain = [], []
     for name, value in viewer.vars.items():
-        decl = rs.vars.get(name)
+        decl = ruleset.vars.get(name)
         if name in spec.internal or name.startswith("_") or (decl is not None and decl.per_player):
             continue
         if isinstance(value, (dict, list)) and not (isinstance(value, dict) and set(value) == {"hidden"}):
@@ -181,7 +181,7 @@ def default_board(viewer) -> list:
 def _area(viewer, seat: int, shared=None) -> dict:
     """A player's area as the viewer sees it; with `shared`, a field reading only public
     values is built once for all viewers."""
-    spec, rs = viewer.spec, viewer.rs
+    spec, ruleset = viewer.spec, viewer.rs
     fields = []
     if spec.area:
         for index, entry in enumerate(spec.area):
@@ -195,7 +195,7 @@ def _area(viewer, seat: int, shared=None) -> dict:
             fields.append(field)
     else:
         for name, value in viewer.vars.items():
-            decl = rs.vars.get(name)
+            decl = ruleset.vars.get(name)
             if decl is None or not decl.per_player or name in spec.internal or name.startswith("_"):
                 continue
             item = value[seat] if isinstance(value, list) and seat < len(value) else value
@@ -217,24 +217,24 @@ def score_table(state, viewer) -> dict:
     """The score rows now: evaluated on what the viewer sees while the game runs (a row reading
     a hidden value shows 'hidden'), the engine's scores once it is over, with the winners and
     the tie-breaker that decided."""
-    rs = state.rs
-    columns = ["player"] + [label or row_id for row_id, label, _ in rs.score_rows] + ["total"]
+    ruleset = state.rs
+    columns = ["player"] + [label or row_id for row_id, label, _ in ruleset.score_rows] + ["total"]
     rows = []
     final = state.scores() if state.is_terminal else None
     for seat in viewer.seats:
         player_cell = viewer.player(seat)
         cells, total = [{"text": player_cell["name"], "colour": player_cell["colour"], "seat": seat}], 0
-        for row_id, _label, handle in rs.score_rows:
+        for row_id, _label, handle in ruleset.score_rows:
             if final is not None:
-                ok, value = True, final[seat]["rows"].get(row_id)
+                readable, value = True, final[seat]["rows"].get(row_id)
             elif viewer.reads_secret(handle, {"p": seat}):
-                ok, value = False, None  # computed from placeholders it would be wrong: not computed
+                readable, value = False, None  # computed from placeholders it would be wrong: not computed
             else:
-                ok, value = viewer.evaluate(handle, {"p": seat, "player": seat})
-            cells.append(viewer.cell(value) if ok else viewer.unreadable(handle))
-            if ok and isinstance(value, (int, float)) and not isinstance(value, bool) and total is not None:
+                readable, value = viewer.evaluate(handle, {"p": seat, "player": seat})
+            cells.append(viewer.cell(value) if readable else viewer.unreadable(handle))
+            if readable and isinstance(value, (int, float)) and not isinstance(value, bool) and total is not None:
                 total += value
-            elif not ok:
+            elif not readable:
                 total = None  # a row the viewer cannot read: the total is not known either
         if final is not None:
             total = final[seat]["total"]
@@ -249,22 +249,22 @@ def score_table(state, viewer) -> dict:
 
 def _decided_by(state, final) -> str:
     """How the winners were found: 'score', a tie-breaker's label, or the final tie rule."""
-    rs = state.rs
+    ruleset = state.rs
     best = max((entry["total"] for entry in final.values()), default=0)
     candidates = [seat for seat, entry in final.items() if entry["total"] == best]
     if len(candidates) <= 1:
         return "score"
     game_vars = state.vars
-    for label, handle in rs.tiebreakers:
+    for label, handle in ruleset.tiebreakers:
         if handle is None:
             break
-        rs.budget.reset()
+        ruleset.budget.reset()
         keys = {seat: handle.fn(game_vars, {"p": seat, "player": seat}) for seat in candidates}
         top = max(keys.values())
         candidates = [seat for seat in candidates if keys[seat] == top]
         if len(candidates) <= 1:
             return f"tie-breaker: {label}"
-    return f"tie: {rs.final_tie}"
+    return f"tie: {ruleset.final_tie}"
 
 
 def recent_moves(state, viewer, player) -> list:

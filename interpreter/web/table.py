@@ -172,12 +172,12 @@ class Tables:
         return self._rulesets[key]
 
     def create(self, ruleset: str, modules: list, players: int, seats: list, seed: int, delay: float):
-        rs = self.ruleset(ruleset, modules)
+        loaded_ruleset = self.ruleset(ruleset, modules)
         tokens = [secrets.token_urlsafe(24) for _ in seats]
         record = {"id": secrets.token_urlsafe(9), "ruleset": ruleset, "modules": modules, "players": players,
                   "seed": seed, "seats": seats, "token_hashes": [token_hash(token) for token in tokens],
-                  "delay": delay, "digest": rs.digest, "moves": []}
-        table = Table(record, rs)
+                  "delay": delay, "digest": loaded_ruleset.digest, "moves": []}
+        table = Table(record, loaded_ruleset)
         self.store.create(record)
         self.tables[record["id"]] = table
         return table, tokens

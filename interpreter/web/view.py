@@ -19,7 +19,7 @@ def seat_view(state, seat, *, actions: bool = True, shared: dict = None, finishe
     return table_view(state, seat, actions=actions, shared=shared, finished_game=finished_game)
 
 
-def format_value(rs, value) -> str:
+def format_value(ruleset, value) -> str:
     """A short readable text for a value, as the view shows it: hidden values as 'hidden (n)',
     component ids by name."""
-    return Viewer(rs, view_spec(rs), {"players": []}).cell(value)["text"]
+    return Viewer(ruleset, view_spec(ruleset), {"players": []}).cell(value)["text"]
