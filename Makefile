@@ -8,7 +8,9 @@ BIN := $(VENV)/bin
 $(BIN)/rulebook: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	# setuptools warns on every editable install of a package that sits in the project root
+	# ("folders ... with the same name as your package"): that is this layout on purpose
+	PYTHONWARNINGS=ignore::UserWarning $(BIN)/pip install --quiet -e '.[test]'
 	touch $(BIN)/rulebook
 
 venv: $(BIN)/rulebook
