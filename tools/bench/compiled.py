@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, HERE)
 
-from games import interleaved, openspiel_playout, plain_playout  # noqa: E402
+from games import interleaved, openspiel_playouts, plain_playout  # noqa: E402
 
 from interpreter import load  # noqa: E402
 
@@ -71,15 +71,7 @@ def functions(rng):
         found[f"tictactoe_{engine}"] = lambda engine=engine: api_playout(tictactoe, engine, rng, next(seeds))
         found[f"kuhn_{engine}"] = lambda engine=engine: api_playout(kuhn, engine, rng, next(seeds))
         found[f"tictactoe_ids_{engine}"] = lambda engine=engine: ids_playout(tictactoe, engine, rng, next(seeds))
-    try:
-        import pyspiel
-        import open_spiel.python.games  # noqa: F401 - registers the python_* games
-        openspiel_tictactoe = pyspiel.load_game("python_tic_tac_toe")
-        openspiel_kuhn = pyspiel.load_game("python_kuhn_poker")
-        found["openspiel_tictactoe"] = lambda: openspiel_playout(openspiel_tictactoe, rng)
-        found["openspiel_kuhn"] = lambda: openspiel_playout(openspiel_kuhn, rng)
-    except ImportError:
-        pass
+    found.update(openspiel_playouts(rng))
     return found
 
 

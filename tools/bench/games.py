@@ -89,6 +89,20 @@ def api_playout(ruleset, rng, seed):
     return state
 
 
+def openspiel_playouts(rng) -> dict:
+    """{"openspiel_tictactoe": playout, "openspiel_kuhn": playout} of OpenSpiel's pure-Python games
+    when open_spiel is importable, else {}."""
+    try:
+        import pyspiel
+        import open_spiel.python.games  # noqa: F401 - registers the python_* games
+    except ImportError:
+        return {}
+    tictactoe = pyspiel.load_game("python_tic_tac_toe")
+    kuhn = pyspiel.load_game("python_kuhn_poker")
+    return {"openspiel_tictactoe": lambda: openspiel_playout(tictactoe, rng),
+            "openspiel_kuhn": lambda: openspiel_playout(kuhn, rng)}
+
+
 def openspiel_playout(game, rng):
     """One random game of an OpenSpiel game, chance nodes sampled by their probabilities."""
     state = game.new_initial_state()
@@ -174,15 +188,7 @@ def measure_tictactoe_and_peers(interpreter, rounds, seconds):
                  "bitboard": lambda: plain_playout(rng),
                  "tictactoe": lambda: api_playout(tictactoe, rng, next(seeds)),
                  "kuhn": lambda: api_playout(kuhn, rng, next(seeds))}
-    try:
-        import pyspiel
-        import open_spiel.python.games  # noqa: F401 - registers the python_* games
-        openspiel_tictactoe = pyspiel.load_game("python_tic_tac_toe")
-        openspiel_kuhn = pyspiel.load_game("python_kuhn_poker")
-        functions["openspiel_tictactoe"] = lambda: openspiel_playout(openspiel_tictactoe, rng)
-        functions["openspiel_kuhn"] = lambda: openspiel_playout(openspiel_kuhn, rng)
-    except ImportError:
-        pass
+    functions.update(openspiel_playouts(rng))
     for fn in functions.values():  # warm up
         fn()
     return interleaved(functions, "reference", rounds, seconds, strict_reference="bitboard")
