@@ -38,7 +38,7 @@ from .worlds import make_move, same_value, seen_as, view_text
 __all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
-MAX_FRESH_DRAWS = 16  # then rejection sampling: complete fresh draws, the first consistent one kept
+MAX_FRESH_DRAWS = 64  # then rejection sampling: complete fresh draws, the first consistent one kept
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
