@@ -19,8 +19,9 @@ What is public:
 
 `determinize(player, seed)` draws a world by playing the trajectory again with every hidden
 choice drawn anew so that the player's observation is as recorded after every step (module
-`worlds`); after a bounded number of restarts the pool-swap of the current state
-(visibility.determinize) is used. The true hidden values are read only where the player later
+`worlds`); after a bounded number of restarts, complete fresh draws without repairs
+(rejection sampling, `worlds.draw_afresh`), and only then the pool-swap of the current state
+(visibility.determinize), which matches the present observation only. The true hidden values are read only where the player later
 saw them: a sample depends only on the trajectory and the seed.
 
 Owns: the trajectory of a player, the public form of history entries, re-sampling by replay.
@@ -38,6 +39,7 @@ from .worlds import make_move, same_value, seen_as, view_text
 __all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
+MAX_FRESH_DRAWS = 64  # then rejection sampling: complete fresh draws, the first consistent one kept
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
@@ -298,6 +300,10 @@ def determinize_by_history(state, player: int, seed: int):
     chooser = random.Random(seed)
     for _ in range(MAX_RESTARTS):
         world = worlds.draw_world(state, player, steps, chooser)
+        if world is not None:
+            return _seeded(world, player, steps, seed)
+    for attempt in range(MAX_FRESH_DRAWS):
+        world = worlds.draw_afresh(state, player, steps, random.Random(f"{seed}/fresh/{attempt}"))
         if world is not None:
             return _seeded(world, player, steps, seed)
     steps.unsampleable = True

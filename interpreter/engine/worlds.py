@@ -22,7 +22,7 @@ from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
 
-__all__ = ["draw_world", "continue_world", "view_text", "seen_as", "make_move", "same_value"]
+__all__ = ["draw_world", "draw_afresh", "continue_world", "view_text", "seen_as", "make_move", "same_value"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -130,6 +130,20 @@ def draw_world(state, player: int, steps, chooser):
             return None
         sample = plan.before[start]
     return None
+
+
+def draw_afresh(state, player: int, steps, chooser):
+    """Rejection sampling: play the trajectory again with every hidden choice drawn afresh (the
+    components the player saw keep their draws, as in `draw_world`; no repair), each among those
+    that leave the player's observation of that step as recorded; the world, or None at the
+    first step no choice explains."""
+    from .state import State
+
+    plan = _Plan(steps)
+    plan.deal_unseen(steps, state.rs.entities, chooser)
+    start = State.new(state.rs, state.num_players, 0, "manual")
+    sample, failed, _ = _play_plan(start, 0, steps, plan, player, chooser)
+    return sample if failed is None else None
 
 
 def continue_world(world, player: int, steps, start: int, chooser):
