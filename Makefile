@@ -5,11 +5,11 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test bench venv bytecode clean
 
+# PYTHONWARNINGS: setuptools warns on every editable install of a package that sits in the
+# project root ("folders ... with the same name as your package"); this layout is on purpose.
 $(BIN)/rulebook: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# setuptools warns on every editable install of a package that sits in the project root
-	# ("folders ... with the same name as your package"): that is this layout on purpose
 	PYTHONWARNINGS=ignore::UserWarning $(BIN)/pip install --quiet -e '.[test]'
 	touch $(BIN)/rulebook
 
