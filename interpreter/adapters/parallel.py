@@ -40,6 +40,14 @@ def raw_parallel_env(ruleset, modules=(), players=None, render_mode=None, utilit
     return RulebookParallel(ruleset, players, render_mode, utility)
 
 
+def next_seed(last, given):
+    """The seed of the next game of an env: `given` when a seed is given, else 0 for the first
+    game and the last game's seed + 1 after it."""
+    if given is not None:
+        return given
+    return 0 if last is None else last + 1
+
+
 def set_up_env(env, ruleset, players, render_mode, utility) -> None:
     """What the AEC and the parallel env share: the player count checked, the fixed action space,
     the observation layout, the utility, and each agent's observation and action spaces."""
@@ -81,12 +89,7 @@ class RulebookParallel(ParallelEnv):
     def reset(self, seed=None, options=None):
         """A new game; `seed` picks the game's chance (the same seed, the same game); without
         one, the next seed after the last game's."""
-        if seed is not None:
-            self._seed = seed
-        elif self._seed is None:
-            self._seed = 0
-        else:
-            self._seed += 1
+        self._seed = next_seed(self._seed, seed)
         self.state = self.rs.new_game(self.players, self._seed)
         self.agents = self.possible_agents[:]
         return self._observations(self.agents), self._infos(self.agents)

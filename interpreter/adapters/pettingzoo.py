@@ -16,7 +16,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .observation import render_view
-from .parallel import RulebookParallel, parallel_env, raw_parallel_env, set_up_env
+from .parallel import RulebookParallel, parallel_env, raw_parallel_env, next_seed, set_up_env
 from .returns import utility_of
 
 __all__ = ["env", "raw_env", "RulebookAEC", "parallel_env", "raw_parallel_env", "RulebookParallel"]
@@ -64,12 +64,7 @@ class RulebookAEC(AECEnv):
 
     def reset(self, seed=None, options=None):
         """A new game; `seed` picks the game's chance (the same seed, the same game)."""
-        if seed is not None:
-            self._seed = seed
-        elif self._seed is None:
-            self._seed = 0
-        else:
-            self._seed += 1
+        self._seed = next_seed(self._seed, seed)
         self.state = self.rs.new_game(self.players, self._seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
