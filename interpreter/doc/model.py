@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..compile_effects import PROVENANCE_KEYS
 from ..loader import key_pos, value_pos
 from .provenance import KINDS, definitions, where
 from .words import Item, Words, code, provenance_note
 
 __all__ = ["Document", "Section", "Para", "Table", "Bullets", "Diagram", "build_document"]
-
-PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
 
 
 @dataclass

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..compile_effects import PROVENANCE_KEYS
 from .expression_words import (CODE_CLOSE, CODE_OPEN, ExpressionWords, _is_player, _of, code, humanize,
                                strip_code)
 from .unparse import _is_tree, _kids, unparse
 
 __all__ = ["CODE_OPEN", "CODE_CLOSE", "code", "strip_code", "humanize", "Item", "Words", "unparse"]
-
-PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
 
 
 class Item:
