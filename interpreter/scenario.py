@@ -351,6 +351,13 @@ def _play_at_once(state, step, answers, shown):
     return None
 
 
+def _seats_offering(state, step) -> list:
+    """The seats offered a plain label step's move (more than one only where seats choose at once)."""
+    if not isinstance(step, str):
+        return []
+    return sorted({action.player for action in state.legal_actions() if action.label == step})
+
+
 def _refused(state, step, shown):
     action, label = _find_action(state, step["refused"])
     if action is None:
@@ -367,6 +374,10 @@ def _refused(state, step, shown):
 
 
 def _play(state, step, shown):
+    ambiguous = _seats_offering(state, step)
+    if len(ambiguous) > 1:
+        return (f"{_where(step, shown)}: {step!r} is offered to seats {ambiguous}, who choose at once here: "
+                f"say whose move it is, e.g. at_once: {{{ambiguous[0]}: {step!r}, {ambiguous[1]}: ...}}")
     action, label = _find_action(state, step)
     if action is None:
         legal = ", ".join(candidate.label for candidate in state.legal_actions()[:12])

@@ -55,6 +55,13 @@ def test_a_missing_extra_or_illegal_answer_stops_the_scenario_with_a_message(tmp
     assert any(message in line for line in result.messages), result.messages
 
 
+def test_a_plain_label_two_choosing_seats_are_offered_stops_and_names_them(tmp_path):
+    result = _run(tmp_path, "sealed_bid", 'name: x\nseed: 3\nsteps:\n  - "bid 2"\n')
+    assert not result.ok
+    assert any("x.yaml:4:5: 'bid 2' is offered to seats [0, 1], who choose at once here" in line
+               and "at_once: {0: 'bid 2', 1: ...}" in line for line in result.messages), result.messages
+
+
 def test_a_step_by_seat_where_one_player_acts_alone_says_so(tmp_path):
     text = "name: x\nplayers: 2\nchance: [3, 1]\nsteps:\n  - at_once: {0: roll, 1: roll}\n"
     folder = tmp_path / "dice"
