@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import random
 
-from . import worlds
+from . import world_search, worlds
 from .chance import seeded_index
 from .values import Action
 from .worlds import make_move, same_value, seen_as, view_text
@@ -39,7 +39,6 @@ from .worlds import make_move, same_value, seen_as, view_text
 __all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
-MAX_FRESH_DRAWS = 64  # then rejection sampling: complete fresh draws, the first consistent one kept
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
@@ -302,10 +301,9 @@ def determinize_by_history(state, player: int, seed: int):
         world = worlds.draw_world(state, player, steps, chooser)
         if world is not None:
             return _seeded(world, player, steps, seed)
-    for attempt in range(MAX_FRESH_DRAWS):
-        world = worlds.draw_afresh(state, player, steps, random.Random(f"{seed}/fresh/{attempt}"))
-        if world is not None:
-            return _seeded(world, player, steps, seed)
+    world = world_search.search_world(state, player, steps, seed)
+    if world is not None:
+        return _seeded(world, player, steps, seed)
     steps.unsampleable = True
     return None
 
