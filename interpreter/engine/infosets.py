@@ -19,9 +19,10 @@ What is public:
 
 `determinize(player, seed)` draws a world by playing the trajectory again with every hidden
 choice drawn anew so that the player's observation is as recorded after every step (module
-`worlds`); after a bounded number of restarts, complete fresh draws without repairs
-(rejection sampling, `worlds.draw_afresh`), and only then the pool-swap of the current state
-(visibility.determinize), which matches the present observation only. The true hidden values are read only where the player later
+`worlds`); after a bounded number of restarts, a bounded search (`world_search`: other answers
+to the latest hidden steps, exchanges of unseen items that explain the failing step), and only
+then the pool-swap of the current state (visibility.determinize), which matches the present
+observation only. The true hidden values are read only where the player later
 saw them: a sample depends only on the trajectory and the seed.
 
 Owns: the trajectory of a player, the public form of history entries, re-sampling by replay.

@@ -19,7 +19,8 @@ changes, in this order:
      hidden values the step depends on without following how the rules read them.
 
 A plan no change gets past is dealt anew (a seeded restart). The work is bounded by a number
-of steps played (SEARCH_STEPS per step of the trajectory); then the caller falls back.
+of steps played and pairs tried (SEARCH_STEPS per step of the trajectory); then the caller
+falls back.
 
 Which world is found depends on the trajectory and the seed only. The worlds are consistent
 with every observation, but their distribution is not the posterior given the observations:
@@ -74,7 +75,7 @@ def _climb(state, player: int, steps, chooser, budget: _Budget):
     sample, failed, _ = play_plan(State.new(state.rs, state.num_players, 0, "manual"), 0, steps, plan, player, chooser)
     budget.spend(len(steps) if failed is None else failed)
     while failed is not None:
-        for change in _changes(plan, steps, failed, player, chooser):
+        for change in _changes(plan, steps, failed, player, chooser, budget):
             if budget.left <= 0:
                 return None
             trial = plan.copy()
@@ -95,11 +96,11 @@ def _apply_change(plan: Plan, change: dict) -> None:
         plan.choices[index] = choice
 
 
-def _changes(plan: Plan, steps, failed: int, player: int, chooser):
+def _changes(plan: Plan, steps, failed: int, player: int, chooser, budget: _Budget):
     """The changes to try at a step that failed ({step index: new choice}), in order: other
     answers to the latest hidden steps, then exchanges of unseen items that explain the step."""
     yield from _other_answers(plan, steps, failed, chooser)
-    yield from _explaining_exchanges(plan, steps, failed, player, chooser)
+    yield from _explaining_exchanges(plan, steps, failed, player, chooser, budget)
 
 
 def _other_answers(plan: Plan, steps, failed: int, chooser):
@@ -137,12 +138,16 @@ def _alternatives(before, step, chosen, chooser) -> list:
     return others
 
 
-def _explaining_exchanges(plan: Plan, steps, failed: int, player: int, chooser):
+def _explaining_exchanges(plan: Plan, steps, failed: int, player: int, chooser, budget: _Budget):
     """{index: item, index: item} exchanging two unseen items of one shuffle (or {index: item}
     giving a draw the item the shuffle left undrawn), for the pairs that, exchanged in the
-    state before the failing step, let some answer of that step look as recorded."""
+    state before the failing step, let some answer of that step look as recorded (each pair
+    tried costs the budget a step)."""
     before = plan.before[failed]
     for first, second, change in _unseen_pairs(plan, chooser):
+        if budget.left <= 0:
+            return
+        budget.spend(1)
         trial = before.copy()
         exchange(trial.vars, first, second)
         trial.touched()
