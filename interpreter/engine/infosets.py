@@ -269,15 +269,7 @@ def _explains(trial, steps, index: int, player: int, budget: list) -> bool:
     following = index + 1
     if following >= len(steps) or following > index + REVEAL_WINDOW or budget[0] <= 0:
         return True
-    step = steps[following]
-    if "chance" in step.entry:
-        branches = [(outcome, True) for outcome, _ in trial.chance_outcomes()]
-    elif step.secret:
-        mover = step.entry["action"].get("player")
-        branches = [(action, False) for action in trial.legal_actions() if action.player == mover]
-    else:
-        branches = [(step.entry["action"], False)]
-    for move, chance in branches:
+    for move, chance in worlds.branches(trial, steps[following]):
         budget[0] -= 1
         after = trial.copy()
         if make_move(after, move, chance) and _explains(after, steps, following, player, budget):

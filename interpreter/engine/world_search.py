@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 
 from ..errors import RuleRuntimeError
-from .worlds import Plan, exchange, make_move, play_plan, seen_as
+from .worlds import Plan, branches, exchange, make_move, play_plan, seen_as
 
 __all__ = ["search_world"]
 
@@ -178,14 +178,7 @@ def _explains(trial, step, player: int) -> bool:
     hidden move) or its move (a public one) leaves the player's observation as recorded in
     `trial`, a state whose items were exchanged by hand (a rule that then breaks: not)."""
     try:
-        if "chance" in step.entry:
-            branches = [(outcome, True) for outcome, _ in trial.chance_outcomes()]
-        elif step.secret:
-            mover = step.entry["action"].get("player")
-            branches = [(action, False) for action in trial.legal_actions() if action.player == mover]
-        else:
-            branches = [(step.entry["action"], False)]
-        for move, chance in branches:
+        for move, chance in branches(trial, step):
             after = trial.copy()
             if make_move(after, move, chance) and seen_as(after, player, step):
                 return True

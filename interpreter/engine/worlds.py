@@ -23,7 +23,7 @@ from . import visibility
 from .values import Action
 
 __all__ = ["draw_world", "continue_world", "view_text", "seen_as", "make_move", "same_value",
-           "Plan", "play_plan", "exchange"]
+           "Plan", "play_plan", "exchange", "branches"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -235,6 +235,18 @@ def _candidates(sample, step, planned, chooser) -> list:
     planned_key = key(planned)
     rest = [candidate for candidate in others if key(candidate) != planned_key]
     return [planned] + rest if len(rest) < len(others) else others
+
+
+def branches(state, step) -> list:
+    """[(move or outcome, is a chance outcome)]: the ways `step` may go in `state` as far as the
+    player can tell — every outcome of a chance step, every answer of the mover of another's
+    hidden move, or the public move as it was."""
+    if "chance" in step.entry:
+        return [(outcome, True) for outcome, _ in state.chance_outcomes()]
+    if step.secret:
+        mover = step.entry["action"].get("player")
+        return [(action, False) for action in state.legal_actions() if action.player == mover]
+    return [(step.entry["action"], False)]
 
 
 def make_move(trial, candidate, chance: bool) -> bool:
