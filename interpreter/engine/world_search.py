@@ -38,7 +38,7 @@ from .worlds import Plan, branches, exchange, make_move, play_plan, seen_as
 
 __all__ = ["search_world"]
 
-SEARCH_STEPS = 400  # the budget: steps played again, per step of the trajectory
+SEARCH_STEPS = 100  # the budget: steps played again (and pairs tried), per step of the trajectory
 ANSWER_WINDOW = 8  # hidden steps before the failing one whose other answers are tried
 
 
