@@ -20,7 +20,7 @@ RULESETS = sorted([os.path.join(ROOT, "rulesets", name) for name in os.listdir(o
 EXPECTED_COMPILED = {"kuhn-poker", "tictactoe", "davos", "deep-state", "global-mogul", "deals", "proc_param_choose", "action_markers", "bounded_bets", "coverage", "curator", "dice",
                      "fixed_rounds", "hidden_die", "modifiers", "pass_round_robin", "phase_chain", "rankings",
                      "scenario_defines", "scoring_rows", "start_player", "tokens", "variants", "vote", "zones",
-                     "bounded_answers", "view_modules"}
+                     "bounded_answers", "view_modules", "hidden_target"}
 
 
 def _both(ruleset, players, seed):

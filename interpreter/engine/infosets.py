@@ -19,9 +19,10 @@ What is public:
 
 `determinize(player, seed)` draws a world by playing the trajectory again with every hidden
 choice drawn anew so that the player's observation is as recorded after every step (module
-`worlds`); after a bounded number of restarts, complete fresh draws without repairs
-(rejection sampling, `worlds.draw_afresh`), and only then the pool-swap of the current state
-(visibility.determinize), which matches the present observation only. The true hidden values are read only where the player later
+`worlds`); after a bounded number of restarts, a bounded search (`world_search`: other answers
+to the latest hidden steps, exchanges of unseen items that explain the failing step), and only
+then the pool-swap of the current state (visibility.determinize), which matches the present
+observation only. The true hidden values are read only where the player later
 saw them: a sample depends only on the trajectory and the seed.
 
 Owns: the trajectory of a player, the public form of history entries, re-sampling by replay.
@@ -31,7 +32,7 @@ from __future__ import annotations
 import json
 import random
 
-from . import worlds
+from . import world_search, worlds
 from .chance import seeded_index
 from .values import Action
 from .worlds import make_move, same_value, seen_as, view_text
@@ -39,7 +40,6 @@ from .worlds import make_move, same_value, seen_as, view_text
 __all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
-MAX_FRESH_DRAWS = 64  # then rejection sampling: complete fresh draws, the first consistent one kept
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
@@ -269,15 +269,7 @@ def _explains(trial, steps, index: int, player: int, budget: list) -> bool:
     following = index + 1
     if following >= len(steps) or following > index + REVEAL_WINDOW or budget[0] <= 0:
         return True
-    step = steps[following]
-    if "chance" in step.entry:
-        branches = [(outcome, True) for outcome, _ in trial.chance_outcomes()]
-    elif step.secret:
-        mover = step.entry["action"].get("player")
-        branches = [(action, False) for action in trial.legal_actions() if action.player == mover]
-    else:
-        branches = [(step.entry["action"], False)]
-    for move, chance in branches:
+    for move, chance in worlds.branches(trial, steps[following]):
         budget[0] -= 1
         after = trial.copy()
         if make_move(after, move, chance) and _explains(after, steps, following, player, budget):
@@ -302,10 +294,9 @@ def determinize_by_history(state, player: int, seed: int):
         world = worlds.draw_world(state, player, steps, chooser)
         if world is not None:
             return _seeded(world, player, steps, seed)
-    for attempt in range(MAX_FRESH_DRAWS):
-        world = worlds.draw_afresh(state, player, steps, random.Random(f"{seed}/fresh/{attempt}"))
-        if world is not None:
-            return _seeded(world, player, steps, seed)
+    world = world_search.search_world(state, player, steps, seed)
+    if world is not None:
+        return _seeded(world, player, steps, seed)
     steps.unsampleable = True
     return None
 

@@ -22,7 +22,8 @@ from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
 
-__all__ = ["draw_world", "draw_afresh", "continue_world", "view_text", "seen_as", "make_move", "same_value"]
+__all__ = ["draw_world", "continue_world", "view_text", "seen_as", "make_move", "same_value",
+           "Plan", "play_plan", "exchange", "branches"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -47,7 +48,7 @@ def seen_as(state, player: int, step) -> bool:
     return observed == view or view_text(state, player) == step.seen
 
 
-class _Plan:
+class Plan:
     """One attempt at a world: the outcome or move chosen at each step (kept across repairs as
     the preferred choice), the state before each step, and the run each chance step belongs
     to: consecutive draws from a pool one smaller each time (one shuffle), or a single draw."""
@@ -55,6 +56,7 @@ class _Plan:
     def __init__(self, steps):
         self.choices: list = [None] * len(steps)
         self.before: list = [None] * len(steps)
+        self.unseen_draws: list = []  # per run and component type: (the draws the player never saw, their items)
         self.run_of: list = []
         run = -1
         for index, step in enumerate(steps):
@@ -63,6 +65,13 @@ class _Plan:
                                            or len(step.pool) != len(previous.pool) - 1):
                 run = index
             self.run_of.append(run if "chance" in step.entry else None)
+
+    def copy(self) -> "Plan":
+        """A plan to change without changing this one (the states before the steps are shared)."""
+        twin = object.__new__(Plan)
+        twin.choices, twin.before = list(self.choices), list(self.before)
+        twin.unseen_draws, twin.run_of = self.unseen_draws, self.run_of
+        return twin
 
     def deal_unseen(self, steps, entities, chooser) -> None:
         """A first guess at every draw of a component: in each run of draws (a shuffle), the
@@ -88,6 +97,7 @@ class _Plan:
             if len(left) == 1 and left[0] in entities and not seen(left[0]):
                 unseen.append(left[0])  # the item the shuffle left last, never drawn
             unseen.sort()
+            self.unseen_draws.append((unseen_at, tuple(unseen)))
             chooser.shuffle(unseen)
             for index, item in zip(unseen_at, unseen):
                 self.choices[index] = item
@@ -100,13 +110,13 @@ def draw_world(state, player: int, steps, chooser):
     the first draw changed."""
     from .state import State
 
-    plan = _Plan(steps)
+    plan = Plan(steps)
     plan.deal_unseen(steps, state.rs.entities, chooser)
     sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
     failures: set = set()
     backtracks = 0
     for _ in range(MAX_REPAIRS):
-        sample, failed, seen_instead = _play_plan(sample, start, steps, plan, player, chooser)
+        sample, failed, seen_instead = play_plan(sample, start, steps, plan, player, chooser)
         if failed is None:
             return sample
         if (failed, seen_instead, backtracks) in failures:
@@ -132,31 +142,17 @@ def draw_world(state, player: int, steps, chooser):
     return None
 
 
-def draw_afresh(state, player: int, steps, chooser):
-    """Rejection sampling: play the trajectory again with every hidden choice drawn afresh (the
-    components the player saw keep their draws, as in `draw_world`; no repair), each among those
-    that leave the player's observation of that step as recorded; the world, or None at the
-    first step no choice explains."""
-    from .state import State
-
-    plan = _Plan(steps)
-    plan.deal_unseen(steps, state.rs.entities, chooser)
-    start = State.new(state.rs, state.num_players, 0, "manual")
-    sample, failed, _ = _play_plan(start, 0, steps, plan, player, chooser)
-    return sample if failed is None else None
-
-
 def continue_world(world, player: int, steps, start: int, chooser):
     """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
     steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now, or None
     when a new observation contradicts it (the caller then draws a world anew)."""
     if start == len(steps):
         return world.copy()
-    sample, failed, _ = _play_plan(world.copy(), start, steps, _Plan(steps), player, chooser)
+    sample, failed, _ = play_plan(world.copy(), start, steps, Plan(steps), player, chooser)
     return sample if failed is None else None
 
 
-def _answer_otherwise(plan: _Plan, steps, failed: int, chooser):
+def _answer_otherwise(plan: Plan, steps, failed: int, chooser):
     """Nothing explains the failing step: give the latest hidden answer before it another
     legal answer, at random, and play again from there (bounded by MAX_BACKTRACKS)."""
     for index in range(failed - 1, -1, -1):
@@ -172,7 +168,7 @@ def _answer_otherwise(plan: _Plan, steps, failed: int, chooser):
     return None
 
 
-def _play_plan(sample, start: int, steps, plan: _Plan, player: int, chooser):
+def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
     """Play steps[start:] from `sample` (the state before steps[start]), each hidden choice the
     planned one when it still fits, else the first that fits. Returns (state, None, None) when
     every observation was as recorded, else (state, index of the step that failed, the
@@ -241,6 +237,18 @@ def _candidates(sample, step, planned, chooser) -> list:
     return [planned] + rest if len(rest) < len(others) else others
 
 
+def branches(state, step) -> list:
+    """[(move or outcome, is a chance outcome)]: the ways `step` may go in `state` as far as the
+    player can tell — every outcome of a chance step, every answer of the mover of another's
+    hidden move, or the public move as it was."""
+    if "chance" in step.entry:
+        return [(outcome, True) for outcome, _ in state.chance_outcomes()]
+    if step.secret:
+        mover = step.entry["action"].get("player")
+        return [(action, False) for action in state.legal_actions() if action.player == mover]
+    return [(step.entry["action"], False)]
+
+
 def make_move(trial, candidate, chance: bool) -> bool:
     """Apply a chance outcome or a move to `trial`; whether it was accepted."""
     return bool(trial.apply_chance(candidate) if chance else trial.apply(candidate))
@@ -256,7 +264,7 @@ def _first_consistent(state, candidates, player: int, step, chance: bool):
     return None, None
 
 
-def _repair_hidden_move(plan: _Plan, steps, failed: int, differences):
+def _repair_hidden_move(plan: Plan, steps, failed: int, differences):
     """When a value now shown was another player's hidden answer (a goal chosen in secret and
     revealed later), answer it as shown: the latest hidden move whose drawn answer holds a
     wrong value is given the answer with the wanted one, if that answer was legal there."""
@@ -273,7 +281,7 @@ def _repair_hidden_move(plan: _Plan, steps, failed: int, differences):
     return None
 
 
-def _repair(plan: _Plan, failed: int, differences):
+def _repair(plan: Plan, failed: int, differences):
     """Exchange draws so that where a wrong value was seen (`differences`: [(wrong, wanted)]) the
     wanted one is drawn instead: the wrong value's latest draw (up to the failing step) becomes the wanted
     value and the wanted value's draw in the same run becomes the wrong one (a shuffle stays a
@@ -294,7 +302,7 @@ def _repair(plan: _Plan, failed: int, differences):
     return min(assigned) if assigned else None
 
 
-def _repair_refused(plan: _Plan, failed: int, sample, move: dict, player: int):
+def _repair_refused(plan: Plan, failed: int, sample, move: dict, player: int):
     """A public move that the drawn world refuses used a value its mover held unseen (a card
     played from a hidden hand): find an item in the mover's hidden places whose exchange with
     that value makes the move legal, and exchange their draws."""
@@ -313,14 +321,14 @@ def _repair_refused(plan: _Plan, failed: int, sample, move: dict, player: int):
             if visibility.item_kind(sample.rs.entities, wrong) != visibility.item_kind(sample.rs.entities, wanted):
                 continue
             trial = sample.copy()
-            _exchange(trial.vars, wrong, wanted)
+            exchange(trial.vars, wrong, wanted)
             trial.touched()
             if _applies(trial, move):
                 return _repair(plan, failed, [(wrong, wanted)])
     return None
 
 
-def _repair_by_exchange(plan: _Plan, failed: int, sample, step, player: int, chooser):
+def _repair_by_exchange(plan: Plan, failed: int, sample, step, player: int, chooser):
     """A public move whose outcome depends on what is hidden (who may act next, a count): try
     exchanging two items between two places hidden from `player` just before the move, and
     exchange the draws of the first pair that makes the move look as it did."""
@@ -338,7 +346,7 @@ def _repair_by_exchange(plan: _Plan, failed: int, sample, step, player: int, cho
     chooser.shuffle(pairs)
     for first, second in pairs[:MAX_EXCHANGES]:
         trial = sample.copy()
-        _exchange(trial.vars, first, second)
+        exchange(trial.vars, first, second)
         trial.touched()
         if _looks_as_seen(trial, step, player):
             start = _repair(plan, failed, [(first, second)])
@@ -387,19 +395,19 @@ def _scalars(value, out: list, keys: bool = False) -> list:
     return out
 
 
-def _exchange(value, first, second) -> None:
+def exchange(value, first, second) -> None:
     """Swap every `first` and `second` inside the lists and maps of `value` (in place)."""
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in list(items):
         if isinstance(item, (list, dict)):
-            _exchange(item, first, second)
+            exchange(item, first, second)
         elif type(item) is type(first) and item == first:
             value[key] = second
         elif type(item) is type(second) and item == second:
             value[key] = first
 
 
-def _latest_draw(plan: _Plan, failed: int, value):
+def _latest_draw(plan: Plan, failed: int, value):
     for index in range(failed, -1, -1):
         if plan.run_of[index] is not None and same_value(plan.choices[index], value):
             return index
@@ -428,8 +436,9 @@ def _differences(have, want) -> list:
 
 def _differing_places(have, want, out: list) -> None:
     if isinstance(have, dict) and isinstance(want, dict):
-        for key in have.keys() & want.keys():
-            _differing_places(have[key], want[key], out)
+        for key in have:  # in the observation's order (a set of keys would follow the hash seed)
+            if key in want:
+                _differing_places(have[key], want[key], out)
     elif isinstance(have, list) and isinstance(want, list):
         if len(have) == len(want):
             for left, right in zip(have, want):

@@ -2,8 +2,9 @@
 than falling back to re-dealing the present hidden items, and the CPU it costs (issue 9 item 3).
 
 Random seeded games (the moves drawn by random.Random(seed)), one world per player every
-`--every` moves (the world's seed is the step number); prints the worlds replayed out of all
-and the CPU seconds spent in `determinize`.
+`--every` moves (the world's seed is the step number); prints the worlds replayed out of all,
+the worlds re-dealt, the CPU seconds spent in `determinize`, and how many of the replayed
+worlds the search (`world_search.search_world`, after the repairs gave up) found, with its CPU.
 
 Run: /work/venv/bin/python tools/bench/worlds.py [--ruleset davos --players 4] [--seeds 8] [--every 10]
 """
@@ -17,10 +18,30 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)  # this tree's interpreter, not the installed one
 
 
-def measure(name: str, players: int, seeds: int, every: int) -> dict:
-    """{"worlds", "replayed", "cpu_s"} over `seeds` random games of `name`."""
-    import interpreter
+def _count_searches(world_search) -> dict:
+    """Wrap `search_world` to count its calls, the worlds it found and its CPU seconds."""
+    counts = {"searched": 0, "found": 0, "search_cpu_s": 0.0}
+    search_world = world_search.search_world
 
+    def counted(*args, **kwargs):
+        start = time.process_time()
+        world = search_world(*args, **kwargs)
+        counts["search_cpu_s"] += time.process_time() - start
+        counts["searched"] += 1
+        counts["found"] += world is not None
+        return world
+
+    world_search.search_world = counted
+    return counts
+
+
+def measure(name: str, players: int, seeds: int, every: int) -> dict:
+    """{"worlds", "replayed", "cpu_s", "searched", "found", "search_cpu_s"} over `seeds`
+    random games of `name`."""
+    import interpreter
+    from interpreter.engine import world_search
+
+    counts = _count_searches(world_search)
     ruleset = interpreter.load(name)
     worlds = replayed = 0
     cpu = 0.0
@@ -37,7 +58,7 @@ def measure(name: str, players: int, seeds: int, every: int) -> dict:
                     replayed += world.replayed
             legal = state.legal_actions()
             state.apply(legal[rng.randrange(len(legal))])
-    return {"worlds": worlds, "replayed": replayed, "cpu_s": cpu}
+    return {"worlds": worlds, "replayed": replayed, "cpu_s": cpu, **counts}
 
 
 def main(argv=None) -> int:
@@ -54,6 +75,8 @@ def main(argv=None) -> int:
     print(f"{args.ruleset} {args.players}p, seeds 0-{args.seeds - 1}, a world per player every {args.every} moves: "
           f"{result['replayed']} of {result['worlds']} replayed ({share:.0%}), "
           f"{result['worlds'] - result['replayed']} re-dealt, {result['cpu_s']:.1f} CPU s in determinize")
+    print(f"search (after the repairs gave up): {result['found']} of {result['searched']} found, "
+          f"{result['search_cpu_s']:.2f} CPU s")
     return 0
 
 
