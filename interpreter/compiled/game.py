@@ -20,7 +20,7 @@ from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, _initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
-from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND, STAGE
 from .module import LISTED_BOUND
 from .twin import HandOver, Twin
 
@@ -307,7 +307,11 @@ class CompiledState(Twin):
         module = self.module
         game_vars = self.V
         module.act_named[move[0]](self, game_vars, local_names, undo_log)
-        stage = module.turns_named[frame[0]](self, game_vars, undo_log)
+        # the flow goes on from the frame's stage (`turns` unless the move ran `end_phase`)
+        if frame[STAGE] == "turns":
+            stage = module.turns_named[frame[0]](self, game_vars, undo_log)
+        else:
+            stage = module.stages_named[frame[0]][frame[STAGE]](self, game_vars, undo_log)
         if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
         elif self.terminal:

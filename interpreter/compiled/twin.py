@@ -118,7 +118,8 @@ class Twin:
         stack = data["stack"]
         plain_turn = data["pending"] is None and data["chance"] is None and not data["terminal"] and \
             len(stack) == 1 and stack[0]["kind"] == "phase" and stack[0]["stage"] == "turns" and \
-            stack[0].get("sim") is None and stack[0]["player"] is not None
+            stack[0].get("sim") is None and stack[0]["player"] is not None and not stack[0]["sub"] and \
+            not self.rs.phases[stack[0]["phase"]].simultaneous  # (the generated code plays neither)
         if plain_turn:
             self._take_back(reference)
 
