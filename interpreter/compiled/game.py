@@ -77,7 +77,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
 class CompiledState(Twin):
     """A game played by generated code; see the module's docstring."""
 
-    __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
+    __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "chance_holder", "moves",
                  "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
@@ -85,6 +85,8 @@ class CompiledState(Twin):
         self.module = module
         self.V = game_vars
         self.frame = None  # the phase frame: a list in blocks.FRAME_FIELDS order
+        self.sub = False  # the frame's `sub`: a sub-phase's (entered by `enter`, played by the reference)
+        self.below = []  # the reference's frames below it in a sub-phase (never changed here)
         self.terminal = False
         self.step = 0
         self.seed = seed
@@ -177,7 +179,7 @@ class CompiledState(Twin):
         """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
         if self._ref is not None:
             return self._ref.d
-        stack = [] if self.frame is None else [_frame_dict(self.frame)]
+        stack = self.below + ([] if self.frame is None else [_frame_dict(self.frame, self.sub)])
         return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
                 "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
 
@@ -365,6 +367,7 @@ class CompiledState(Twin):
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
+        twin.sub, twin.below = self.sub, self.below
         twin.terminal, twin.step = self.terminal, self.step
         twin.rng[:] = self.rng
         twin.moves = self.moves
@@ -373,6 +376,6 @@ class CompiledState(Twin):
         self._log_shared = twin._log_shared = True
         return twin
 
-def _frame_dict(frame: list) -> dict:
+def _frame_dict(frame: list, sub: bool) -> dict:
     fields = dict(zip(FRAME_FIELDS, frame))
-    return {"kind": "phase", "phase": fields.pop("phase"), "sub": False, "stage": fields.pop("stage"), **fields}
+    return {"kind": "phase", "phase": fields.pop("phase"), "sub": sub, "stage": fields.pop("stage"), **fields}

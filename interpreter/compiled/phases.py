@@ -9,9 +9,12 @@ Each stage function returns the next stage function, or None when a player must 
 are in `st.moves`) or the game is over (`st.terminal`). The phase frame is a list at the
 constant offsets of blocks.FRAME_FIELDS; `S` is the move's undo log (blocks.py). After a block
 that may run `end_phase` the flow goes on from the frame's stage (`STAGES[P]`, as flow.py does).
-The generated flow only ever holds the bottom phase frame: a sub-phase (`enter`) and a
-simultaneous phase are played by the reference engine (the move hands over), so `next: return`
-ends the game, as the reference's does in a phase that was not entered.
+The generated flow holds the innermost phase frame only: entering a sub-phase (`enter`) and a
+simultaneous phase hand the move over to the reference engine, and so does leaving a sub-phase
+by `return` (the effects that entered it go on from the middle); the generated code plays the
+sub-phase's turns in between, with the reference's frames below it kept as they are
+(`st.below`; `st.sub` is the frame's `sub`). `next: return` of a phase not entered by `enter`
+ends the game, as the reference's does.
 
 Owns: `generate(ruleset) -> GeneratedSource` (the source, the values it names, and the tables
 of functions by phase and action). The source does not depend on the number of players.
@@ -260,17 +263,25 @@ def _leave(out: Writer, phase, number: int, phase_index: dict, end_if) -> None:
         if condition is not None:
             out.emit(1, f"if {out.call(condition, 'L')}:")
             depth = 2
-        if target in ("end", "return"):  # `return`: this frame was not entered by `enter` (see above)
-            out.emit(depth, "st.terminal = True")
-            out.emit(depth, "return None")
+        if target in ("end", "return"):
+            _end_or_return(out, depth, target)
         else:
             out.emit(depth, f"return enter_{phase_index[target]}")
         if condition is None:
             out.emit(0, "")
             return
-    out.emit(1, "st.terminal = True")
-    out.emit(1, "return None")
+    _end_or_return(out, 1, "return")  # no `next` holds: back to the phase below, or the end
     out.emit(0, "")
+
+
+def _end_or_return(out: Writer, depth: int, target: str) -> None:
+    """flow.py `_leave`: `end` ends the game; `return` leaves a sub-phase (the reference engine
+    makes the move: the effects below go on) and ends the game in a phase not entered."""
+    if target == "return":
+        out.emit(depth, "if st.sub:")
+        out.emit(depth + 1, "raise _HandOver()")
+    out.emit(depth, "st.terminal = True")
+    out.emit(depth, "return None")
 
 
 def _tables(out: Writer, phase_index: dict, action_index: dict) -> None:

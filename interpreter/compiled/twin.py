@@ -116,21 +116,23 @@ class Twin:
         self.terminal = reference.is_terminal
         data = reference.d
         stack = data["stack"]
+        top = stack[-1] if stack else None
         plain_turn = data["pending"] is None and data["chance"] is None and not data["terminal"] and \
-            len(stack) == 1 and stack[0]["kind"] == "phase" and stack[0]["stage"] == "turns" and \
-            stack[0].get("sim") is None and stack[0]["player"] is not None and not stack[0]["sub"] and \
-            not self.rs.phases[stack[0]["phase"]].simultaneous  # (the generated code plays neither)
+            top is not None and top["kind"] == "phase" and top["stage"] == "turns" and \
+            top.get("sim") is None and top["player"] is not None and not self.rs.phases[top["phase"]].simultaneous
         if plain_turn:
             self._take_back(reference)
 
     def _take_back(self, reference: State) -> None:
-        """Play on with the generated code from the reference's position (a plain turn). The
-        reference's data becomes this game's (the reference is only kept for its undo points,
-        which restore whole snapshots)."""
+        """Play on with the generated code from the reference's position (a plain turn, in a
+        sub-phase too: the frames below it are kept as they are). The reference's data becomes
+        this game's (the reference is only kept for its undo points, which restore whole
+        snapshots)."""
         data = reference.d
         self.V = data["vars"]
-        frame = data["stack"][0]
+        frame = data["stack"][-1]
         self.frame = [frame[field] for field in FRAME_FIELDS]
+        self.sub, self.below = frame["sub"], data["stack"][:-1]
         self.step = data["step"]
         self.rng[:] = data["rng"]
         self.terminal = False
