@@ -58,7 +58,10 @@ class Twin:
 
     # ------------------------------------------------------------------ the reference twin
     def history(self) -> list:
-        return [{"action": entry.to_json()} for entry in self._history_actions()]
+        if self._ref is not None:  # the reference holds the game: the newest moves are in its history
+            return self._ref.history()
+        return [{"action": entry.to_json()} if isinstance(entry, Action) else entry  # (a simultaneous choice: a dict)
+                for entry in self._history_actions()]
 
     def _history_actions(self) -> list:
         entries = []
