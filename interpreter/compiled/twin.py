@@ -143,6 +143,9 @@ class Twin:
         self._log_shared = reference._log_shared = True
         self._history = reference._history
         self._ref = None
+        if reference._legal_step == self.step and reference._moves_now is not None:  # listed by its flow already
+            self.moves = reference._moves_now
+            return
         module = self.module
         self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
 
