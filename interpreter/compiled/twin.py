@@ -39,6 +39,8 @@ class Twin:
         reference = self.reference()
         self._twin = None
         reference._undo.clear()
+        if reference._legal_step != self.step:  # the moves listed here are the reference's: not listed again
+            reference.cache_legal(self.moves, {"player": self.frame[PLAYER]})
         outcome = reference.apply_id(index)  # its undo point is this move's
         if outcome:
             self._hand_over(reference)
