@@ -134,7 +134,8 @@ def _call(out, effect, depth, local):
     inner = out.fresh("L")
     out.emit(depth, f"{inner} = {{'player': {local}.get('player')}}")
     if out.secret is not False:  # the procedure's log lines are the secret move's mover's too
-        out.emit(depth, f"if {text(fx.SECRET_TO)} in {local}: {inner}[{text(fx.SECRET_TO)}] = {local}[{text(fx.SECRET_TO)}]")
+        secret = text(fx.SECRET_TO)
+        out.emit(depth, f"if {secret} in {local}: {inner}[{secret}] = {local}[{secret}]")
     for parameter, handle in effect.binds:
         out.emit(depth, f"{inner}[{text(parameter)}] = {out.call(handle, local)}")
     if effect.procedure in out.calling:  # it recurses: a function, not inlined again

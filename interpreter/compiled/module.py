@@ -48,7 +48,8 @@ class GameModule:
         self.act = namespace["ACT"]
         self.act_named = {action_id: self.act[number] for action_id, number in generated.action_index.items()}
         self.turns_named = {phase_id: self.turns[number] for phase_id, number in generated.phase_index.items()}
-        self.stages_named = {phase_id: namespace["STAGES"][number] for phase_id, number in generated.phase_index.items()}
+        self.stages_named = {phase_id: namespace["STAGES"][number]  # stage name -> function
+                             for phase_id, number in generated.phase_index.items()}
         self.start = self.enter[generated.phase_index[ruleset.start]]
         # the undo log of set-up: every var counts as recorded already, so nothing is copied
         # (a dict, so the generated `name not in S` stays a dict lookup)

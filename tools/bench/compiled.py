@@ -141,8 +141,9 @@ def real_game_ratios(specs, rounds: int, games: int) -> None:
             for engine in engines:
                 seconds[engine] += spent[engine]
         per_round = " ".join(f"{ratio:.2f}" for ratio in ratios)
+        rates = {engine: rounds * games / spent for engine, spent in seconds.items()}
         print(f"  {spec:28} {median(ratios):6.2f}  (rounds: {per_round}; reference "
-              f"{rounds * games / seconds['reference']:.1f} games/s, compiled {rounds * games / seconds['compiled']:.1f})")
+              f"{rates['reference']:.1f} games/s, compiled {rates['compiled']:.1f})")
 
 
 def verdict(value, target):
