@@ -33,6 +33,7 @@ def _play_alongside(ruleset, players, seed):
     while True:
         assert compiled.hash() == reference.hash(), (seed, step, reference.diff(compiled.reference()))
         assert compiled.is_terminal == reference.is_terminal
+        assert (compiled.phase, compiled.round, compiled.steps) == (reference.phase, reference.round, reference.steps)
         if reference.is_terminal:
             break
         assert compiled.current_player == reference.current_player

@@ -17,6 +17,7 @@ from typing import Optional
 from ..engine.acting import _as_action
 from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.flow import FLOW_GUARD
+from ..engine.frames import top_phase
 from ..engine.state import State, _initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
@@ -152,13 +153,19 @@ class CompiledState(Twin):
     def phase(self) -> Optional[str]:
         if self._ref is not None:
             return self._ref.phase
-        return self.frame[0] if self.frame is not None else None
+        if self.frame is None:  # the game ended in a sub-phase: the phase below it (as the reference's)
+            below = top_phase(self.below)
+            return below["phase"] if below is not None else None
+        return self.frame[0]
 
     @property
     def round(self) -> Optional[int]:
         if self._ref is not None:
             return self._ref.round
-        return self.frame[ROUND] if self.frame is not None else None
+        if self.frame is None:
+            below = top_phase(self.below)
+            return below["round"] if below is not None else None
+        return self.frame[ROUND]
 
     @property
     def num_players(self) -> int:
