@@ -153,19 +153,13 @@ class CompiledState(Twin):
     def phase(self) -> Optional[str]:
         if self._ref is not None:
             return self._ref.phase
-        if self.frame is None:  # the game ended in a sub-phase: the phase below it (as the reference's)
-            below = top_phase(self.below)
-            return below["phase"] if below is not None else None
-        return self.frame[0]
+        return self.frame[0] if self.frame is not None else _below(self.below, "phase")
 
     @property
     def round(self) -> Optional[int]:
         if self._ref is not None:
             return self._ref.round
-        if self.frame is None:
-            below = top_phase(self.below)
-            return below["round"] if below is not None else None
-        return self.frame[ROUND]
+        return self.frame[ROUND] if self.frame is not None else _below(self.below, "round")
 
     @property
     def num_players(self) -> int:
@@ -318,10 +312,8 @@ class CompiledState(Twin):
         game_vars = self.V
         module.act_named[move[0]](self, game_vars, local_names, undo_log)
         # the flow goes on from the frame's stage (`turns` unless the move ran `end_phase`)
-        if frame[STAGE] == "turns":
-            stage = module.turns_named[frame[0]](self, game_vars, undo_log)
-        else:
-            stage = module.stages_named[frame[0]][frame[STAGE]](self, game_vars, undo_log)
+        stage = (module.turns_named[frame[0]] if frame[STAGE] == "turns" else
+                 module.stages_named[frame[0]][frame[STAGE]])(self, game_vars, undo_log)
         if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
         elif self.terminal:
@@ -383,6 +375,13 @@ class CompiledState(Twin):
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
+
+def _below(below: list, field: str):
+    """A field of the innermost phase frame of `below` (a game that ended in a sub-phase: the
+    reference's phase is the one below it), or None."""
+    frame = top_phase(below)
+    return frame[field] if frame is not None else None
+
 
 def _frame_dict(frame: list, sub: bool) -> dict:
     fields = dict(zip(FRAME_FIELDS, frame))
