@@ -79,8 +79,7 @@ class CompiledState(Twin):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "chance_holder",
-                 "moves",
-                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
+                 "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
