@@ -313,9 +313,9 @@ def test_end_phase_is_run_by_the_generated_code_in_every_block(tmp_path):
 
 
 def test_a_sub_phase_is_played_by_the_generated_code_and_undo_crosses_its_edges():
-    """The turns of a sub-phase (`enter`) are generated moves with the reference's frames kept
-    below; entering it and returning from it are made by the reference; apply_id/undo go back
-    exactly across all of them."""
+    """The generated code holds the game in a sub-phase (`enter`), the reference's frames kept
+    below; the moves that enter it and return from it are made by the reference; apply_id/undo
+    go back exactly across all of them."""
     ruleset = load(os.path.join(ROOT, "tests", "rulesets", "subturns"))
     for seed in range(3):
         reference, compiled = _both(ruleset, 3, seed)

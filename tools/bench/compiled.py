@@ -13,7 +13,9 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
 - the same playouts with `legal_action_ids()` / `apply_id()` (what agents and MCTS use).
 - the real games (`--real`, default Davos 4p, Deep State 3p, Global Mogul 3p, Corporate Times
   4p): CPU seconds of the same seeded random games through `apply_id` on each engine, the
-  engines alternating within each round; compiled / reference games/s per round.
+  engines alternating within each round; compiled / reference games/s per round, and the share
+  of the compiled games' moves made by the generated code (a move the generated code does not
+  make counts as handed over, or as made while the reference holds the game).
 
 Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4]
      .venv/bin/python tools/bench/compiled.py --real [corporate-times@4 davos@4:big+mean ...] [--games 4]
@@ -125,6 +127,23 @@ def games_cpu_seconds(ruleset, players, engine, seeds) -> float:
     return time.process_time() - start
 
 
+def move_shares(ruleset, players, seeds) -> str:
+    """Which engine made the moves of the compiled games: the generated code, the reference
+    after a hand-over, or the reference while it holds the game (a `choose` answered, ...)."""
+    counts = {"generated": 0, "handed over": 0, "reference holds": 0}
+    for seed in seeds:
+        state = ruleset.new_game(players, seed=seed, engine="compiled")
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            held = state._ref is not None
+            state.apply_id(rng.randrange(len(state.legal_action_ids())))
+            by_reference = state._undo[-1][0] == "reference"  # (taken back at once or not)
+            kind = "reference holds" if held else "handed over" if by_reference else "generated"
+            counts[kind] += 1
+    total = sum(counts.values()) or 1
+    return ", ".join(f"{kind} {100 * count / total:.0f} %" for kind, count in counts.items())
+
+
 def real_game_ratios(specs, rounds: int, games: int) -> None:
     """Print compiled / reference games/s of each real game, per round and the median."""
     print(f"real games: compiled / reference games/s (CPU seconds of {games} seeded games per engine, "
@@ -144,6 +163,7 @@ def real_game_ratios(specs, rounds: int, games: int) -> None:
         rates = {engine: rounds * games / spent for engine, spent in seconds.items()}
         print(f"  {spec:28} {median(ratios):6.2f}  (rounds: {per_round}; reference "
               f"{rates['reference']:.1f} games/s, compiled {rates['compiled']:.1f})")
+        print(f"  {'':28} moves: {move_shares(ruleset, players, seeds)}")
 
 
 def verdict(value, target):
