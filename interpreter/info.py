@@ -39,6 +39,7 @@ def describe(ruleset, players: int, history_window=None) -> dict:
     from .adapters.observation import ObservationLayout
 
     from .compiled import support
+    from .compiled.support import handed_over
 
     space = ActionSpace(ruleset, players)
     gap = support(ruleset)
@@ -57,7 +58,9 @@ def describe(ruleset, players: int, history_window=None) -> dict:
             "blocks": blocks,
             "observation": [{"name": n, "offset": o, "size": s} for n, o, s in layout.table()],
             "compiled": {"supported": gap is None, "construct": gap.construct if gap else None,
-                         "where": gap.where if gap else None}}
+                         "where": gap.where if gap else None,
+                         "handed_over": [{"construct": handed.construct, "where": handed.where}
+                                         for handed in (handed_over(ruleset) if gap is None else ())]}}
 
 
 def _param_text(param: dict) -> str:
@@ -80,7 +83,9 @@ def run_info(args, out, ruleset, players: int) -> int:
     print(f"max chance outcomes: {data['max_chance_outcomes']}", file=out)
     compiled = data["compiled"]
     print("compiled play: " + ("yes (new_game(..., engine='compiled'))" if compiled["supported"] else
-                               f"no, the reference engine plays it: {compiled['where']}: {compiled['construct']}"), file=out)
+                               f"no, the reference engine plays it: {compiled['where']}: {compiled['construct']}")
+          + "".join(f"; played by the reference engine while it runs: {handed['construct']} at {handed['where']}"
+                    for handed in compiled["handed_over"]), file=out)
     for block in data["blocks"]:
         params = ", ".join(_param_text(p) for p in block["params"])
         print(f"  {block['offset']:>6} +{block['size']:<6} {block['name']}({params})", file=out)

@@ -4,6 +4,9 @@ effects inlined into their actions, an undo log instead of a snapshot per move (
 docs/performance.md, "Compiled play").
 
   support(ruleset)        None, or the Gap (construct, file:line) that keeps it on the reference engine
+  support.handed_over(ruleset)
+                          the constructs whose moves the generated game hands to the reference engine
+                          (a sub-phase's `enter`, `choose_together`, a simultaneous phase)
   new_game(ruleset, players, seed, chance, engine)
                           a CompiledState when the ruleset is supported and chance is seeded,
                           else an engine.State (the reference, which stays the definition)

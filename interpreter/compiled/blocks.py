@@ -39,6 +39,10 @@ class Writer:
         self.calling: list = []  # the procedures being inlined, innermost last
         self.procedure_functions: set = set()  # procedures written as functions (they recurse)
         self.procedure_index = {name: number for number, name in enumerate(ruleset.proc_blocks)}
+        # whose secret move runs the code being written: False (no secret move: a phase's effects,
+        # a plain action), True (a secret action: its log lines are the mover's), None (not known:
+        # a procedure written as a function reads the `_secret_to` local)
+        self.secret = False
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -129,6 +133,9 @@ def _for(out, effect, depth, local):
 def _call(out, effect, depth, local):
     inner = out.fresh("L")
     out.emit(depth, f"{inner} = {{'player': {local}.get('player')}}")
+    if out.secret is not False:  # the procedure's log lines are the secret move's mover's too
+        secret = text(fx.SECRET_TO)
+        out.emit(depth, f"if {secret} in {local}: {inner}[{secret}] = {local}[{secret}]")
     for parameter, handle in effect.binds:
         out.emit(depth, f"{inner}[{text(parameter)}] = {out.call(handle, local)}")
     if effect.procedure in out.calling:  # it recurses: a function, not inlined again
@@ -156,7 +163,13 @@ def _random(out, effect, depth, local):
 
 def _log(out, effect, depth, local):
     pieces = [text(part) if isinstance(part, str) else f"_piece({out.call(part, local)})" for part in effect.parts]
-    out.emit(depth, f"st.note(({', '.join(pieces)}{',' if len(pieces) == 1 else ''}))")
+    line = f"({', '.join(pieces)}{',' if len(pieces) == 1 else ''})"
+    if effect.readers is not None:  # a line for some players only (the pieces are read first)
+        out.emit(depth, f"st.note(_log_entry({line}, {out.call(effect.readers, local)}))")
+    elif out.secret is not False:  # a secret move's line is the mover's only
+        out.emit(depth, f"st.note(_log_entry({line}, {local}.get({text(fx.SECRET_TO)})))")
+    else:
+        out.emit(depth, f"st.note({line})")
 
 
 def _choose(out, effect, depth, local):
@@ -169,8 +182,20 @@ def _fail(out, effect, depth, local):
     out.emit(depth, f"raise _Failure({text(effect.reason)})")
 
 
+def _end_phase(out, effect, depth, local):
+    """engine/flow.py `end_phase`: the stage after the block is the frame's (phases.py reads it)."""
+    out.emit(depth, "_end_phase(st.frame)")
+
+
+def _hand_over(out, effect, depth, local):
+    """`enter` (a sub-phase) and `choose_together`: the reference engine makes the move; its
+    stack of frames waits in the middle of these effects, which straight-line code cannot."""
+    out.emit(depth, "raise _HandOver()")
+
+
 _EFFECTS = {fx.Stmt: _stmt, fx.If: _if, fx.Let: _let, fx.For: _for, fx.Call: _call, fx.Move: _move,
-            fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail, fx.Choose: _choose}
+            fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail, fx.Choose: _choose,
+            fx.EndPhase: _end_phase, fx.Enter: _hand_over, fx.ChooseTogether: _hand_over}
 
 
 # ----------------------------------------------------------------------------- legal moves
@@ -276,12 +301,18 @@ def write_procedures(out: Writer) -> None:
         written.add(name)
         out.emit(0, f"def proc_{out.procedure_index[name]}(st, V, L, S):")
         out.calling = [name]
+        out.secret = None  # called from secret moves and others alike
         write_block(out, out.rs.proc_blocks[name], 1, "L")
         out.calling = []
+        out.secret = False
         out.emit(0, "")
 
 
 def write_action(out: Writer, action, index: int) -> None:
     out.emit(0, f"def act_{index}(st, V, L, S):")
+    if action.secret:  # engine/acting.py: its effects' log lines are the mover's only
+        out.emit(1, f"L[{text(fx.SECRET_TO)}] = L['player']")
+    out.secret = bool(action.secret)
     write_block(out, action.block, 1, "L")
+    out.secret = False
     out.emit(0, "")

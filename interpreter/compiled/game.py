@@ -17,10 +17,11 @@ from typing import Optional
 from ..engine.acting import _as_action
 from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.flow import FLOW_GUARD
+from ..engine.frames import top_phase
 from ..engine.state import State, _initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
-from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND, STAGE
 from .module import LISTED_BOUND
 from .twin import HandOver, Twin
 
@@ -77,14 +78,16 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
 class CompiledState(Twin):
     """A game played by generated code; see the module's docstring."""
 
-    __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
-                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
+    __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "chance_holder",
+                 "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
         self.module = module
         self.V = game_vars
         self.frame = None  # the phase frame: a list in blocks.FRAME_FIELDS order
+        self.sub = False  # the frame's `sub`: a sub-phase's (entered by `enter`, played by the reference)
+        self.below = []  # the reference's frames below it in a sub-phase (never changed here)
         self.terminal = False
         self.step = 0
         self.seed = seed
@@ -149,13 +152,13 @@ class CompiledState(Twin):
     def phase(self) -> Optional[str]:
         if self._ref is not None:
             return self._ref.phase
-        return self.frame[0] if self.frame is not None else None
+        return self.frame[0] if self.frame is not None else _below(self.below, "phase")
 
     @property
     def round(self) -> Optional[int]:
         if self._ref is not None:
             return self._ref.round
-        return self.frame[ROUND] if self.frame is not None else None
+        return self.frame[ROUND] if self.frame is not None else _below(self.below, "round")
 
     @property
     def num_players(self) -> int:
@@ -177,7 +180,7 @@ class CompiledState(Twin):
         """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
         if self._ref is not None:
             return self._ref.d
-        stack = [] if self.frame is None else [_frame_dict(self.frame)]
+        stack = self.below + ([] if self.frame is None else [_frame_dict(self.frame, self.sub)])
         return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
                 "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
 
@@ -307,7 +310,9 @@ class CompiledState(Twin):
         module = self.module
         game_vars = self.V
         module.act_named[move[0]](self, game_vars, local_names, undo_log)
-        stage = module.turns_named[frame[0]](self, game_vars, undo_log)
+        # the flow goes on from the frame's stage (`turns` unless the move ran `end_phase`)
+        stage = (module.turns_named[frame[0]] if frame[STAGE] == "turns" else
+                 module.stages_named[frame[0]][frame[STAGE]])(self, game_vars, undo_log)
         if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
         elif self.terminal:
@@ -361,6 +366,7 @@ class CompiledState(Twin):
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
+        twin.sub, twin.below = self.sub, self.below
         twin.terminal, twin.step = self.terminal, self.step
         twin.rng[:] = self.rng
         twin.moves = self.moves
@@ -369,6 +375,13 @@ class CompiledState(Twin):
         self._log_shared = twin._log_shared = True
         return twin
 
-def _frame_dict(frame: list) -> dict:
+def _below(below: list, field: str):
+    """A field of the innermost phase frame of `below` (a game that ended in a sub-phase: the
+    reference's phase is the one below it), or None."""
+    frame = top_phase(below)
+    return frame[field] if frame is not None else None
+
+
+def _frame_dict(frame: list, sub: bool) -> dict:
     fields = dict(zip(FRAME_FIELDS, frame))
-    return {"kind": "phase", "phase": fields.pop("phase"), "sub": False, "stage": fields.pop("stage"), **fields}
+    return {"kind": "phase", "phase": fields.pop("phase"), "sub": sub, "stage": fields.pop("stage"), **fields}

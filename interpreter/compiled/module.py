@@ -13,13 +13,15 @@ import weakref
 from typing import Optional
 
 from ..engine import effects as fx
-from ..engine.effects import RuleFailure, choice_options
+from ..engine.effects import RuleFailure, choice_options, log_entry
 from ..engine.values import SCALARS, fmt, freeze
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
+from .blocks import PLAYER, STAGE
 from .phases import generate
 from .support import support
+from .twin import HandOver
 
 __all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND"]
 
@@ -46,6 +48,8 @@ class GameModule:
         self.act = namespace["ACT"]
         self.act_named = {action_id: self.act[number] for action_id, number in generated.action_index.items()}
         self.turns_named = {phase_id: self.turns[number] for phase_id, number in generated.phase_index.items()}
+        self.stages_named = {phase_id: namespace["STAGES"][number]  # stage name -> function
+                             for phase_id, number in generated.phase_index.items()}
         self.start = self.enter[generated.phase_index[ruleset.start]]
         # the undo log of set-up: every var counts as recorded already, so nothing is copied
         # (a dict, so the generated `name not in S` stays a dict lookup)
@@ -143,7 +147,7 @@ def _runtime(ruleset) -> dict:
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
             "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random],
-            "_run_choose": choose_at_once}
+            "_run_choose": choose_at_once, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
 
 
 def copy_value(value):
@@ -174,11 +178,16 @@ def new_move(cache: dict, name: str, param: str, value, parts) -> tuple:
     return move
 
 
+def end_phase(frame: list) -> None:
+    """engine/flow.py `end_phase` on the phase frame (a list): once the effects under way have
+    run, the flow goes on from the frame's stage (phases.py, game.py)."""
+    frame[STAGE] = "leave" if frame[STAGE] in ("exit", "leave") else "exit"
+    frame[PLAYER] = None
+
+
 def choose_at_once(effect, game_vars: dict, names: dict) -> None:
     """A `choose` effect (engine/effects.py `_choose`) that needs no player: none or one option
     is bound at once; more raise HandOver (the reference engine then makes the move)."""
-    from .twin import HandOver
-
     effect.player.fn(game_vars, names)  # read first, as the reference does (it may fail)
     options = choice_options(effect, game_vars, names)
     if len(options) > 1:

@@ -7,7 +7,14 @@ Per phase P (numbered, never named after the rules):
   exit_P, leave_P    `on_exit`; the game's `end_if`, then the first `next` that holds
 Each stage function returns the next stage function, or None when a player must act (the moves
 are in `st.moves`) or the game is over (`st.terminal`). The phase frame is a list at the
-constant offsets of blocks.FRAME_FIELDS; `S` is the move's undo log (blocks.py).
+constant offsets of blocks.FRAME_FIELDS; `S` is the move's undo log (blocks.py). After a block
+that may run `end_phase` the flow goes on from the frame's stage (`STAGES[P]`, as flow.py does).
+The generated flow holds the innermost phase frame only: entering a sub-phase (`enter`) and a
+simultaneous phase hand the move over to the reference engine, and so does leaving a sub-phase
+by `return` (the effects that entered it go on from the middle); the generated code plays the
+sub-phase's turns in between, with the reference's frames below it kept as they are
+(`st.below`; `st.sub` is the frame's `sub`). `next: return` of a phase not entered by `enter`
+ends the game, as the reference's does.
 
 Owns: `generate(ruleset) -> GeneratedSource` (the source, the values it names, and the tables
 of functions by phase and action). The source does not depend on the number of players.
@@ -18,6 +25,7 @@ from dataclasses import dataclass
 
 from .blocks import (ACTED, BEGIN, EMPTY, INDEX, OPENED, ORDER, PASSED, PLAYER, ROUND, STAGE, Writer,
                      text, write_action, write_block, write_legal, write_procedures)
+from .support import phase_enders
 
 __all__ = ["generate", "GeneratedSource"]
 
@@ -36,12 +44,18 @@ def generate(ruleset) -> GeneratedSource:
     phase_index = {phase_id: number for number, phase_id in enumerate(ruleset.phases)}
     action_index = {action_id: number for number, action_id in enumerate(ruleset.actions)}
     end_if = out.call(ruleset.end_if, "_NO_NAMES") if ruleset.end_if is not None else None
+    enders = phase_enders(ruleset)
     for phase_id, phase in ruleset.phases.items():
         number = phase_index[phase_id]
-        _enter(out, phase, number)
+        if phase.simultaneous:  # the reference engine plays it (the move that enters it hands over)
+            out.emit(0, f"def enter_{number}(st, V, S):")
+            out.emit(1, "raise _HandOver()")
+            out.emit(0, "")
+            continue
+        _enter(out, phase, number, enders)
         if phase.kind == "turns":
             write_legal(out, phase, number)
-            _turns(out, phase, number, end_if)
+            _turns(out, phase, number, end_if, enders)
             _anybody(out, phase, number)
         _exit(out, phase, number)
         _leave(out, phase, number, phase_index, end_if)
@@ -53,7 +67,7 @@ def generate(ruleset) -> GeneratedSource:
     return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles)
 
 
-def _enter(out: Writer, phase, number: int) -> None:
+def _enter(out: Writer, phase, number: int, enders: set) -> None:
     out.emit(0, f"def enter_{number}(st, V, S):")
     out.save_var(1, "current_phase")
     out.emit(1, f"V['current_phase'] = {text(phase.id)}")
@@ -69,6 +83,10 @@ def _enter(out: Writer, phase, number: int) -> None:
     if phase.enter_block is not None:
         out.emit(1, "L = {'player': None, 'round': 1}")
         write_block(out, phase.enter_block, 1, "L")
+        if phase.enter_block in enders:
+            out.emit(1, f"return STAGES[{number}][F[{STAGE}]]")
+            out.emit(0, "")
+            return
     out.emit(1, f"return {following}_{number}")
     out.emit(0, "")
 
@@ -80,7 +98,14 @@ def _to_exit(out: Writer, depth: int, number: int, clear_player: bool) -> None:
     out.emit(depth, f"return exit_{number}")
 
 
-def _turns(out: Writer, phase, number: int, end_if) -> None:
+def _after_block(out: Writer, block, depth: int, number: int, enders: set) -> None:
+    """After a block of the turns stage that may run `end_phase`: go on from the frame's stage."""
+    if block in enders:
+        out.emit(depth, f"if F[{STAGE}] != 'turns':")
+        out.emit(depth + 1, f"return STAGES[{number}][F[{STAGE}]]")
+
+
+def _turns(out: Writer, phase, number: int, end_if, enders: set) -> None:
     """turn_order.turn_step as one loop: each pass is one call of turn_step in the reference."""
     out.emit(0, f"def turns_{number}(st, V, S):")
     out.emit(1, "F = st.frame")
@@ -118,8 +143,10 @@ def _turns(out: Writer, phase, number: int, end_if) -> None:
     out.emit(3, f"F[{OPENED}] = F[{ROUND}]")
     if phase.round_block is not None:
         write_block(out, phase.round_block, 3, "L")
+        _after_block(out, phase.round_block, 3, number, enders)
         out.emit(3, "continue")
     _next_player(out, phase, number)
+    _after_block(out, phase.turn_block, 2, number, enders)
     out.emit(0, "")
 
 
@@ -236,25 +263,43 @@ def _leave(out: Writer, phase, number: int, phase_index: dict, end_if) -> None:
         if condition is not None:
             out.emit(1, f"if {out.call(condition, 'L')}:")
             depth = 2
-        if target == "end":
-            out.emit(depth, "st.terminal = True")
-            out.emit(depth, "return None")
+        if target in ("end", "return"):
+            _end_or_return(out, depth, target)
         else:
             out.emit(depth, f"return enter_{phase_index[target]}")
         if condition is None:
             out.emit(0, "")
             return
-    out.emit(1, "st.terminal = True")
-    out.emit(1, "return None")
+    _end_or_return(out, 1, "return")  # no `next` holds: back to the phase below, or the end
     out.emit(0, "")
+
+
+def _end_or_return(out: Writer, depth: int, target: str) -> None:
+    """flow.py `_leave`: `end` ends the game; `return` leaves a sub-phase (the reference engine
+    makes the move: the effects below go on) and ends the game in a phase not entered."""
+    if target == "return":
+        out.emit(depth, "if st.sub:")
+        out.emit(depth + 1, "raise _HandOver()")
+    out.emit(depth, "st.terminal = True")
+    out.emit(depth, "return None")
 
 
 def _tables(out: Writer, phase_index: dict, action_index: dict) -> None:
     """The stage functions by phase number and the actions by number, for the runtime."""
-    kinds = {number: out.rs.phases[phase_id].kind for phase_id, number in phase_index.items()}
+    kinds = {number: "simultaneous" if out.rs.phases[phase_id].simultaneous else out.rs.phases[phase_id].kind
+             for phase_id, number in phase_index.items()}
     out.emit(0, f"ENTER = [{', '.join(f'enter_{number}' for number in phase_index.values())}]")
     out.emit(0, "TURNS = [" + ", ".join(f"turns_{number}" if kinds[number] == "turns" else "None"
                                          for number in phase_index.values()) + "]")
     out.emit(0, "LEGAL = [" + ", ".join(f"legal_{number}" if kinds[number] == "turns" else "None"
                                          for number in phase_index.values()) + "]")
     out.emit(0, f"ACT = [{', '.join(f'act_{number}' for number in action_index.values())}]")
+    out.emit(0, "STAGES = [" + ", ".join(_stage_table(kinds[number], number) for number in phase_index.values()) + "]")
+
+
+def _stage_table(kind: str, number: int) -> str:
+    """A phase's stage functions by stage name (the flow goes on from the frame's stage)."""
+    if kind == "simultaneous":
+        return "{}"
+    turns = f"'turns': turns_{number}, " if kind == "turns" else ""
+    return f"{{{turns}'exit': exit_{number}, 'leave': leave_{number}}}"

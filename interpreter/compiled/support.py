@@ -1,8 +1,11 @@
-"""Which rulesets the generator can compile: the first construct it does not support, with the
-place in the rule files where it is written.
+"""Which rulesets the generator can compile, and which of their constructs the generated game
+hands to the reference engine while they run, each with the place in the rule files where it
+is written.
 
-Owns: `support(ruleset)` and the `Gap` it reports. A ruleset with a gap is played by the
-reference engine (engine/); the gap is a report, not an error.
+Owns: `support(ruleset)` and the `Gap` it reports; `handed_over(ruleset)`, the constructs the
+generated code gives to the reference (a sub-phase entered by `enter`, `choose_together`, a
+simultaneous phase); `phase_enders(ruleset)`, the blocks that may run `end_phase`. A ruleset
+with a gap is played by the reference engine (engine/); the gap is a report, not an error.
 """
 from __future__ import annotations
 
@@ -11,12 +14,14 @@ from typing import Optional
 
 from ..engine import effects as fx
 
-__all__ = ["Gap", "support", "SUPPORTED_EFFECTS"]
+__all__ = ["Gap", "support", "handed_over", "phase_enders", "SUPPORTED_EFFECTS", "HANDED_OVER"]
 
-# the effects the generator writes as straight-line code: none of them waits for a player
-# (a `choose` with several options hands the move over to the reference engine: game.py)
+# the effects the generator writes: as straight-line code, or (HANDED_OVER) as the hand-over
+# of the move to the reference engine (game.py), which plays on until the next plain turn
 SUPPORTED_EFFECTS = (fx.Stmt, fx.If, fx.Let, fx.For, fx.Call, fx.Move, fx.Shuffle, fx.Random, fx.Log, fx.Fail,
-                     fx.Choose)
+                     fx.Choose, fx.EndPhase, fx.Enter, fx.ChooseTogether)
+# why each is handed over: the reference's stack of frames waits in the middle of the effects
+HANDED_OVER = {fx.Enter: "enter (a sub-phase)", fx.ChooseTogether: "choose_together (several players answer at once)"}
 _PHASE_KINDS = ("turns", "auto", "end")
 
 
@@ -34,60 +39,79 @@ class Gap:
 def support(ruleset) -> Optional[Gap]:
     """None when the whole ruleset can be compiled, else the first construct that stops it."""
     for phase in ruleset.phases.values():
-        gap = _phase_gap(ruleset, phase)
-        if gap is not None:
-            return gap
+        if phase.kind not in _PHASE_KINDS:
+            return Gap(f"a phase of kind '{phase.kind}'", _phase_where(phase))
+    for block, where in _every_block(ruleset):
+        for effect, location in _effects(ruleset, block, where):
+            if not isinstance(effect, SUPPORTED_EFFECTS):
+                return Gap(f"the effect '{type(effect).__name__.lower()}'", location)
+    return None
+
+
+def handed_over(ruleset) -> list:
+    """[Gap] of the constructs the generated game hands to the reference engine while they run
+    (each once, at the first place it is written)."""
+    found: dict = {}
+    for phase in ruleset.phases.values():
+        if phase.simultaneous:
+            found.setdefault("a simultaneous phase", _phase_where(phase))
+    for block, where in _every_block(ruleset):
+        for effect, location in _effects(ruleset, block, where):
+            construct = HANDED_OVER.get(type(effect))
+            if construct is not None:
+                found.setdefault(construct, location)
+    return [Gap(construct, where) for construct, where in found.items()]
+
+
+def phase_enders(ruleset) -> set:
+    """The blocks that may run `end_phase` (themselves, or a branch, body or procedure in them)."""
+    enders: set = set()
+    changed = True
+    while changed:  # a block ends the phase once something it runs is known to
+        changed = False
+        for index, effects in enumerate(ruleset.blocks):
+            if index not in enders and any(_may_end(ruleset, effect, enders) for effect in effects or ()):
+                enders.add(index)
+                changed = True
+    return enders
+
+
+def _may_end(ruleset, effect, enders: set) -> bool:
+    if isinstance(effect, fx.EndPhase):
+        return True
+    if isinstance(effect, fx.If):
+        return effect.then_block in enders or effect.else_block in enders
+    if isinstance(effect, fx.For):
+        return effect.body in enders
+    return isinstance(effect, fx.Call) and ruleset.proc_blocks[effect.procedure] in enders
+
+
+def _phase_where(phase) -> str:
+    return str(phase.pos) if phase.pos is not None else f"phase '{phase.id}'"
+
+
+def _every_block(ruleset):
+    """(block, where) of every phase's and action's own effect lists."""
+    for phase in ruleset.phases.values():
+        for block in (phase.enter_block, phase.exit_block, phase.turn_block, phase.round_block, phase.reveal_block):
+            if block is not None:
+                yield block, _phase_where(phase)
     for action_id, action in ruleset.actions.items():
-        where = f"action '{action_id}'"
-        if action.secret:
-            return Gap("a secret action (its log lines and history are private)", where)
-        gap = _block_gap(ruleset, action.block, where, ())
-        if gap is not None:
-            return gap
-    return None
+        yield action.block, f"action '{action_id}'"
 
 
-def _phase_gap(ruleset, phase) -> Optional[Gap]:
-    where = str(phase.pos) if phase.pos is not None else f"phase '{phase.id}'"
-    if phase.kind not in _PHASE_KINDS:
-        return Gap(f"a phase of kind '{phase.kind}'", where)
-    if getattr(phase, "simultaneous", False):
-        return Gap("a simultaneous phase", where)
-    if getattr(phase, "reveal_block", None) is not None:
-        return Gap("on_reveal", where)
-    for target, _condition in phase.next:
-        if target == "return":
-            return Gap("next: return (a sub-phase)", where)
-    for block in (phase.enter_block, phase.exit_block, phase.turn_block, phase.round_block):
-        gap = _block_gap(ruleset, block, where, ())
-        if gap is not None:
-            return gap
-    return None
-
-
-def _block_gap(ruleset, block, where, calling) -> Optional[Gap]:
-    """The first effect of `block` (and of the blocks and procedures it runs) not supported."""
-    if block is None:
-        return None
+def _effects(ruleset, block, where, calling=()):
+    """(effect, where) of every effect `block` runs: its branches, bodies and procedures too."""
     for effect in ruleset.blocks[block] or ():
         location = str(effect.pos) if getattr(effect, "pos", None) is not None else where
-        if not isinstance(effect, SUPPORTED_EFFECTS):
-            return Gap(f"the effect '{type(effect).__name__.lower()}' (it waits for a player or changes the phase)", location)
-        if isinstance(effect, fx.Log) and effect.readers is not None:
-            return Gap("a log line for some players only (log: {to: ...})", location)
+        yield effect, location
         nested = []
         if isinstance(effect, fx.If):
             nested = [effect.then_block, effect.else_block]
         elif isinstance(effect, fx.For):
             nested = [effect.body]
-        elif isinstance(effect, fx.Call):
-            if effect.procedure in calling:  # recursion: written as a function, checked once
-                continue
-            gap = _block_gap(ruleset, ruleset.proc_blocks[effect.procedure], location, calling + (effect.procedure,))
-            if gap is not None:
-                return gap
+        elif isinstance(effect, fx.Call) and effect.procedure not in calling:  # a recursion is read once
+            yield from _effects(ruleset, ruleset.proc_blocks[effect.procedure], location, calling + (effect.procedure,))
         for inner in nested:
-            gap = _block_gap(ruleset, inner, where, calling)
-            if gap is not None:
-                return gap
-    return None
+            if inner is not None:
+                yield from _effects(ruleset, inner, where, calling)

@@ -39,6 +39,8 @@ class Twin:
         reference = self.reference()
         self._twin = None
         reference._undo.clear()
+        if reference._legal_step != self.step:  # the moves listed here are the reference's: not listed again
+            reference.cache_legal(self.moves, {"player": self.frame[PLAYER]})
         outcome = reference.apply_id(index)  # its undo point is this move's
         if outcome:
             self._hand_over(reference)
@@ -58,7 +60,10 @@ class Twin:
 
     # ------------------------------------------------------------------ the reference twin
     def history(self) -> list:
-        return [{"action": entry.to_json()} for entry in self._history_actions()]
+        if self._ref is not None:  # the reference holds the game: the newest moves are in its history
+            return self._ref.history()
+        return [{"action": entry.to_json()} if isinstance(entry, Action) else entry  # (a simultaneous choice: a dict)
+                for entry in self._history_actions()]
 
     def _history_actions(self) -> list:
         entries = []
@@ -116,20 +121,23 @@ class Twin:
         self.terminal = reference.is_terminal
         data = reference.d
         stack = data["stack"]
+        top = stack[-1] if stack else None
         plain_turn = data["pending"] is None and data["chance"] is None and not data["terminal"] and \
-            len(stack) == 1 and stack[0]["kind"] == "phase" and stack[0]["stage"] == "turns" and \
-            stack[0].get("sim") is None and stack[0]["player"] is not None
+            top is not None and top["kind"] == "phase" and top["stage"] == "turns" and \
+            top.get("sim") is None and top["player"] is not None and not self.rs.phases[top["phase"]].simultaneous
         if plain_turn:
             self._take_back(reference)
 
     def _take_back(self, reference: State) -> None:
-        """Play on with the generated code from the reference's position (a plain turn). The
-        reference's data becomes this game's (the reference is only kept for its undo points,
-        which restore whole snapshots)."""
+        """Play on with the generated code from the reference's position (a plain turn, in a
+        sub-phase too: the frames below it are kept as they are). The reference's data becomes
+        this game's (the reference is only kept for its undo points, which restore whole
+        snapshots)."""
         data = reference.d
         self.V = data["vars"]
-        frame = data["stack"][0]
+        frame = data["stack"][-1]
         self.frame = [frame[field] for field in FRAME_FIELDS]
+        self.sub, self.below = frame["sub"], data["stack"][:-1]
         self.step = data["step"]
         self.rng[:] = data["rng"]
         self.terminal = False
@@ -137,6 +145,9 @@ class Twin:
         self._log_shared = reference._log_shared = True
         self._history = reference._history
         self._ref = None
+        if reference._legal_step == self.step and reference._moves_now is not None:  # listed by its flow already
+            self.moves = reference._moves_now
+            return
         module = self.module
         self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
 

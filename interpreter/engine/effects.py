@@ -22,7 +22,7 @@ from .values import SCALARS, fmt, render
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
-           "describe_error", "ENGINE_ERRORS",
+           "describe_error", "ENGINE_ERRORS", "log_entry",
            "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
@@ -417,15 +417,19 @@ def _log(state, effect, frame, game_vars, names):
                 part = fmt(part)
         pieces.append(part)
     readers = effect.readers.fn(game_vars, names) if effect.readers is not None else names.get(SECRET_TO)
+    state.note(log_entry(tuple(pieces), readers))
+    return True
+
+
+def log_entry(pieces: tuple, readers):
+    """The log entry of a line: its pieces, or for a line some players only may read (`readers`:
+    a seat or a list of seats) {"to": [seats], "text": pieces} (see State.log_for)."""
     if readers is None:
-        state.note(tuple(pieces))
-        return True
-    # a line for some players only: {"to": [seats], "text": ...} (see State.log_for)
+        return pieces
     seats = readers if isinstance(readers, list) else [readers]
     if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
         raise RuleRuntimeError(f"log 'to' names players (seats), not {fmt(readers)}")
-    state.note({"to": sorted(set(seats)), "text": tuple(pieces)})
-    return True
+    return {"to": sorted(set(seats)), "text": pieces}
 
 
 def _fail(state, effect, frame, game_vars, names):

@@ -11,19 +11,26 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
 - tic-tac-toe and Kuhn poker games/s divided by OpenSpiel's pure-Python `python_tic_tac_toe` /
   `python_kuhn_poker` (chance sampled by probability), when open-spiel is installed: must > 1.
 - the same playouts with `legal_action_ids()` / `apply_id()` (what agents and MCTS use).
+- the real games (`--real`, default Davos 4p, Deep State 3p, Global Mogul 3p, Corporate Times
+  4p): CPU seconds of the same seeded random games through `apply_id` on each engine, the
+  engines alternating within each round; compiled / reference games/s per round, and the share
+  of the compiled games' moves made by the generated code (a move the generated code does not
+  make counts as handed over, or as made while the reference holds the game).
 
 Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4]
+     .venv/bin/python tools/bench/compiled.py --real [corporate-times@4 davos@4:big+mean ...] [--games 4]
 """
 import argparse
 import os
 import random
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, HERE)
 
-from games import interleaved, openspiel_playouts, plain_playout  # noqa: E402
+from games import interleaved, median, openspiel_playouts, plain_playout  # noqa: E402
 
 from interpreter import load  # noqa: E402
 
@@ -98,6 +105,67 @@ def ratio_lines(results):
     return rows
 
 
+REAL_GAMES = ("davos@4", "deep-state@3", "global-mogul@3", "corporate-times@4")
+
+
+def real_game(spec: str):
+    """'NAME@PLAYERS[:module+module]' -> (ruleset, players)."""
+    name, _, modules = spec.partition(":")
+    name, _, players = name.partition("@")
+    ruleset = load(name, modules=tuple(module for module in modules.split("+") if module))
+    return ruleset, int(players) if players else ruleset.players[0]
+
+
+def games_cpu_seconds(ruleset, players, engine, seeds) -> float:
+    """CPU seconds of one random game per seed through apply_id (the moves drawn from the seed)."""
+    start = time.process_time()
+    for seed in seeds:
+        state = ruleset.new_game(players, seed=seed, engine=engine)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            state.apply_id(rng.randrange(len(state.legal_action_ids())))
+    return time.process_time() - start
+
+
+def move_shares(ruleset, players, seeds) -> str:
+    """Which engine made the moves of the compiled games: the generated code, the reference
+    after a hand-over, or the reference while it holds the game (a `choose` answered, ...)."""
+    counts = {"generated": 0, "handed over": 0, "reference holds": 0}
+    for seed in seeds:
+        state = ruleset.new_game(players, seed=seed, engine="compiled")
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            held = state._ref is not None
+            state.apply_id(rng.randrange(len(state.legal_action_ids())))
+            by_reference = state._undo[-1][0] == "reference"  # (taken back at once or not)
+            kind = "reference holds" if held else "handed over" if by_reference else "generated"
+            counts[kind] += 1
+    total = sum(counts.values()) or 1
+    return ", ".join(f"{kind} {100 * count / total:.0f} %" for kind, count in counts.items())
+
+
+def real_game_ratios(specs, rounds: int, games: int) -> None:
+    """Print compiled / reference games/s of each real game, per round and the median."""
+    print(f"real games: compiled / reference games/s (CPU seconds of {games} seeded games per engine, "
+          f"{rounds} rounds, the engines alternating)")
+    for spec in specs:
+        ruleset, players = real_game(spec)
+        seeds = range(games)
+        games_cpu_seconds(ruleset, players, "compiled", seeds[:1])  # generates the game module
+        ratios, seconds = [], {"reference": 0.0, "compiled": 0.0}
+        for round_number in range(rounds):
+            engines = ("reference", "compiled") if round_number % 2 == 0 else ("compiled", "reference")
+            spent = {engine: games_cpu_seconds(ruleset, players, engine, seeds) for engine in engines}
+            ratios.append(spent["reference"] / spent["compiled"])
+            for engine in engines:
+                seconds[engine] += spent[engine]
+        per_round = " ".join(f"{ratio:.2f}" for ratio in ratios)
+        rates = {engine: rounds * games / spent for engine, spent in seconds.items()}
+        print(f"  {spec:28} {median(ratios):6.2f}  (rounds: {per_round}; reference "
+              f"{rates['reference']:.1f} games/s, compiled {rates['compiled']:.1f})")
+        print(f"  {'':28} moves: {move_shares(ruleset, players, seeds)}")
+
+
 def verdict(value, target):
     if not target:
         return ""
@@ -110,7 +178,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.4, help="seconds per burst")
+    parser.add_argument("--real", nargs="*", metavar="NAME@PLAYERS[:MODULES]",
+                        help=f"time real games instead (default: {' '.join(REAL_GAMES)})")
+    parser.add_argument("--games", type=int, default=4, help="seeded games per engine and round (--real)")
     args = parser.parse_args(argv)
+    if args.real is not None:
+        real_game_ratios(args.real or REAL_GAMES, args.rounds, args.games)
+        return
     rng = random.Random(1)
     timed = functions(rng)
     for fn in timed.values():  # warm up (and generate the game modules)
