@@ -5,9 +5,10 @@ the first tree. Decisions are taken from a seeded random game: the first ones (a
 `davos_decision_states`) or spread over the whole game (`--spread`), where determinizing a
 world replays a long history.
 
-`--game N` measures instead every decision of an agent playing seat 0 of N whole seeded games
-against random players, as `simulate` plays it: its worlds are kept from one decision to the
-next, and drawn anew where the game contradicts them.
+`--game N` measures instead every decision of seat 0 along N whole seeded random games, the
+agent deciding at each as `simulate` has it play (its worlds kept from one decision to the
+next, drawn anew where the game contradicts them); the random move is played, so every tree
+meets the same states.
 
 Run: /work/venv/bin/python tools/bench/mcts.py [--ruleset davos --players 4] [--spread | --game N]
          [--decisions 12] [--rounds 3] [--agent mcts:40:10] [TREE ...]
@@ -60,9 +61,10 @@ def measure_here(args):
 
 
 def measure_game(interpreter, args):
-    """Iterations per CPU second of the agent playing seat 0 of whole seeded games against
-    random players, every one of its decisions in turn (as in `simulate`: its worlds are kept
-    from one decision to the next and drawn anew where the game contradicts them)."""
+    """Iterations per CPU second of the agent deciding for seat 0 at every one of its decisions
+    in turn along whole seeded random games (as in `simulate`: its worlds are kept from one
+    decision to the next and drawn anew where the game contradicts them). The move played is
+    the random one, not the agent's, so every tree meets the same states."""
     from interpreter.agents import make_agent
     ruleset = interpreter.load(args.ruleset)
     seconds = iterations = 0.0
@@ -74,12 +76,10 @@ def measure_game(interpreter, args):
             legal = state.legal_actions()
             if legal[0].player == 0 and len(legal) > 1:
                 start = time.process_time()
-                action = agent.act(state, 0)
+                agent.act(state, 0)
                 seconds += time.process_time() - start
                 iterations += agent.iterations
-            else:
-                action = legal[rng.randrange(len(legal))]
-            state.apply(action)
+            state.apply(legal[rng.randrange(len(legal))])
     return {"iterations_per_s": iterations / seconds, "cpu_s": seconds,
             "tree": os.path.dirname(os.path.dirname(interpreter.__file__))}
 
@@ -92,7 +92,7 @@ def main(argv=None):
     parser.add_argument("--decisions", type=int, default=12)
     parser.add_argument("--spread", action="store_true", help="decisions spread over a whole game")
     parser.add_argument("--game", type=int, default=0, metavar="GAMES",
-                        help="instead: every decision of seat 0 in GAMES whole games against random players")
+                        help="instead: every decision of seat 0 along GAMES whole random games")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--agent", default="mcts:40:10")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -110,7 +110,7 @@ def main(argv=None):
             finished = subprocess.run(command, capture_output=True, text=True, check=True, env=environment)
             rates[tree].append(json.loads(finished.stdout.strip().splitlines()[-1])["iterations_per_s"])
     first = statistics.median(rates[args.trees[0]])
-    what = (f"seat 0 of {args.game} whole games against random players" if args.game else
+    what = (f"every decision of seat 0 along {args.game} random games" if args.game else
             f"{args.decisions} decisions{' spread over a game' if args.spread else ''}")
     print(f"{args.agent} on {args.ruleset} {args.players}p, {what}, {args.rounds} interleaved rounds (CPU time)")
     for tree, values in rates.items():
