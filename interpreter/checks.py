@@ -1,8 +1,8 @@
 """Consistency checks beyond the schema, on a compiled ruleset.
 
-Owns: the phase graph (`phase_edges`; networkx only to draw it) checks, static assertions (numbers the rulebook states),
-set-up assertions for every allowed player count, unused-definition warnings, and the
-provenance report. Errors raise RulebookError; warnings are returned.
+Owns: the phase graph checks (on `phase_edges`; networkx only builds the graph that is drawn),
+static assertions (numbers the rulebook states), set-up assertions for every allowed player
+count, unused-definition warnings, and the provenance report. Errors raise RulebookError; warnings are returned.
 """
 from __future__ import annotations
 

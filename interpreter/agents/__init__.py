@@ -115,7 +115,7 @@ class MCTSAgent(Agent):
         # at most this many worlds are drawn anew per decision (replaying the whole history);
         # the others are the last decision's worlds played on, or copies of those that fit.
         # A fresh draw late in a Davos game can cost more than the whole search of a decision
-        # (docs/performance.md, "MCTS: where a decision's time goes"): 2 rather than 4 made
+        # (docs/performance.md, "`simulate --jobs 2` and MCTS, third round"): 2 rather than 4 made
         # MCTS 1.28x faster over whole Davos games (1.12x on its first decisions), and it won
         # as often against random players (24 and 25 of 40 games)
         self.new_worlds = new_worlds
