@@ -1,8 +1,8 @@
 """Consistency checks beyond the schema, on a compiled ruleset.
 
-Owns: the phase graph (networkx) checks, static assertions (numbers the rulebook states),
-set-up assertions for every allowed player count, unused-definition warnings, and the
-provenance report. Errors raise RulebookError; warnings are returned.
+Owns: the phase graph checks (on `phase_edges`; networkx only builds the graph that is drawn),
+static assertions (numbers the rulebook states), set-up assertions for every allowed player
+count, unused-definition warnings, and the provenance report. Errors raise RulebookError; warnings are returned.
 """
 from __future__ import annotations
 
@@ -12,28 +12,51 @@ from .engine import effects as fx
 from .errors import Diagnostic, RuleRuntimeError, RulebookError
 from .loader import Text, expr_pos, key_pos, pos_of, value_pos
 
-__all__ = ["phase_graph", "run_checks"]
+__all__ = ["phase_graph", "phase_edges", "run_checks"]
 
 
 def phase_graph(ruleset):
-    """The top-level phase graph: an edge per `next` entry and per `enter`."""
+    """The top-level phase graph (a networkx DiGraph, for drawing): an edge per `next` entry
+    and per `enter`."""
     import networkx as nx
 
     graph = nx.DiGraph()
     for phase_id, phase in ruleset.phases.items():
         graph.add_node(phase_id, kind=phase.kind, label=phase.label)
     graph.add_node("end", kind="end", label="end")
+    for source, target, data in phase_edges(ruleset):
+        graph.add_edge(source, target, **data)
+    return graph
+
+
+def phase_edges(ruleset) -> list:
+    """The edges of the phase graph as (phase, target, data): data is `{"condition": text or
+    None}` for a `next` entry, `{"kind": "enter"}` for an `enter`. (The checks walk these
+    directly: importing networkx alone was a fifth of a `simulate` start-up.)"""
+    edges = []
     for phase_id, phase in ruleset.phases.items():
         for target, condition in phase.next:
             if target == "return":
                 continue
-            graph.add_edge(phase_id, target, condition=condition.source if condition is not None else None)
+            edges.append((phase_id, target, {"condition": condition.source if condition is not None else None}))
         for block in _blocks_of(phase):
             for sub in _entered(ruleset, block, set()):
-                graph.add_edge(phase_id, sub, kind="enter")
+                edges.append((phase_id, sub, {"kind": "enter"}))
         for sub in _action_enters(ruleset, phase):  # an action of the phase enters a sub-phase
-            graph.add_edge(phase_id, sub, kind="enter")
-    return graph
+            edges.append((phase_id, sub, {"kind": "enter"}))
+    return edges
+
+
+def _descendants(successors: dict, start) -> set:
+    """Every phase reachable from `start` by one edge or more (`start` itself only on a cycle)."""
+    found: set = set()
+    todo = list(successors.get(start, ()))
+    while todo:
+        phase_id = todo.pop()
+        if phase_id not in found:
+            found.add(phase_id)
+            todo.extend(successors.get(phase_id, ()))
+    return found
 
 
 def _blocks_of(phase):
@@ -111,14 +134,15 @@ def run_checks(ruleset, composed) -> list:
 def _graph_diagnostics(ruleset, phases_node) -> list:
     """Phases that cannot be reached, have no `next`, branch without a default or never reach
     the end of the game."""
-    import networkx as nx
-
     if ruleset.start not in ruleset.phases:
         return []
     found = []
-    graph = phase_graph(ruleset)
-    entered = {target for _, target, data in graph.edges(data=True) if data.get("kind") == "enter"}
-    reach = nx.descendants(graph, ruleset.start) | {ruleset.start}
+    edges = phase_edges(ruleset)
+    successors: dict = {}
+    for source, target, _ in edges:
+        successors.setdefault(source, []).append(target)
+    entered = {target for _, target, data in edges if data.get("kind") == "enter"}
+    reach = _descendants(successors, ruleset.start) | {ruleset.start}
     # phases entered from procedures are reachable from wherever the procedure is used
     for phase_id in ruleset.phases:
         if phase_id not in reach and phase_id not in entered and not _entered_by_procedure(ruleset, phase_id):
@@ -138,9 +162,9 @@ def _graph_diagnostics(ruleset, phases_node) -> list:
             found.append(Diagnostic("no-default", f"phase '{phase_id}' branches but its last exit has a condition",
                                     value_pos(phases_node[phase_id], "next"),
                                     "make the last entry of 'next' an unconditional default"))
-        ends = nx.has_path(graph, phase_id, "end") or any(
-            ruleset.phases.get(target) is not None and ruleset.phases[target].kind == "end"
-            for target in nx.descendants(graph, phase_id))
+        after = _descendants(successors, phase_id)
+        ends = "end" in after or any(ruleset.phases.get(target) is not None and ruleset.phases[target].kind == "end"
+                                     for target in after)
         if not ends and phase_id not in entered:
             found.append(Diagnostic("no-end", f"phase '{phase_id}' can never reach the end of the game",
                                     key_pos(phases_node, phase_id),

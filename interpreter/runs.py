@@ -27,12 +27,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Optional
 
+from .expr.compiler import compile_waiting
 from .play import GameResult, play_game, seat_agents
 
 __all__ = ["simulate", "summarize", "RulesChanged", "LOST", "parse_jobs"]
 
 LOST = "lost: the worker process died while playing this game (also when played again alone)"
-_MAX_CHUNK = 4  # games per task: small, so that a finished game is written soon
+_MAX_CHUNK = 16  # games per task at most: a finished game is written soon, the parent wakes seldom
 _ERROR_GAMES_SHOWN = 50  # error games listed one by one in the summary
 
 
@@ -128,6 +129,8 @@ class _Pool:
             if self.method == "fork":
                 _WORKER.clear()
                 _WORKER["rs"] = self.rs
+                # the workers inherit the compiled code instead of each compiling it on first use
+                compile_waiting(self.rs.unit.ns)
             else:
                 expected = (self.rs.folder, list(self.rs.modules), self.rs.digest, dict(self.rs.overrides))
             self.executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(self.method),
@@ -187,8 +190,7 @@ def _run_in_pool(ruleset, seeds, game_args, jobs, finished, info, start_method) 
     """Play the seeds over `jobs` processes. Tasks start as chunks; when a worker dies, the
     unfinished games of the tasks in flight are played again one per task, and a game that is
     in flight at a second death is played alone, then reported lost if it kills that worker."""
-    size = max(1, min(_MAX_CHUNK, len(seeds) // (jobs * 16)))
-    todo = deque((seeds[i:i + size], 1) for i in range(0, len(seeds), size))
+    todo = deque((chunk, 1) for chunk in _chunks(seeds, jobs))
     alone: list = []
     pool = _Pool(ruleset, jobs, start_method)
     def lose(seed, message):
@@ -213,6 +215,18 @@ def _run_in_pool(ruleset, seeds, game_args, jobs, finished, info, start_method) 
     finally:
         pool.close()
         info["worker_deaths"] = pool.deaths
+
+
+def _chunks(seeds: list, jobs: int) -> list:
+    """The seeds cut into tasks that shrink as the run goes on (guided self-scheduling): big
+    ones first, so the parent hands out and collects few, then down to one game each, so the
+    workers finish together (a run of slow games does not end on one busy worker)."""
+    chunks, start = [], 0
+    while start < len(seeds):
+        size = max(1, min(_MAX_CHUNK, (len(seeds) - start) // (jobs * 16)))
+        chunks.append(seeds[start:start + size])
+        start += size
+    return chunks
 
 
 def _task(chunk, game_args) -> tuple:

@@ -1,6 +1,7 @@
 """The command line, in process, on the tic-tac-toe ruleset."""
 import io
 import json
+import os
 
 from interpreter.cli import run
 
@@ -162,3 +163,20 @@ def test_graph_svg_is_well_formed_xml():
     root = ET.fromstring(out)
     assert root.tag.endswith("svg")
     assert any("play" in (t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}text"))
+
+
+def test_the_phase_graph_checks_name_every_broken_phase():
+    """checks.py walks the phase graph without networkx (issue 15: its import was a fifth of a
+    `simulate` start-up); the diagnostics are the ones it gave with networkx."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "failing_rulesets", "phase_graph")
+    code, out, err = cli("validate", folder)
+    text = out + err
+    assert code != 0
+    for expected in ("error[unreachable]: phase 'island' can never be reached from 'play'",
+                     "error[no-end]: phase 'loop_a' can never reach the end of the game",
+                     "error[no-end]: phase 'loop_b' can never reach the end of the game",
+                     "error[no-end]: phase 'play' can never reach the end of the game",
+                     "error[no-default]: phase 'play' branches but its last exit has a condition",
+                     "error[dead-end]: phase 'stuck' has no 'next'"):
+        assert expected in text, text
+    assert text.count("error[") == 6

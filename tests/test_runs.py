@@ -86,6 +86,47 @@ def test_per_game_results_are_the_same_for_one_and_two_jobs(tmp_path):
     assert one.read_text() == two.read_text() and "crashed: ZeroDivisionError" in one.read_text()
 
 
+def test_davos_with_every_agent_gives_the_same_games_for_one_and_two_jobs(tmp_path):
+    """Issue 15: `--jobs 2` on Davos (hidden cards, the compiled code inherited by the workers)
+    gives the very per-game lines of `--jobs 1`, MCTS's included."""
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    for path, jobs in ((one, "1"), (two, "2")):
+        code, _, _ = cli("simulate", "davos", "--players", "4", "--games", "40", "--seed", "11",
+                         "--per-game", str(path), "--jobs", jobs)
+        assert code == 0
+    assert one.read_text() == two.read_text() and len(one.read_text().splitlines()) == 40
+    for path, jobs in ((one, "1"), (two, "2")):
+        code, _, _ = cli("simulate", "davos", "--players", "4", "--games", "3", "--seed", "5",
+                         "--agents", "mcts:6:3,random,greedy,random", "--rotate", "--per-game", str(path),
+                         "--jobs", jobs)
+        assert code == 0
+    assert one.read_text() == two.read_text() and len(one.read_text().splitlines()) == 3
+
+
+def test_tasks_shrink_towards_the_end_and_cover_every_seed_once():
+    from interpreter.runs import _MAX_CHUNK, _chunks
+
+    for games in (1, 7, 60, 300, 1000):
+        chunks = _chunks(list(range(games)), 2)
+        assert [seed for chunk in chunks for seed in chunk] == list(range(games))
+        sizes = [len(chunk) for chunk in chunks]
+        assert sizes == sorted(sizes, reverse=True) and sizes[-1] == 1 and max(sizes) <= _MAX_CHUNK
+    assert len(_chunks(list(range(1000)), 2)) < 1000 // 4  # fewer tasks than the old 4 games each
+
+
+def test_the_code_a_forked_worker_plays_is_compiled_before_the_fork():
+    from types import FunctionType
+
+    from interpreter.expr.compiler import _stub_code, compile_waiting
+
+    rs = interpreter.load("davos")
+    compile_waiting(rs.unit.ns)
+    stubs = [name for name, value in rs.unit.ns.items()
+             if type(value) is FunctionType and value.__code__ is _stub_code()]
+    assert stubs == [] and compile_waiting(rs.unit.ns) == 0
+    assert simulate(rs, None, 4, 2, 0, ["random"], jobs=1)[0][0]["steps"] > 0
+
+
 def test_a_game_that_kills_its_worker_is_lost_and_the_others_complete():
     done = run_script(cli_script("simulate", "tictactoe", "--games", "30", "--jobs", "2",
                                  "--agents", "killer", "--json"))

@@ -103,7 +103,7 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400,
-                 exploration: float = 0.7, worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 4):
+                 exploration: float = 0.7, worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 2):
         super().__init__(seed)
         self.iterations = iterations
         # a time budget per move: no iteration starts once `seconds` have passed since the move
@@ -113,7 +113,11 @@ class MCTSAgent(Agent):
         self.exploration = exploration  # the exploration constant of UCT
         self.worlds = worlds  # determinized samples drawn per decision, visited in turn
         # at most this many worlds are drawn anew per decision (replaying the whole history);
-        # the others are the last decision's worlds played on, or copies of those that fit
+        # the others are the last decision's worlds played on, or copies of those that fit.
+        # A fresh draw late in a Davos game can cost more than the whole search of a decision
+        # (docs/performance.md, "`simulate --jobs 2` and MCTS, third round"): 2 rather than 4 made
+        # MCTS 1.28x faster over whole Davos games (1.12x on its first decisions), and it won
+        # as often against random players (24 and 25 of 40 games)
         self.new_worlds = new_worlds
         self._kept: dict = {}  # player -> the worlds of their last decision
         self.tree: Optional[_Node] = None  # the search tree of the last decision

@@ -28,7 +28,8 @@ from .parser import _TREES, _parser, parse
 from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _stored_copy,
                       _runtime_error)
 
-__all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name"]
+__all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name",
+           "compile_waiting"]
 
 
 # the process-level memos of the compiler (see interpreter/memo.py; parse trees: parser.py)
@@ -272,6 +273,18 @@ def _materialize(namespace: dict, lazy: dict, name: str):
                 function.__kwdefaults__ = None
             lazy.pop(function_name, None)
     return namespace[name]
+
+
+def compile_waiting(namespace: dict) -> int:
+    """Compile now every function of a built namespace still waiting for its first call; how
+    many there were. `simulate --jobs N` does this before forking its workers, which then share
+    the code instead of each compiling it on first use."""
+    stub = _stub_code()
+    waiting = [name for name, value in namespace.items()
+               if type(value) is _FunctionType and value.__code__ is stub]
+    for name in waiting:
+        namespace["_LAZY"](name)
+    return len(waiting)
 
 
 _NO_VALUES = MappingProxyType({})

@@ -1,23 +1,32 @@
 """`rulebook simulate --jobs 2` against `--jobs 1`: the speed-up on a large run, and that the
 per-game results are identical. The wall-clock speed-up depends on what else runs on the
 machine; the CPU-time figure is what two free cores would give (as in games.py): the --jobs 1
-run's CPU ÷ (the start-up's CPU, a 1-game run, + half the rest of the --jobs 2 run's CPU,
-parent and workers together).
+run's CPU ÷ (the start-up's CPU + half the rest of the --jobs 2 run's CPU, parent and workers
+together).
+
+Two ways to run it:
+- in this process (default): both runs in one warm process (rules loaded, imports done), so
+  the figure is the pool's own cost, start-up aside (the start-up is a 1-game run here);
+- `--fresh [TREE ...]`: each command in a fresh child process, as `make bench` (games.py)
+  measures it, start-up included, for each tree in turn over `--rounds` interleaved rounds
+  (the median is printed); TREE is a directory holding an `interpreter` package (default: this
+  tree; export a commit with `git archive REV | tar -x -C DIR`).
 
 Run: .venv/bin/python tools/bench/jobs.py [--ruleset davos] [--players 4] [--games 200]
+     .venv/bin/python tools/bench/jobs.py --fresh --games 300 --rounds 3 [TREE ...]
 """
 import argparse
 import io
 import os
 import resource
+import statistics
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-
-from interpreter.cli import run  # noqa: E402
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, REPO)
 
 
 def cpu_seconds():
@@ -28,17 +37,14 @@ def cpu_seconds():
 
 def timed(args):
     """(exit code, wall seconds, CPU seconds) of one command run in this process."""
+    from interpreter.cli import run
+
     t, cpu = time.perf_counter(), cpu_seconds()
     code = run(args, io.StringIO(), io.StringIO())
     return code, time.perf_counter() - t, cpu_seconds() - cpu
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ruleset", default="davos")
-    ap.add_argument("--players", default="4")
-    ap.add_argument("--games", default="200")
-    a = ap.parse_args()
+def in_process(a):
     with tempfile.TemporaryDirectory() as tmp:
         one, two = os.path.join(tmp, "1.jsonl"), os.path.join(tmp, "2.jsonl")
         base = ["simulate", a.ruleset, "--players", a.players, "--games", a.games, "--seed", "7", "--json"]
@@ -54,6 +60,43 @@ def main():
           f"{cpu1 / (start_up + max(cpu2 - start_up, 0) / 2):.2f}x (must be >= 1.8); "
           f"identical per-game results: {same}")
     return 0 if (c1 == c2 == 0 and same) else 1
+
+
+def fresh(a):
+    """games.py's measurement (Davos 4p, fresh processes), tree after tree, round after round."""
+    sys.path.insert(0, HERE)
+    from games import measure_jobs
+
+    trees = [os.path.abspath(tree) for tree in a.trees] or [REPO]
+    found = {tree: [] for tree in trees}
+    for _ in range(a.rounds):
+        for tree in trees:
+            found[tree].append(measure_jobs(tree, int(a.games), 1))
+    print(f"simulate davos --players 4 --games {a.games}, --jobs 2 against --jobs 1, fresh processes, "
+          f"{a.rounds} interleaved rounds (median)")
+    failed = False
+    for tree, rounds in found.items():
+        cpu = statistics.median(entry["cpu_speedup"] for entry in rounds)
+        wall = statistics.median(entry["speedup"] for entry in rounds)
+        identical = all(entry["identical"] for entry in rounds)
+        failed = failed or not identical
+        each = ", ".join(f"{entry['cpu_speedup']:.2f}" for entry in rounds)
+        print(f"{tree:40s} on two free cores (CPU) {cpu:.2f}x (must be >= 1.8) "
+              f"[{each}]; wall clock {wall:.2f}x "
+              f"(load average {rounds[-1]['load']:.1f}); identical per-game results: {identical}")
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("trees", nargs="*", help="with --fresh: the trees to compare (default: this one)")
+    ap.add_argument("--ruleset", default="davos")
+    ap.add_argument("--players", default="4")
+    ap.add_argument("--games", default="200")
+    ap.add_argument("--fresh", action="store_true", help="each command in a fresh process (Davos 4p)")
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    return fresh(a) if a.fresh else in_process(a)
 
 
 if __name__ == "__main__":

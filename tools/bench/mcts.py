@@ -5,7 +5,12 @@ the first tree. Decisions are taken from a seeded random game: the first ones (a
 `davos_decision_states`) or spread over the whole game (`--spread`), where determinizing a
 world replays a long history.
 
-Run: /work/venv/bin/python tools/bench/mcts.py [--ruleset davos --players 4] [--spread]
+`--game N` measures instead every decision of seat 0 along N whole seeded random games, the
+agent deciding at each as `simulate` has it play (its worlds kept from one decision to the
+next, drawn anew where the game contradicts them); the random move is played, so every tree
+meets the same states.
+
+Run: /work/venv/bin/python tools/bench/mcts.py [--ruleset davos --players 4] [--spread | --game N]
          [--decisions 12] [--rounds 3] [--agent mcts:40:10] [TREE ...]
 TREE is a directory holding an `interpreter` package (default: this tree); export a commit with
 `git archive REV | tar -x -C DIR`.
@@ -43,6 +48,8 @@ def measure_here(args):
     """Iterations per CPU second of the agent over the decision states, in this process."""
     import interpreter
     from interpreter.agents import make_agent
+    if args.game:
+        return measure_game(interpreter, args)
     states = decision_states(interpreter, args.ruleset, args.players, args.decisions, args.spread)
     agent = make_agent(args.agent, seed=5)
     start = time.process_time()
@@ -53,6 +60,30 @@ def measure_here(args):
             "tree": os.path.dirname(os.path.dirname(interpreter.__file__))}
 
 
+def measure_game(interpreter, args):
+    """Iterations per CPU second of the agent deciding for seat 0 at every one of its decisions
+    in turn along whole seeded random games (as in `simulate`: its worlds are kept from one
+    decision to the next and drawn anew where the game contradicts them). The move played is
+    the random one, not the agent's, so every tree meets the same states."""
+    from interpreter.agents import make_agent
+    ruleset = interpreter.load(args.ruleset)
+    seconds = iterations = 0.0
+    for game in range(args.game):
+        agent = make_agent(args.agent, seed=5 + game)
+        rng = random.Random(game)
+        state = ruleset.new_game(args.players, seed=100 + game)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            if legal[0].player == 0 and len(legal) > 1:
+                start = time.process_time()
+                agent.act(state, 0)
+                seconds += time.process_time() - start
+                iterations += agent.iterations
+            state.apply(legal[rng.randrange(len(legal))])
+    return {"iterations_per_s": iterations / seconds, "cpu_s": seconds,
+            "tree": os.path.dirname(os.path.dirname(interpreter.__file__))}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="*", default=[REPO])
@@ -60,6 +91,8 @@ def main(argv=None):
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--decisions", type=int, default=12)
     parser.add_argument("--spread", action="store_true", help="decisions spread over a whole game")
+    parser.add_argument("--game", type=int, default=0, metavar="GAMES",
+                        help="instead: every decision of seat 0 along GAMES whole random games")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--agent", default="mcts:40:10")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -68,7 +101,7 @@ def main(argv=None):
         print(json.dumps(measure_here(args)))
         return 0
     options = ["--ruleset", args.ruleset, "--players", str(args.players), "--decisions", str(args.decisions),
-               "--agent", args.agent] + (["--spread"] if args.spread else [])
+               "--agent", args.agent, "--game", str(args.game)] + (["--spread"] if args.spread else [])
     rates: dict = {tree: [] for tree in args.trees}
     for _ in range(args.rounds):
         for tree in args.trees:
@@ -77,8 +110,9 @@ def main(argv=None):
             finished = subprocess.run(command, capture_output=True, text=True, check=True, env=environment)
             rates[tree].append(json.loads(finished.stdout.strip().splitlines()[-1])["iterations_per_s"])
     first = statistics.median(rates[args.trees[0]])
-    print(f"{args.agent} on {args.ruleset} {args.players}p, {args.decisions} decisions"
-          f"{' spread over a game' if args.spread else ''}, {args.rounds} interleaved rounds (CPU time)")
+    what = (f"every decision of seat 0 along {args.game} random games" if args.game else
+            f"{args.decisions} decisions{' spread over a game' if args.spread else ''}")
+    print(f"{args.agent} on {args.ruleset} {args.players}p, {what}, {args.rounds} interleaved rounds (CPU time)")
     for tree, values in rates.items():
         middle = statistics.median(values)
         print(f"{tree:40s} {middle:8.1f} iterations/s  {middle / first:5.2f}x  "
