@@ -14,10 +14,10 @@ from __future__ import annotations
 import marshal
 from typing import Optional
 
-from ..engine.acting import _as_action
+from ..engine.acting import as_action
 from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.flow import FLOW_GUARD
-from ..engine.state import State, _initial_vars
+from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
@@ -58,7 +58,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     initial = module.initial_vars.get(players)
     if initial is None:  # the declared vars' values do not depend on the seed: worked out once
         game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
-        _initial_vars(ruleset, players, game_vars)
+        initial_vars(ruleset, players, game_vars)
         initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
     game_vars = marshal.loads(initial)
     state = CompiledState(ruleset, module, game_vars, str(seed))
@@ -244,7 +244,7 @@ class CompiledState(Twin):
         if self.terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(action) is not Action:  # its JSON form or its label
-            action = _as_action(self, action)
+            action = as_action(self, action)
             if isinstance(action, Outcome):
                 return action
         if action.player is None or action.player == self.current_player:

@@ -141,8 +141,8 @@ def _runtime(ruleset) -> dict:
 
     return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
-            "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
-            "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random],
+            "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
+            "_run_shuffle": fx.run_shuffle, "_run_random": fx.run_random,
             "_run_choose": choose_at_once}
 
 
