@@ -3,7 +3,9 @@ phase as one loop nest per action (phases.py writes the flow and assembles the m
 
   legal_P(st, V, player, round_)  the phase's legal moves as the tuples engine/legal.py lists
                                   (no generic parameter product, no Action objects)
-  act_A(st, V, L, S)              an action's effects inlined, `if`/`for`/procedure bodies included
+  act_A(st, V, L, S)              an action's effects inlined, `if`/`for`/procedure bodies included;
+                                  a generator when a `choose` in it may wait: it yields the decision
+                                  (runtime `open_choice`) and the answer is sent back (game.py)
 
 Every effect that writes a var first records the var's old value in `S` (the move's undo log).
 Rule text never becomes code here: an expression is a call of the function the expression
@@ -39,6 +41,8 @@ class Writer:
         self.calling: list = []  # the procedures being inlined, innermost last
         self.procedure_functions: set = set()  # procedures written as functions (they recurse)
         self.procedure_index = {name: number for number, name in enumerate(ruleset.proc_blocks)}
+        self.waits = False  # writing an action: a `choose` yields its decision (a generator function)
+        self.yielded = False  # the function being written yields
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -160,9 +164,18 @@ def _log(out, effect, depth, local):
 
 
 def _choose(out, effect, depth, local):
-    """A choice with one option or none binds it at once; with more, the reference engine makes
-    the move (HandOver): the generated code never waits for a player inside a move."""
-    out.emit(depth, f"_run_choose({out.value(effect)}, V, {local})")
+    """A choice with one option or none binds it at once. With more, inside an action (a
+    generator function) the decision is yielded and the answer sent back is bound; elsewhere (a
+    phase's blocks, a procedure written as a function) the reference engine makes the move
+    (HandOver)."""
+    if not out.waits:
+        out.emit(depth, f"_run_choose({out.value(effect)}, V, {local})")
+        return
+    decision = out.fresh("decision")
+    out.emit(depth, f"{decision} = _open_choice(st, {out.value(effect)}, V, {local})")
+    out.emit(depth, f"if {decision} is not None:")
+    out.emit(depth + 1, f"{local}[{text(effect.bind)}] = yield {decision}")
+    out.yielded = True
 
 
 def _fail(out, effect, depth, local):
@@ -281,7 +294,11 @@ def write_procedures(out: Writer) -> None:
         out.emit(0, "")
 
 
-def write_action(out: Writer, action, index: int) -> None:
+def write_action(out: Writer, action, index: int) -> bool:
+    """act_A; True when it is a generator (a `choose` in it may wait for a player)."""
     out.emit(0, f"def act_{index}(st, V, L, S):")
+    out.waits, out.yielded = True, False
     write_block(out, action.block, 1, "L")
+    out.waits = False
     out.emit(0, "")
+    return out.yielded

@@ -12,23 +12,22 @@ Owns: CompiledState, `start_game`.
 from __future__ import annotations
 
 import marshal
+from types import GeneratorType
 from typing import Optional
 
 from ..engine.acting import as_action
-from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
-from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
+from .blocks import ACTED, PLAYER, ROUND
+from .decisions import ANSWER, Decisions
 from .module import LISTED_BOUND
-from .twin import HandOver, Twin
+from .twin import BY_REFERENCE, HandOver, Twin, frame_dict
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
 _NOREF = 2
-# what makes the generated code give a move to the reference engine (which then says why)
-_BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
 
 
 class _ChanceHolder:
@@ -74,11 +73,12 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     return state
 
 
-class CompiledState(Twin):
+class CompiledState(Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
-                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
+                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
+                 "_moving")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
@@ -99,6 +99,8 @@ class CompiledState(Twin):
         self._twin = None  # (version, reference State) once built
         self._version = 0
         self._ref = None  # the reference State while the game is handed over to it
+        self._pending = None  # a move waiting for a decision (decisions.Pending)
+        self._moving = None  # (undo point, index) of the move under way
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -121,6 +123,9 @@ class CompiledState(Twin):
                 if self.terminal:
                     self.moves = []
                 return
+            if type(stage) is GeneratorType:  # a stage that may wait for a decision (decisions.py)
+                self._wait_in(stage, True, undo_log)
+                return
         raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
 
     # ------------------------------------------------------------------ queries
@@ -132,6 +137,8 @@ class CompiledState(Twin):
     def current_player(self) -> Optional[int]:
         if self._ref is not None:
             return self._ref.current_player
+        if self._pending is not None:
+            return self._pending.decision[0]
         if self.terminal or self.frame is None:
             return None
         return self.frame[PLAYER]
@@ -175,9 +182,9 @@ class CompiledState(Twin):
     @property
     def d(self) -> dict:
         """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
-        if self._ref is not None:
-            return self._ref.d
-        stack = [] if self.frame is None else [_frame_dict(self.frame)]
+        if self._ref is not None or self._pending is not None:
+            return self.reference().d
+        stack = [] if self.frame is None else [frame_dict(self.frame)]
         return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
                 "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
 
@@ -203,12 +210,12 @@ class CompiledState(Twin):
     def _listed_actions(self) -> list:
         """The Action of each legal move; one whose label does not read the state is the same
         object in every game of this ruleset (an Action does not change once built)."""
-        mover = self.frame[PLAYER] if self.frame is not None else None
+        mover = self.current_player
         known = self.module.listed_actions
         known_action = known.get
         actions = []
         for move in self.moves:
-            if move[4] is not None:
+            if move[4] is not None or move[2] is not None:  # reads the state, or an answer's label
                 actions.append(Action.listed(move[0], move[1], mover, move[2], move[3], move[4]))
                 continue
             key = (move[0], move[1], mover)
@@ -264,6 +271,8 @@ class CompiledState(Twin):
         return self._apply_index(index, True)
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
+        if self._pending is not None:
+            return self._answer(index, undoable)
         move = self.moves[index]
         record = self.module.hand_overs.get(move[0])
         if record is not None and record.expected():  # the generated code would only give it up
@@ -275,8 +284,8 @@ class CompiledState(Twin):
         if self.module.settles:
             self._settle_labels()
         try:
-            self._run_move(move, frame, undo_log)
-        except _BY_REFERENCE:
+            self._run_move(move, frame, point, index)
+        except BY_REFERENCE:
             self._back_to(point)
             self.module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
@@ -286,7 +295,10 @@ class CompiledState(Twin):
             self._undo.append(point)
         return APPLIED
 
-    def _run_move(self, move, frame, undo_log) -> None:
+    def _run_move(self, move, frame, point: tuple, index: int) -> None:
+        """Make move `index` (from the undo point `point`), up to its first decision or the
+        next player's turn."""
+        undo_log = point[7]
         self.rs.budget.reset()
         self.step += 1
         if self.step > self.rs.max_steps:
@@ -305,13 +317,23 @@ class CompiledState(Twin):
         self._legal = None
         self._version += 1
         module = self.module
-        game_vars = self.V
-        module.act_named[move[0]](self, game_vars, local_names, undo_log)
-        stage = module.turns_named[frame[0]](self, game_vars, undo_log)
-        if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
+        self._moving = (point, index)
+        if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
+            self._wait_in(module.act_named[move[0]](self, self.V, local_names, undo_log), False, undo_log)
+            return
+        module.act_named[move[0]](self, self.V, local_names, undo_log)
+        self._after_action(frame, undo_log)
+
+    def _after_action(self, frame: list, undo_log: dict) -> None:
+        """The flow after an action's effects, up to the next player's turn."""
+        stage = self.module.turns_named[frame[0]](self, self.V, undo_log)
+        if stage is None:
+            if self.terminal:
+                self.moves = []
+        elif type(stage) is GeneratorType:  # the turn's blocks may wait for a decision
+            self._wait_in(stage, True, undo_log)
+        else:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
-        elif self.terminal:
-            self.moves = []
 
     def _settle_labels(self) -> None:
         for action in self._legal or ():
@@ -327,6 +349,7 @@ class CompiledState(Twin):
         self._log_back(log, log_length)
         self.moves = moves
         self._legal = legal
+        self._pending = None
         self._version += 1
 
     def undo(self, moves: int = 1) -> Outcome:
@@ -339,6 +362,8 @@ class CompiledState(Twin):
             if point[0] == "reference":  # a move the reference made: it takes it back
                 point[1].undo(1)
                 self._hand_over(point[1])
+            elif point[0] == ANSWER:  # an answer to a decision inside a move
+                self._undo_answer(point)
             else:
                 self._back_to(point)
         return APPLIED
@@ -350,14 +375,14 @@ class CompiledState(Twin):
             return
         self._version += 1
         self._legal = None
-        if not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
+        if self._pending is None and not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
             legal = self.module.legal[self.module.phase_index[self.frame[0]]]
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
 
     def copy(self) -> "CompiledState":
-        if self._ref is not None:
+        if self._ref is not None or self._pending is not None:  # a copy of the reference plays on
             twin = CompiledState(self.rs, self.module, {}, self.seed)
-            twin._hand_over(self._ref.copy())
+            twin._hand_over(self.reference().copy())
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
@@ -368,7 +393,3 @@ class CompiledState(Twin):
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
-
-def _frame_dict(frame: list) -> dict:
-    fields = dict(zip(FRAME_FIELDS, frame))
-    return {"kind": "phase", "phase": fields.pop("phase"), "sub": False, "stage": fields.pop("stage"), **fields}

@@ -29,6 +29,7 @@ class GeneratedSource:
     phase_index: dict  # phase id -> its number in the function names
     action_index: dict  # action id -> its number
     settles: bool  # some action's label reads the state
+    waiting: frozenset  # the actions whose act_A is a generator (it may wait for a decision)
 
 
 def generate(ruleset) -> GeneratedSource:
@@ -36,6 +37,7 @@ def generate(ruleset) -> GeneratedSource:
     phase_index = {phase_id: number for number, phase_id in enumerate(ruleset.phases)}
     action_index = {action_id: number for number, action_id in enumerate(ruleset.actions)}
     end_if = out.call(ruleset.end_if, "_NO_NAMES") if ruleset.end_if is not None else None
+    out.waits = True  # a stage whose blocks may wait for a decision is a generator (game.py runs it)
     for phase_id, phase in ruleset.phases.items():
         number = phase_index[phase_id]
         _enter(out, phase, number)
@@ -45,12 +47,15 @@ def generate(ruleset) -> GeneratedSource:
             _anybody(out, phase, number)
         _exit(out, phase, number)
         _leave(out, phase, number, phase_index, end_if)
+    waiting = set()  # the actions written as generators (a `choose` in them may wait)
     for action_id, action in ruleset.actions.items():
-        write_action(out, action, action_index[action_id])
+        if write_action(out, action, action_index[action_id]):
+            waiting.add(action_id)
     write_procedures(out)
     _tables(out, phase_index, action_index)
     settles = any(action.label_parts and not action.label_static for action in ruleset.actions.values())
-    return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles)
+    return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles,
+                           frozenset(waiting))
 
 
 def _enter(out: Writer, phase, number: int) -> None:
