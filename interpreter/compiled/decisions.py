@@ -137,13 +137,12 @@ class Decisions:
         for answer in answers:
             self._answer_step(answer)
 
-    def _undo_answer(self, point: tuple) -> None:
-        """Take an answer back (an undo point tagged ANSWER)."""
-        if self._ref is not None:  # the reference held the game after this answer (it is back at it)
-            self.V = marshal.loads(marshal.dumps(self._ref.d["vars"], _NOREF))
-            self._ref = None
-        _tag, start, index, answers = point
-        self._restart(start, index, answers)
+    def _leave_reference(self) -> None:
+        """The reference, which answered a decision inside a move, has taken its moves back to
+        that decision: its vars are this game's vars there (the move's undo log gives those
+        at the move's start), and the generated code plays the game again."""
+        self.V = marshal.loads(marshal.dumps(self._ref.d["vars"], _NOREF))
+        self._ref = None
 
     # ------------------------------------------------------------------ the reference at a decision
     def _reference_at(self, start: tuple, index: int, answers: list) -> State:

@@ -362,8 +362,11 @@ class CompiledState(Twin, Decisions):
             if point[0] == "reference":  # a move the reference made: it takes it back
                 point[1].undo(1)
                 self._hand_over(point[1])
-            elif point[0] == ANSWER:  # an answer to a decision inside a move
-                self._undo_answer(point)
+                continue
+            if self._ref is not None:  # back at a decision the reference answered (decisions.py)
+                self._leave_reference()
+            if point[0] == ANSWER:  # an answer to a decision inside a move
+                self._restart(point[1], point[2], point[3])
             else:
                 self._back_to(point)
         return APPLIED
