@@ -23,7 +23,8 @@ from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND
 from .decisions import ANSWER, Decisions
 from .module import LISTED_BOUND
-from .twin import BY_REFERENCE, HandOver, Twin, frame_dict
+from .queries import Queries
+from .twin import BY_REFERENCE, HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
@@ -73,7 +74,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     return state
 
 
-class CompiledState(Twin, Decisions):
+class CompiledState(Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
@@ -127,69 +128,6 @@ class CompiledState(Twin, Decisions):
                 self._wait_in(stage, True, undo_log)
                 return
         raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
-
-    # ------------------------------------------------------------------ queries
-    @property
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    @property
-    def current_player(self) -> Optional[int]:
-        if self._ref is not None:
-            return self._ref.current_player
-        if self._pending is not None:
-            return self._pending.decision[0]
-        if self.terminal or self.frame is None:
-            return None
-        return self.frame[PLAYER]
-
-    @property
-    def current_players(self) -> list:
-        player = self.current_player
-        return [] if player is None else [player]
-
-    @property
-    def vars(self) -> dict:
-        return self.V if self._ref is None else self._ref.vars
-
-    @property
-    def phase(self) -> Optional[str]:
-        if self._ref is not None:
-            return self._ref.phase
-        return self.frame[0] if self.frame is not None else None
-
-    @property
-    def round(self) -> Optional[int]:
-        if self._ref is not None:
-            return self._ref.round
-        return self.frame[ROUND] if self.frame is not None else None
-
-    @property
-    def num_players(self) -> int:
-        return self.V["num_players"]
-
-    @property
-    def steps(self) -> int:
-        return self.step if self._ref is None else self._ref.steps
-
-    @property
-    def seed_text(self) -> str:
-        return self.rng[0] if self._ref is None else self._ref.seed_text
-
-    def is_chance(self) -> bool:
-        return False  # a compiled game is seeded: chance is resolved as it happens
-
-    @property
-    def d(self) -> dict:
-        """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
-        if self._ref is not None or self._pending is not None:
-            return self.reference().d
-        stack = [] if self.frame is None else [frame_dict(self.frame)]
-        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
-                "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
-
-    def plain(self) -> dict:
-        return dict(self.d, log=list(self._lines()))
 
     # ------------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list:
