@@ -11,22 +11,28 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
 - tic-tac-toe and Kuhn poker games/s divided by OpenSpiel's pure-Python `python_tic_tac_toe` /
   `python_kuhn_poker` (chance sampled by probability), when open-spiel is installed: must > 1.
 - the same playouts with `legal_action_ids()` / `apply_id()` (what agents and MCTS use).
+- `--real`: the real games (davos 4p, deep-state 3p, global-mogul 3p), random games through
+  `apply_id`, compiled games/s divided by the reference engine's: CPU seconds of the same
+  seeded games (the same moves: the games are identical) on each engine, the engines
+  alternating within each round (which goes first alternates too); one ratio per round.
 
-Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4]
+Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--real [--games 4]]
 """
 import argparse
 import os
 import random
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, HERE)
 
-from games import interleaved, openspiel_playouts, plain_playout  # noqa: E402
+from games import interleaved, median, openspiel_playouts, plain_playout  # noqa: E402
 
 from interpreter import load  # noqa: E402
 
+REAL_GAMES = (("davos", 4), ("deep-state", 3), ("global-mogul", 3))
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
@@ -98,6 +104,41 @@ def ratio_lines(results):
     return rows
 
 
+def random_game(ruleset, players, engine, seed):
+    """One random game through apply_id (the moves drawn from `seed`: the same on both engines)."""
+    state = ruleset.new_game(players, seed=seed, engine=engine)
+    rng = random.Random(seed)
+    while not state.is_terminal:
+        state.apply_id(rng.randrange(len(state.legal_action_ids())))
+    return state
+
+
+def cpu_seconds(ruleset, players, engine, seeds):
+    """CPU seconds of the random games of `seeds`, and their final hashes."""
+    start = time.process_time()
+    finals = [random_game(ruleset, players, engine, seed) for seed in seeds]
+    elapsed = time.process_time() - start
+    return elapsed, [state.hash() for state in finals]
+
+
+def real_game_ratios(rounds, games):
+    """{(name, players): [compiled games/s / reference games/s, one per round]}."""
+    found = {}
+    for name, players in REAL_GAMES:
+        ruleset = load(name)
+        random_game(ruleset, players, "compiled", 10 ** 6)  # warm up (and generate the module)
+        ratios = []
+        for round_ in range(rounds):
+            seeds = range(round_ * games, (round_ + 1) * games)
+            order = ("reference", "compiled") if round_ % 2 == 0 else ("compiled", "reference")
+            timed = {engine: cpu_seconds(ruleset, players, engine, seeds) for engine in order}
+            if timed["reference"][1] != timed["compiled"][1]:
+                raise SystemExit(f"{name}: the compiled games differ from the reference games")
+            ratios.append(timed["reference"][0] / timed["compiled"][0])
+        found[(name, players)] = ratios
+    return found
+
+
 def verdict(value, target):
     if not target:
         return ""
@@ -110,7 +151,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.4, help="seconds per burst")
+    parser.add_argument("--real", action="store_true", help="only the real games, compiled / reference engine")
+    parser.add_argument("--games", type=int, default=4, help="seeded games per engine per round (--real)")
     args = parser.parse_args(argv)
+    if args.real:
+        print(f"real games, compiled / reference engine (random games via apply_id, CPU time of "
+              f"{args.games} seeded games per engine, {args.rounds} rounds)")
+        for (name, players), ratios in real_game_ratios(args.rounds, args.games).items():
+            rounds = " ".join(f"{ratio:.2f}" for ratio in ratios)
+            print(f"  {name + ' ' + str(players) + 'p':18} median {median(ratios):.2f}   rounds: {rounds}")
+        return
     rng = random.Random(1)
     timed = functions(rng)
     for fn in timed.values():  # warm up (and generate the game modules)
