@@ -5,7 +5,8 @@ instead of a snapshot, and the log kept beside the state, its lines built when r
 
 Anything else (observe, information_state, determinize, to_json, ...) is answered by an
 identical reference State, and a move the generated code cannot make is made by the reference
-engine, which keeps the game (`_ref`) until the next plain turn (twin.py).
+engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision inside a
+move (a `choose`) is the mixin Decisions (decisions.py); the queries are Queries (queries.py).
 
 Owns: CompiledState, `start_game`.
 """

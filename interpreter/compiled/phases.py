@@ -6,8 +6,10 @@ Per phase P (numbered, never named after the rules):
                      settings need (no `skip`: no skip test; no `rounds`: no round test)
   exit_P, leave_P    `on_exit`; the game's `end_if`, then the first `next` that holds
 Each stage function returns the next stage function, or None when a player must act (the moves
-are in `st.moves`) or the game is over (`st.terminal`). The phase frame is a list at the
-constant offsets of blocks.FRAME_FIELDS; `S` is the move's undo log (blocks.py).
+are in `st.moves`) or the game is over (`st.terminal`); a stage whose blocks hold a `choose` is
+a generator that yields its decisions and returns the same (game.py runs it, decisions.py).
+The phase frame is a list at the constant offsets of blocks.FRAME_FIELDS; `S` is the move's
+undo log (blocks.py).
 
 Owns: `generate(ruleset) -> GeneratedSource` (the source, the values it names, and the tables
 of functions by phase and action). The source does not depend on the number of players.

@@ -80,5 +80,12 @@ class Queries:
         return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
                 "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
 
+    @property
+    def pending(self) -> Optional[dict]:
+        """The decision inside a move the game waits for (engine.State.pending), or None."""
+        if self._ref is None and self._pending is None:
+            return None
+        return self.reference().pending
+
     def plain(self) -> dict:
         return dict(self.d, log=list(self._lines()))

@@ -13,8 +13,8 @@ from ..engine import effects as fx
 
 __all__ = ["Gap", "support", "SUPPORTED_EFFECTS"]
 
-# the effects the generator writes as straight-line code: none of them waits for a player
-# (a `choose` with several options hands the move over to the reference engine: game.py)
+# the effects the generator writes as straight-line code (a `choose` with several options makes
+# the function a generator that yields the decision: decisions.py)
 SUPPORTED_EFFECTS = (fx.Stmt, fx.If, fx.Let, fx.For, fx.Call, fx.Move, fx.Shuffle, fx.Random, fx.Log, fx.Fail,
                      fx.Choose)
 _PHASE_KINDS = ("turns", "auto", "end")

@@ -1,7 +1,8 @@
 """The reference twin of a compiled game, as a mixin of CompiledState (game.py): the identical
 engine.State built from the game's data and history (`reference()`), which answers what the
 compiled game does not implement, and the hand-over of a move the generated code cannot make
-(a `choose` with several options, a refusal, a failing rule): the reference makes it and plays
+(a refusal, a failing rule, a `choose` in a procedure that recurses, the game's end at a
+decision): the reference makes it and plays
 on until it is back at a plain turn (no pending decision, only the phase frame on its stack),
 where the generated code takes the game back (`_take_back`).
 
@@ -22,7 +23,7 @@ __all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict"]
 _NOREF = 2
 # what a compiled game answers by asking its reference twin (these change nothing)
 _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
-                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
+                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes"})
 
 
 class HandOver(Exception):
