@@ -199,7 +199,6 @@ def _lockstep(ruleset, players, seed, steps=300):
             [action.label for action in reference.legal_actions()], (seed, step)
         at_decision = compiled._pending is not None
         seen["decisions"] += at_decision
-        seen["handed_over"] += compiled._ref is not None
         if at_decision and rng.random() < 0.2:  # a copy at a decision plays on alone
             assert compiled.to_json() == reference.to_json()
             twin, reference_twin = compiled.copy(), reference.copy()
@@ -220,6 +219,7 @@ def _lockstep(ruleset, players, seed, steps=300):
         assert _same_outcome(outcome, expected), (seed, step, outcome, expected)
         made += bool(outcome)
         seen["refused"] += not outcome
+        seen["handed_over"] += compiled._ref is not None
     while made:
         assert compiled.undo() and reference.undo()
         made -= 1
@@ -266,20 +266,23 @@ actions:
     effects: [{choose: {player: player, from: "[0, 1]", as: y}}, "total += y", {do: again, with: {n: 1}}]
   deep:
     effects: [{do: again, with: {n: 1}}]
+  greedy:
+    effects: [{fail: "never"}]
 phases:
   play:
     kind: turns
-    actions: [take, loop, deep]
+    actions: [take, loop, deep, greedy]
     on_turn: [{choose: {player: player, from: "['x', 'y']", as: c}}, "picks = picks + [c]"]
     next: end
 """
 
 
 def test_decisions_in_a_turn_block_a_refused_answer_and_the_end_at_a_decision_are_the_references(tmp_path):
-    """Two decisions in one move, a decision in `on_turn` (a generated stage that waits), an
-    answer refused by `fail` (the game is back at the decision), the game ending at a decision
-    (`end_if` first), a decision in a procedure that recurses (the reference makes that move,
-    at its start or at an answer; `deep`'s moves are then predicted to hand over)."""
+    """Two decisions in one move, a decision in `on_turn` (a generated stage that waits), in a
+    procedure that recurses (a generator called with `yield from`), an answer refused by `fail`
+    (the game is back at the decision), the game ending at a decision (`end_if` first: the
+    reference makes that move), a move always refused (`greedy`: then predicted to go to the
+    reference without a try, module.HandOverRecord)."""
     folder = tmp_path / "decides"
     folder.mkdir()
     (folder / "game.yaml").write_text(DECIDES)
@@ -290,8 +293,9 @@ def test_decisions_in_a_turn_block_a_refused_answer_and_the_end_at_a_decision_ar
     for seed in range(12):
         for key, count in _lockstep(ruleset, 2, seed).items():
             seen[key] = seen.get(key, 0) + count
-    assert seen["decisions"] and seen["refused"] and seen["handed_over"] and seen["undone"], seen
-    assert records["deep"].skipped, "no move of 'deep' went to the reference without a try"
+    assert seen["decisions"] > 100 and seen["refused"] and seen["handed_over"] and seen["undone"], seen
+    assert records["greedy"].skipped, "no move of 'greedy' went to the reference without a try"
+    assert "deep" not in records and "loop" not in records, "a decision in a recursive procedure was handed over"
     reference, compiled = _both(ruleset, 2, 3)
     assert compiled.apply_id(0) and reference.apply_id(0)  # on_turn asks: pick 'x'
     assert compiled.apply("take") and reference.apply("take")  # by its label: a decision inside

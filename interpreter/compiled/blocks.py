@@ -20,7 +20,8 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..ruleset import ENGINE_VARS
 
-__all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "FRAME_FIELDS"]
+__all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "may_choose",
+           "FRAME_FIELDS"]
 
 # the phase frame's fields, in the order of the list the generated code keeps (frames.PhaseFrame)
 FRAME_FIELDS = ("phase", "stage", "player", "round", "acted", "order", "index", "begin", "round_opened",
@@ -41,8 +42,7 @@ class Writer:
         self.calling: list = []  # the procedures being inlined, innermost last
         self.procedure_functions: set = set()  # procedures written as functions (they recurse)
         self.procedure_index = {name: number for number, name in enumerate(ruleset.proc_blocks)}
-        self.waits = False  # writing an action: a `choose` yields its decision (a generator function)
-        self.yielded = False  # the function being written yields
+        self.yielded = False  # the function being written yields (a `choose`, or a call of one that may)
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -137,7 +137,12 @@ def _call(out, effect, depth, local):
         out.emit(depth, f"{inner}[{text(parameter)}] = {out.call(handle, local)}")
     if effect.procedure in out.calling:  # it recurses: a function, not inlined again
         out.procedure_functions.add(effect.procedure)
-        out.emit(depth, f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)")
+        call = f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)"
+        if may_choose(out.rs, out.rs.proc_blocks[effect.procedure]):  # a generator: its decisions pass through
+            out.emit(depth, f"yield from {call}")
+            out.yielded = True
+        else:
+            out.emit(depth, call)
         return
     out.calling.append(effect.procedure)
     write_block(out, out.rs.proc_blocks[effect.procedure], depth, inner)
@@ -164,13 +169,8 @@ def _log(out, effect, depth, local):
 
 
 def _choose(out, effect, depth, local):
-    """A choice with one option or none binds it at once. With more, inside an action (a
-    generator function) the decision is yielded and the answer sent back is bound; elsewhere (a
-    phase's blocks, a procedure written as a function) the reference engine makes the move
-    (HandOver)."""
-    if not out.waits:
-        out.emit(depth, f"_run_choose({out.value(effect)}, V, {local})")
-        return
+    """A choice with one option or none binds it at once; with more, the decision is yielded
+    (the function is a generator) and the answer sent back is bound."""
     decision = out.fresh("decision")
     out.emit(depth, f"{decision} = _open_choice(st, {out.value(effect)}, V, {local})")
     out.emit(depth, f"if {decision} is not None:")
@@ -294,11 +294,32 @@ def write_procedures(out: Writer) -> None:
         out.emit(0, "")
 
 
+def may_choose(ruleset, block, seen=None) -> bool:
+    """Can running `block` meet a `choose` (in it, its branches and loops, the procedures it
+    calls)? A procedure written as a function that may is a generator, called with `yield from`."""
+    if block is None:
+        return False
+    seen = set() if seen is None else seen
+    for effect in ruleset.blocks[block] or ():
+        if isinstance(effect, fx.Choose):
+            return True
+        nested = []
+        if isinstance(effect, fx.If):
+            nested = [effect.then_block, effect.else_block]
+        elif isinstance(effect, fx.For):
+            nested = [effect.body]
+        elif isinstance(effect, fx.Call) and effect.procedure not in seen:
+            seen.add(effect.procedure)
+            nested = [ruleset.proc_blocks[effect.procedure]]
+        if any(may_choose(ruleset, inner, seen) for inner in nested):
+            return True
+    return False
+
+
 def write_action(out: Writer, action, index: int) -> bool:
     """act_A; True when it is a generator (a `choose` in it may wait for a player)."""
     out.emit(0, f"def act_{index}(st, V, L, S):")
-    out.waits, out.yielded = True, False
+    out.yielded = False
     write_block(out, action.block, 1, "L")
-    out.waits = False
     out.emit(0, "")
     return out.yielded

@@ -145,7 +145,7 @@ def _runtime(ruleset) -> dict:
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": fx.run_shuffle, "_run_random": fx.run_random,
-            "_run_choose": choose_at_once, "_open_choice": open_choice}
+            "_open_choice": open_choice}
 
 
 def copy_value(value):
@@ -174,18 +174,6 @@ def new_move(cache: dict, name: str, param: str, value, parts) -> tuple:
     if type(value) in (int, str):
         cache[value] = move
     return move
-
-
-def choose_at_once(effect, game_vars: dict, names: dict) -> None:
-    """A `choose` effect (engine/effects.py `_choose`) that needs no player: none or one option
-    is bound at once; more raise HandOver (the reference engine then makes the move)."""
-    from .twin import HandOver
-
-    effect.player.fn(game_vars, names)  # read first, as the reference does (it may fail)
-    options = choice_options(effect, game_vars, names)
-    if len(options) > 1:
-        raise HandOver()
-    names[effect.bind] = options[0] if options else None
 
 
 def open_choice(state, effect, game_vars: dict, names: dict):

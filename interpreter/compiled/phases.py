@@ -39,7 +39,6 @@ def generate(ruleset) -> GeneratedSource:
     phase_index = {phase_id: number for number, phase_id in enumerate(ruleset.phases)}
     action_index = {action_id: number for number, action_id in enumerate(ruleset.actions)}
     end_if = out.call(ruleset.end_if, "_NO_NAMES") if ruleset.end_if is not None else None
-    out.waits = True  # a stage whose blocks may wait for a decision is a generator (game.py runs it)
     for phase_id, phase in ruleset.phases.items():
         number = phase_index[phase_id]
         _enter(out, phase, number)

@@ -1,8 +1,7 @@
 """The reference twin of a compiled game, as a mixin of CompiledState (game.py): the identical
 engine.State built from the game's data and history (`reference()`), which answers what the
 compiled game does not implement, and the hand-over of a move the generated code cannot make
-(a refusal, a failing rule, a `choose` in a procedure that recurses, the game's end at a
-decision): the reference makes it and plays
+(a refusal, a failing rule, the game's end at a decision): the reference makes it and plays
 on until it is back at a plain turn (no pending decision, only the phase frame on its stack),
 where the generated code takes the game back (`_take_back`).
 
@@ -27,7 +26,8 @@ _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json"
 
 
 class HandOver(Exception):
-    """Raised by generated code at a decision it does not write: the reference makes the move."""
+    """Raised at a decision the generated code does not take (set-up asks a player, or the game
+    ends at a decision in the middle of a move): the reference makes the move."""
 
 
 # what makes the generated code give a move to the reference engine (which then says why)
