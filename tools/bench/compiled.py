@@ -19,6 +19,7 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
 Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--real [--games 4]]
 """
 import argparse
+import gc
 import os
 import random
 import sys
@@ -114,7 +115,10 @@ def random_game(ruleset, players, engine, seed):
 
 
 def cpu_seconds(ruleset, players, engine, seeds):
-    """CPU seconds of the random games of `seeds`, and their final hashes."""
+    """CPU seconds of the random games of `seeds`, and their final hashes. A full garbage
+    collection first: one landing inside a batch (~40-70 ms, the size of the whole process's
+    heap, not of the engine's work) would otherwise decide the round it falls in."""
+    gc.collect()
     start = time.process_time()
     finals = [random_game(ruleset, players, engine, seed) for seed in seeds]
     elapsed = time.process_time() - start
