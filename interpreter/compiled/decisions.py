@@ -114,9 +114,9 @@ class Decisions:
         return APPLIED
 
     def _answer_by_reference(self, pending: Pending, before: list, index: int, undoable: bool) -> Outcome:
-        """An answer the generated code could not carry through (a rule failing, a decision
-        in a phase's block): the reference answers at the same decision; on a refusal the game
-        is back at the decision, else the reference plays on (twin.py)."""
+        """An answer the generated code could not carry through (`fail`, a rule failing, the
+        game ending at the next decision): the reference answers at the same decision; on a
+        refusal the game is back at the decision, else the reference plays on (twin.py)."""
         reference = self._reference_at(pending.start, pending.index, before)
         outcome = reference.apply_id(index)
         if not outcome:
@@ -152,12 +152,13 @@ class Decisions:
         _frame, fields, step, log, log_length, rng_count, history, undo_log, _moves, _legal = start
         game_vars = dict(self.V)
         game_vars.update(undo_log)
-        data = {"vars": game_vars, "stack": [frame_dict(fields)], "pending": None, "chance": None, "terminal": False, "step": step,
-                "seed": self.seed, "rng": [self.rng[0], rng_count], "error": None}
-        state = State(self.rs, marshal.loads(marshal.dumps(data, _NOREF)), log if len(log) == log_length else log[:log_length])
-        state._log_shared = True
+        data = {"vars": game_vars, "stack": [frame_dict(fields)], "pending": None, "chance": None,
+                "terminal": False, "step": step, "seed": self.seed, "rng": [self.rng[0], rng_count], "error": None}
+        log = log if len(log) == log_length else log[:log_length]
         if self._log is log:
             self._log_shared = True
+        state = State(self.rs, marshal.loads(marshal.dumps(data, _NOREF)), log)
+        state._log_shared = True
         state._history = actions_chain(history)
         for move in [index, *answers]:
             outcome = state.apply_id(move)
