@@ -184,29 +184,137 @@ def test_the_generated_module_lives_in_memory_only_and_is_made_once():
     assert module.enter[0].__code__.co_filename == "<rulebook game tictactoe>"
 
 
-def test_decisions_inside_moves_are_made_by_the_reference_and_undo_crosses_them():
-    """Davos asks players inside moves (`choose`): those moves are handed over to the reference
-    engine and the generated code takes the game back at the next plain turn; apply_id/undo
-    (what MCTS uses) go back exactly across both kinds of move."""
-    ruleset = load("davos")
+def _same_outcome(first, second) -> bool:
+    return (bool(first), first.code, first.reason) == (bool(second), second.code, second.reason)
+
+
+def _lockstep(ruleset, players, seed, steps=300):
+    """Play one game through both engines with apply_id, taking moves back at random (undo),
+    copying and saving at the decisions inside moves: the same outcome, legal ids, labels,
+    player and hash at every step. Returns what happened (counts)."""
+    reference, compiled = _both(ruleset, players, seed)
+    rng = random.Random(seed)
+    seen = {"decisions": 0, "handed_over": 0, "refused": 0, "undone": 0}
+    made = 0
+    for step in range(steps):
+        assert compiled.hash() == reference.hash(), (seed, step, reference.diff(compiled.reference())[:4])
+        assert compiled.is_terminal == reference.is_terminal
+        if reference.is_terminal:
+            break
+        assert compiled.current_player == reference.current_player
+        assert compiled.legal_action_ids() == reference.legal_action_ids(), (seed, step)
+        assert [action.label for action in compiled.legal_actions()] == \
+            [action.label for action in reference.legal_actions()], (seed, step)
+        at_decision = compiled._pending is not None
+        seen["decisions"] += at_decision
+        if at_decision and rng.random() < 0.2:  # a copy at a decision plays on alone
+            assert compiled.to_json() == reference.to_json()
+            twin, reference_twin = compiled.copy(), reference.copy()
+            for _ in range(4):
+                if reference_twin.is_terminal:
+                    break
+                index = rng.randrange(len(reference_twin.legal_action_ids()))
+                assert _same_outcome(twin.apply_id(index), reference_twin.apply_id(index))
+                assert twin.hash() == reference_twin.hash()
+        if made and rng.random() < 0.25:
+            back = rng.randint(1, min(made, 4))
+            assert compiled.undo(back) and reference.undo(back)
+            made -= back
+            seen["undone"] += 1
+            continue
+        index = rng.randrange(len(reference.legal_action_ids()))
+        expected, outcome = reference.apply_id(index), compiled.apply_id(index)
+        assert _same_outcome(outcome, expected), (seed, step, outcome, expected)
+        made += bool(outcome)
+        seen["refused"] += not outcome
+        seen["handed_over"] += compiled._ref is not None
+    while made:
+        assert compiled.undo() and reference.undo()
+        made -= 1
+        assert compiled.hash() == reference.hash()
+    return seen
+
+
+@pytest.mark.parametrize("name,players", [("davos", 4), ("global-mogul", 3), ("deep-state", 3)])
+def test_decisions_inside_moves_are_answered_by_the_generated_code_and_undo_crosses_them(name, players):
+    """Davos and Global Mogul ask players inside moves (`choose`): the generated code lists the
+    decision as the reference does and takes the answer; apply_id/undo (what MCTS uses), copy
+    and the save at a decision are the reference's."""
+    ruleset = load(name)
+    seen = {"decisions": 0, "handed_over": 0}
     for seed in range(2):
-        reference, compiled = _both(ruleset, 4, seed)
-        rng = random.Random(seed)
-        hashes = [compiled.hash()]
-        handed_over = 0
-        for _ in range(60):
-            if reference.is_terminal:
-                break
-            assert compiled.legal_action_ids() == reference.legal_action_ids()
-            index = rng.randrange(len(reference.legal_action_ids()))
-            assert reference.apply_id(index) and compiled.apply_id(index)
-            handed_over += compiled._ref is not None
-            assert compiled.hash() == reference.hash()
-            hashes.append(compiled.hash())
-        assert handed_over, "no move of these games was handed over: pick a seed that asks a player"
-        while len(hashes) > 1:
-            hashes.pop()
-            assert compiled.undo() and compiled.hash() == hashes[-1]
+        for key, count in _lockstep(ruleset, players, seed, steps=150).items():
+            seen[key] = seen.get(key, 0) + count
+    if name != "deep-state":  # its decisions are rarer: it is compared step by step above
+        assert seen["decisions"] > 10, "no decision inside a move was met: pick seeds that ask a player"
+        assert seen["handed_over"] == 0, "a move was handed over to the reference engine"
+
+
+DECIDES = """\
+game: {name: decides, players: [2], start: play, end_if: "total >= 25"}
+vars:
+  total: {value: 0}
+  picks: {value: []}
+procedures:
+  again:
+    params: [n]
+    effects:
+      - if: "n > 0"
+        then: [{do: again, with: {n: "n - 1"}}]
+        else: [{choose: {player: player, from: "[1, 2]", as: x}}, "total += x"]
+actions:
+  take:
+    effects:
+      - {choose: {player: player, from: "[1, 2, 3]", as: a, prompt: "how many?", label: "take {option} of {total}"}}
+      - {if: "a == 3 and total > 10", then: [{fail: "too greedy"}]}
+      - "total += a"
+      - {choose: {player: "1 - player", from: "[0, 1]", as: b, prompt: "add one?"}}
+      - "total += b"
+  loop:
+    effects: [{choose: {player: player, from: "[0, 1]", as: y}}, "total += y", {do: again, with: {n: 1}}]
+  deep:
+    effects: [{do: again, with: {n: 1}}]
+  greedy:
+    effects: [{fail: "never"}]
+phases:
+  play:
+    kind: turns
+    actions: [take, loop, deep, greedy]
+    on_turn: [{choose: {player: player, from: "['x', 'y']", as: c}}, "picks = picks + [c]"]
+    next: end
+"""
+
+
+def test_decisions_in_a_turn_block_a_refused_answer_and_the_end_at_a_decision_are_the_references(tmp_path):
+    """Two decisions in one move, a decision in `on_turn` (a generated stage that waits), in a
+    procedure that recurses (a generator called with `yield from`), an answer refused by `fail`
+    (the game is back at the decision), the game ending at a decision (`end_if` first: the
+    reference makes that move), a move always refused (`greedy`: then predicted to go to the
+    reference without a try, module.HandOverRecord)."""
+    folder = tmp_path / "decides"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(DECIDES)
+    ruleset = load(str(folder))
+    assert support(ruleset) is None
+    records = game_module(ruleset).hand_overs
+    seen = {}
+    for seed in range(12):
+        for key, count in _lockstep(ruleset, 2, seed).items():
+            seen[key] = seen.get(key, 0) + count
+    assert seen["decisions"] > 100 and seen["refused"] and seen["handed_over"] and seen["undone"], seen
+    assert records["greedy"].skipped, "no move of 'greedy' went to the reference without a try"
+    assert "deep" not in records and "loop" not in records, "a decision in a recursive procedure was handed over"
+    reference, compiled = _both(ruleset, 2, 3)
+    assert compiled.apply_id(0) and reference.apply_id(0)  # on_turn asks: pick 'x'
+    assert compiled.apply("take") and reference.apply("take")  # by its label: a decision inside
+    assert compiled.pending == reference.pending and compiled.current_player == 0
+    assert [action.label for action in compiled.legal_actions()] == ["take 1 of 0", "take 2 of 0", "take 3 of 0"]
+    loop = {"action": "loop", "args": {}}
+    refused, expected = compiled.apply(loop), reference.apply(loop)
+    assert not refused and (refused.code, refused.reason) == (expected.code, expected.reason) == \
+        ("decision_pending", "player 0 must first answer: how many?")
+    assert compiled.apply(compiled.legal_actions()[1]) and reference.apply(reference.legal_actions()[1])
+    assert compiled.history() == reference.history() and compiled.hash() == reference.hash()
 
 
 def test_an_action_given_by_its_label_or_json_is_applied_to_the_compiled_game():
@@ -231,31 +339,6 @@ def test_every_module_combination_plays_the_reference_game(name):
         assert support(ruleset) is None, combination
         for players in combination["players"]:
             _play_alongside(ruleset, players, 1)
-
-
-def test_moves_predicted_to_hand_over_go_to_the_reference_without_a_try_and_stay_identical():
-    """Global Mogul's actions that ask a player in nearly every position: after a few tries
-    their moves go straight to the reference engine (one in HandOverRecord.RETRY_EVERY is
-    still tried); the games, legal ids and undo stay the reference's."""
-    ruleset = load("global-mogul")
-    records = game_module(ruleset).hand_overs
-    records.clear()
-    for seed in range(3):
-        reference, compiled = _both(ruleset, 3, seed)
-        rng = random.Random(seed)
-        hashes = [compiled.hash()]
-        while not reference.is_terminal and len(hashes) < 150:
-            assert compiled.legal_action_ids() == reference.legal_action_ids()
-            index = rng.randrange(len(reference.legal_action_ids()))
-            assert reference.apply_id(index) and compiled.apply_id(index)
-            assert compiled.hash() == reference.hash(), (seed, len(hashes))
-            hashes.append(compiled.hash())
-        while len(hashes) > 1:
-            hashes.pop()
-            assert compiled.undo() and compiled.hash() == hashes[-1]
-    assert any(record.skipped for record in records.values()), "no move went to the reference without a try"
-    assert any(record.tries > record.hand_overs for record in records.values()), \
-        "every action that ever handed over was predicted to: the test no longer sees a plain move of one"
 
 
 def _generated_alongside(ruleset, players, seed, in_sub_phase=None) -> int:

@@ -12,8 +12,9 @@ docs/performance.md, "Compiled play").
                           else an engine.State (the reference, which stays the definition)
 
 Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
-in-memory memo and the runtime helpers), game.py (CompiledState, the public API), twin.py (the
-reference twin, and moves handed over to the reference engine).
+in-memory memo and the runtime helpers), game.py (CompiledState, the public API), queries.py
+(its queries), decisions.py (a `choose` inside a move), twin.py (the reference twin, and moves
+handed over to the reference engine).
 """
 from __future__ import annotations
 

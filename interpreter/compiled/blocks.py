@@ -3,7 +3,9 @@ phase as one loop nest per action (phases.py writes the flow and assembles the m
 
   legal_P(st, V, player, round_)  the phase's legal moves as the tuples engine/legal.py lists
                                   (no generic parameter product, no Action objects)
-  act_A(st, V, L, S)              an action's effects inlined, `if`/`for`/procedure bodies included
+  act_A(st, V, L, S)              an action's effects inlined, `if`/`for`/procedure bodies included;
+                                  a generator when a `choose` in it may wait: it yields the decision
+                                  (runtime `open_choice`) and the answer is sent back (game.py)
 
 Every effect that writes a var first records the var's old value in `S` (the move's undo log).
 Rule text never becomes code here: an expression is a call of the function the expression
@@ -18,7 +20,8 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..ruleset import ENGINE_VARS
 
-__all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "FRAME_FIELDS"]
+__all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "may_choose",
+           "FRAME_FIELDS"]
 
 # the phase frame's fields, in the order of the list the generated code keeps (frames.PhaseFrame)
 FRAME_FIELDS = ("phase", "stage", "player", "round", "acted", "order", "index", "begin", "round_opened",
@@ -43,6 +46,7 @@ class Writer:
         # a plain action), True (a secret action: its log lines are the mover's), None (not known:
         # a procedure written as a function reads the `_secret_to` local)
         self.secret = False
+        self.yielded = False  # the function being written yields (a `choose`, or a call of one that may)
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -140,7 +144,12 @@ def _call(out, effect, depth, local):
         out.emit(depth, f"{inner}[{text(parameter)}] = {out.call(handle, local)}")
     if effect.procedure in out.calling:  # it recurses: a function, not inlined again
         out.procedure_functions.add(effect.procedure)
-        out.emit(depth, f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)")
+        call = f"proc_{out.procedure_index[effect.procedure]}(st, V, {inner}, S)"
+        if may_choose(out.rs, out.rs.proc_blocks[effect.procedure]):  # a generator: its decisions pass through
+            out.emit(depth, f"yield from {call}")
+            out.yielded = True
+        else:
+            out.emit(depth, call)
         return
     out.calling.append(effect.procedure)
     write_block(out, out.rs.proc_blocks[effect.procedure], depth, inner)
@@ -173,9 +182,13 @@ def _log(out, effect, depth, local):
 
 
 def _choose(out, effect, depth, local):
-    """A choice with one option or none binds it at once; with more, the reference engine makes
-    the move (HandOver): the generated code never waits for a player inside a move."""
-    out.emit(depth, f"_run_choose({out.value(effect)}, V, {local})")
+    """A choice with one option or none binds it at once; with more, the decision is yielded
+    (the function is a generator) and the answer sent back is bound."""
+    decision = out.fresh("decision")
+    out.emit(depth, f"{decision} = _open_choice(st, {out.value(effect)}, V, {local})")
+    out.emit(depth, f"if {decision} is not None:")
+    out.emit(depth + 1, f"{local}[{text(effect.bind)}] = yield {decision}")
+    out.yielded = True
 
 
 def _fail(out, effect, depth, local):
@@ -308,11 +321,36 @@ def write_procedures(out: Writer) -> None:
         out.emit(0, "")
 
 
-def write_action(out: Writer, action, index: int) -> None:
+def may_choose(ruleset, block, seen=None) -> bool:
+    """Can running `block` meet a `choose` (in it, its branches and loops, the procedures it
+    calls)? A procedure written as a function that may is a generator, called with `yield from`."""
+    if block is None:
+        return False
+    seen = set() if seen is None else seen
+    for effect in ruleset.blocks[block] or ():
+        if isinstance(effect, fx.Choose):
+            return True
+        nested = []
+        if isinstance(effect, fx.If):
+            nested = [effect.then_block, effect.else_block]
+        elif isinstance(effect, fx.For):
+            nested = [effect.body]
+        elif isinstance(effect, fx.Call) and effect.procedure not in seen:
+            seen.add(effect.procedure)
+            nested = [ruleset.proc_blocks[effect.procedure]]
+        if any(may_choose(ruleset, inner, seen) for inner in nested):
+            return True
+    return False
+
+
+def write_action(out: Writer, action, index: int) -> bool:
+    """act_A; True when it is a generator (a `choose` in it may wait for a player)."""
     out.emit(0, f"def act_{index}(st, V, L, S):")
     if action.secret:  # engine/acting.py: its effects' log lines are the mover's only
         out.emit(1, f"L[{text(fx.SECRET_TO)}] = L['player']")
     out.secret = bool(action.secret)
+    out.yielded = False
     write_block(out, action.block, 1, "L")
     out.secret = False
     out.emit(0, "")
+    return out.yielded

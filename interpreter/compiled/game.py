@@ -5,31 +5,31 @@ instead of a snapshot, and the log kept beside the state, its lines built when r
 
 Anything else (observe, information_state, determinize, to_json, ...) is answered by an
 identical reference State, and a move the generated code cannot make is made by the reference
-engine, which keeps the game (`_ref`) until the next plain turn (twin.py).
+engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision inside a
+move (a `choose`) is the mixin Decisions (decisions.py); the queries are Queries (queries.py).
 
 Owns: CompiledState, `start_game`.
 """
 from __future__ import annotations
 
 import marshal
+from types import GeneratorType
 from typing import Optional
 
-from ..engine.acting import _as_action
-from ..engine.effects import ENGINE_ERRORS, RuleFailure
+from ..engine.acting import as_action
 from ..engine.flow import FLOW_GUARD
-from ..engine.frames import top_phase
-from ..engine.state import State, _initial_vars
+from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
-from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND, STAGE
+from .blocks import ACTED, PLAYER, ROUND, STAGE
+from .decisions import ANSWER, Decisions
 from .module import LISTED_BOUND
-from .twin import HandOver, Twin
+from .queries import Queries
+from .twin import BY_REFERENCE, HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
 _NOREF = 2
-# what makes the generated code give a move to the reference engine (which then says why)
-_BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
 
 
 class _ChanceHolder:
@@ -59,7 +59,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     initial = module.initial_vars.get(players)
     if initial is None:  # the declared vars' values do not depend on the seed: worked out once
         game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
-        _initial_vars(ruleset, players, game_vars)
+        initial_vars(ruleset, players, game_vars)
         initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
     game_vars = marshal.loads(initial)
     state = CompiledState(ruleset, module, game_vars, str(seed))
@@ -75,11 +75,12 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     return state
 
 
-class CompiledState(Twin):
+class CompiledState(Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "chance_holder",
-                 "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
+                 "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
+                 "_moving")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
@@ -102,6 +103,8 @@ class CompiledState(Twin):
         self._twin = None  # (version, reference State) once built
         self._version = 0
         self._ref = None  # the reference State while the game is handed over to it
+        self._pending = None  # a move waiting for a decision (decisions.Pending)
+        self._moving = None  # (undo point, index) of the move under way
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -124,68 +127,10 @@ class CompiledState(Twin):
                 if self.terminal:
                     self.moves = []
                 return
+            if type(stage) is GeneratorType:  # a stage that may wait for a decision (decisions.py)
+                self._wait_in(stage, True, undo_log)
+                return
         raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
-
-    # ------------------------------------------------------------------ queries
-    @property
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    @property
-    def current_player(self) -> Optional[int]:
-        if self._ref is not None:
-            return self._ref.current_player
-        if self.terminal or self.frame is None:
-            return None
-        return self.frame[PLAYER]
-
-    @property
-    def current_players(self) -> list:
-        player = self.current_player
-        return [] if player is None else [player]
-
-    @property
-    def vars(self) -> dict:
-        return self.V if self._ref is None else self._ref.vars
-
-    @property
-    def phase(self) -> Optional[str]:
-        if self._ref is not None:
-            return self._ref.phase
-        return self.frame[0] if self.frame is not None else _below(self.below, "phase")
-
-    @property
-    def round(self) -> Optional[int]:
-        if self._ref is not None:
-            return self._ref.round
-        return self.frame[ROUND] if self.frame is not None else _below(self.below, "round")
-
-    @property
-    def num_players(self) -> int:
-        return self.V["num_players"]
-
-    @property
-    def steps(self) -> int:
-        return self.step if self._ref is None else self._ref.steps
-
-    @property
-    def seed_text(self) -> str:
-        return self.rng[0] if self._ref is None else self._ref.seed_text
-
-    def is_chance(self) -> bool:
-        return False  # a compiled game is seeded: chance is resolved as it happens
-
-    @property
-    def d(self) -> dict:
-        """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
-        if self._ref is not None:
-            return self._ref.d
-        stack = self.below + ([] if self.frame is None else [_frame_dict(self.frame, self.sub)])
-        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
-                "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
-
-    def plain(self) -> dict:
-        return dict(self.d, log=list(self._lines()))
 
     # ------------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list:
@@ -206,12 +151,12 @@ class CompiledState(Twin):
     def _listed_actions(self) -> list:
         """The Action of each legal move; one whose label does not read the state is the same
         object in every game of this ruleset (an Action does not change once built)."""
-        mover = self.frame[PLAYER] if self.frame is not None else None
+        mover = self.current_player
         known = self.module.listed_actions
         known_action = known.get
         actions = []
         for move in self.moves:
-            if move[4] is not None:
+            if move[4] is not None or move[2] is not None:  # reads the state, or an answer's label
                 actions.append(Action.listed(move[0], move[1], mover, move[2], move[3], move[4]))
                 continue
             key = (move[0], move[1], mover)
@@ -247,7 +192,7 @@ class CompiledState(Twin):
         if self.terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(action) is not Action:  # its JSON form or its label
-            action = _as_action(self, action)
+            action = as_action(self, action)
             if isinstance(action, Outcome):
                 return action
         if action.player is None or action.player == self.current_player:
@@ -267,6 +212,8 @@ class CompiledState(Twin):
         return self._apply_index(index, True)
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
+        if self._pending is not None:
+            return self._answer(index, undoable)
         move = self.moves[index]
         record = self.module.hand_overs.get(move[0])
         if record is not None and record.expected():  # the generated code would only give it up
@@ -278,8 +225,8 @@ class CompiledState(Twin):
         if self.module.settles:
             self._settle_labels()
         try:
-            self._run_move(move, frame, undo_log)
-        except _BY_REFERENCE:
+            self._run_move(move, frame, point, index)
+        except BY_REFERENCE:
             self._back_to(point)
             self.module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
@@ -289,7 +236,10 @@ class CompiledState(Twin):
             self._undo.append(point)
         return APPLIED
 
-    def _run_move(self, move, frame, undo_log) -> None:
+    def _run_move(self, move, frame, point: tuple, index: int) -> None:
+        """Make move `index` (from the undo point `point`), up to its first decision or the
+        next player's turn."""
+        undo_log = point[7]
         self.rs.budget.reset()
         self.step += 1
         if self.step > self.rs.max_steps:
@@ -308,15 +258,26 @@ class CompiledState(Twin):
         self._legal = None
         self._version += 1
         module = self.module
-        game_vars = self.V
-        module.act_named[move[0]](self, game_vars, local_names, undo_log)
+        self._moving = (point, index)
+        if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
+            self._wait_in(module.act_named[move[0]](self, self.V, local_names, undo_log), False, undo_log)
+            return
+        module.act_named[move[0]](self, self.V, local_names, undo_log)
+        self._after_action(frame, undo_log)
+
+    def _after_action(self, frame: list, undo_log: dict) -> None:
+        """The flow after an action's effects, up to the next player's turn."""
         # the flow goes on from the frame's stage (`turns` unless the move ran `end_phase`)
+        module = self.module
         stage = (module.turns_named[frame[0]] if frame[STAGE] == "turns" else
-                 module.stages_named[frame[0]][frame[STAGE]])(self, game_vars, undo_log)
-        if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
+                 module.stages_named[frame[0]][frame[STAGE]])(self, self.V, undo_log)
+        if stage is None:
+            if self.terminal:
+                self.moves = []
+        elif type(stage) is GeneratorType:  # the turn's blocks may wait for a decision
+            self._wait_in(stage, True, undo_log)
+        else:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
-        elif self.terminal:
-            self.moves = []
 
     def _settle_labels(self) -> None:
         for action in self._legal or ():
@@ -332,6 +293,7 @@ class CompiledState(Twin):
         self._log_back(log, log_length)
         self.moves = moves
         self._legal = legal
+        self._pending = None
         self._version += 1
 
     def undo(self, moves: int = 1) -> Outcome:
@@ -344,6 +306,11 @@ class CompiledState(Twin):
             if point[0] == "reference":  # a move the reference made: it takes it back
                 point[1].undo(1)
                 self._hand_over(point[1])
+                continue
+            if self._ref is not None:  # back at a decision the reference answered (decisions.py)
+                self._leave_reference()
+            if point[0] == ANSWER:  # an answer to a decision inside a move
+                self._restart(point[1], point[2], point[3])
             else:
                 self._back_to(point)
         return APPLIED
@@ -355,14 +322,14 @@ class CompiledState(Twin):
             return
         self._version += 1
         self._legal = None
-        if not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
+        if self._pending is None and not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
             legal = self.module.legal[self.module.phase_index[self.frame[0]]]
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
 
     def copy(self) -> "CompiledState":
-        if self._ref is not None:
+        if self._ref is not None or self._pending is not None:  # a copy of the reference plays on
             twin = CompiledState(self.rs, self.module, {}, self.seed)
-            twin._hand_over(self._ref.copy())
+            twin._hand_over(self.reference().copy())
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
@@ -374,14 +341,3 @@ class CompiledState(Twin):
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
-
-def _below(below: list, field: str):
-    """A field of the innermost phase frame of `below` (a game that ended in a sub-phase: the
-    reference's phase is the one below it), or None."""
-    frame = top_phase(below)
-    return frame[field] if frame is not None else None
-
-
-def _frame_dict(frame: list, sub: bool) -> dict:
-    fields = dict(zip(FRAME_FIELDS, frame))
-    return {"kind": "phase", "phase": fields.pop("phase"), "sub": sub, "stage": fields.pop("stage"), **fields}

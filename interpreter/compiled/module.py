@@ -14,7 +14,7 @@ from typing import Optional
 
 from ..engine import effects as fx
 from ..engine.effects import RuleFailure, choice_options, log_entry
-from ..engine.values import SCALARS, fmt, freeze
+from ..engine.values import SCALARS, fmt, freeze, render
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
@@ -61,6 +61,8 @@ class GameModule:
         # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
         self.listed_actions: dict = {}
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
+        self.waiting = generated.waiting  # actions whose act_A is a generator (a decision may wait)
+        self.end_if = ruleset.end_if.fn if ruleset.end_if is not None else None
 
 
 class HandOverRecord:
@@ -145,9 +147,9 @@ def _runtime(ruleset) -> dict:
 
     return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
-            "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx._HANDLERS[fx.Move],
-            "_run_shuffle": fx._HANDLERS[fx.Shuffle], "_run_random": fx._HANDLERS[fx.Random],
-            "_run_choose": choose_at_once, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
+            "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
+            "_run_shuffle": fx.run_shuffle, "_run_random": fx.run_random, "_open_choice": open_choice,
+            "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
 
 
 def copy_value(value):
@@ -185,11 +187,18 @@ def end_phase(frame: list) -> None:
     frame[PLAYER] = None
 
 
-def choose_at_once(effect, game_vars: dict, names: dict) -> None:
-    """A `choose` effect (engine/effects.py `_choose`) that needs no player: none or one option
-    is bound at once; more raise HandOver (the reference engine then makes the move)."""
-    effect.player.fn(game_vars, names)  # read first, as the reference does (it may fail)
+def open_choice(state, effect, game_vars: dict, names: dict):
+    """A `choose` effect inside an action (engine/effects.py `_choose`): none or one option is
+    bound at once (None); with more, the decision the generated code yields:
+    (player, options, labels or None, prompt)."""
+    player = effect.player.fn(game_vars, names)
     options = choice_options(effect, game_vars, names)
-    if len(options) > 1:
-        raise HandOver()
-    names[effect.bind] = options[0] if options else None
+    if len(options) < 2:
+        names[effect.bind] = options[0] if options else None
+        return None
+    if type(player) is not int or not 0 <= player < game_vars["num_players"]:
+        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")  # the reference says it, located
+    labels = None
+    if effect.label:
+        labels = [render(effect.label, game_vars, dict(names, option=option)) for option in options]
+    return player, options, labels, effect.prompt

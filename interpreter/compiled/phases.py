@@ -6,15 +6,16 @@ Per phase P (numbered, never named after the rules):
                      settings need (no `skip`: no skip test; no `rounds`: no round test)
   exit_P, leave_P    `on_exit`; the game's `end_if`, then the first `next` that holds
 Each stage function returns the next stage function, or None when a player must act (the moves
-are in `st.moves`) or the game is over (`st.terminal`). The phase frame is a list at the
-constant offsets of blocks.FRAME_FIELDS; `S` is the move's undo log (blocks.py). After a block
-that may run `end_phase` the flow goes on from the frame's stage (`STAGES[P]`, as flow.py does).
-The generated flow holds the innermost phase frame only: entering a sub-phase (`enter`) and a
-simultaneous phase hand the move over to the reference engine, and so does leaving a sub-phase
-by `return` (the effects that entered it go on from the middle); the generated code plays the
-sub-phase's turns in between, with the reference's frames below it kept as they are
-(`st.below`; `st.sub` is the frame's `sub`). `next: return` of a phase not entered by `enter`
-ends the game, as the reference's does.
+are in `st.moves`) or the game is over (`st.terminal`); a stage whose blocks hold a `choose` is
+a generator that yields its decisions and returns the same (game.py runs it, decisions.py).
+The phase frame is a list at the constant offsets of blocks.FRAME_FIELDS; `S` is the move's
+undo log (blocks.py). After a block that may run `end_phase` the flow goes on from the frame's
+stage (`STAGES[P]`, as flow.py does). The generated flow holds the innermost phase frame only:
+entering a sub-phase (`enter`) and a simultaneous phase hand the move over to the reference
+engine, and so does leaving a sub-phase by `return` (the effects that entered it go on from the
+middle); the generated code plays the sub-phase's turns in between, with the reference's frames
+below it kept as they are (`st.below`; `st.sub` is the frame's `sub`). `next: return` of a phase
+not entered by `enter` ends the game, as the reference's does.
 
 Owns: `generate(ruleset) -> GeneratedSource` (the source, the values it names, and the tables
 of functions by phase and action). The source does not depend on the number of players.
@@ -37,6 +38,7 @@ class GeneratedSource:
     phase_index: dict  # phase id -> its number in the function names
     action_index: dict  # action id -> its number
     settles: bool  # some action's label reads the state
+    waiting: frozenset  # the actions whose act_A is a generator (it may wait for a decision)
 
 
 def generate(ruleset) -> GeneratedSource:
@@ -59,12 +61,15 @@ def generate(ruleset) -> GeneratedSource:
             _anybody(out, phase, number)
         _exit(out, phase, number)
         _leave(out, phase, number, phase_index, end_if)
+    waiting = set()  # the actions written as generators (a `choose` in them may wait)
     for action_id, action in ruleset.actions.items():
-        write_action(out, action, action_index[action_id])
+        if write_action(out, action, action_index[action_id]):
+            waiting.add(action_id)
     write_procedures(out)
     _tables(out, phase_index, action_index)
     settles = any(action.label_parts and not action.label_static for action in ruleset.actions.values())
-    return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles)
+    return GeneratedSource("\n".join(out.lines) + "\n", out.constants, phase_index, action_index, settles,
+                           frozenset(waiting))
 
 
 def _enter(out: Writer, phase, number: int, enders: set) -> None:

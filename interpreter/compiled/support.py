@@ -16,8 +16,9 @@ from ..engine import effects as fx
 
 __all__ = ["Gap", "support", "handed_over", "phase_enders", "SUPPORTED_EFFECTS", "HANDED_OVER"]
 
-# the effects the generator writes: as straight-line code, or (HANDED_OVER) as the hand-over
-# of the move to the reference engine (game.py), which plays on until the next plain turn
+# the effects the generator writes: as straight-line code (a `choose` with several options makes
+# the function a generator that yields the decision: decisions.py), or (HANDED_OVER) as the
+# hand-over of the move to the reference engine (game.py), which plays on until the next plain turn
 SUPPORTED_EFFECTS = (fx.Stmt, fx.If, fx.Let, fx.For, fx.Call, fx.Move, fx.Shuffle, fx.Random, fx.Log, fx.Fail,
                      fx.Choose, fx.EndPhase, fx.Enter, fx.ChooseTogether)
 # why each is handed over: the reference's stack of frames waits in the middle of the effects

@@ -1,7 +1,7 @@
 """The reference twin of a compiled game, as a mixin of CompiledState (game.py): the identical
 engine.State built from the game's data and history (`reference()`), which answers what the
 compiled game does not implement, and the hand-over of a move the generated code cannot make
-(a `choose` with several options, a refusal, a failing rule): the reference makes it and plays
+(a refusal, a failing rule, the game's end at a decision): the reference makes it and plays
 on until it is back at a plain turn (no pending decision, only the phase frame on its stack),
 where the generated code takes the game back (`_take_back`).
 
@@ -11,20 +11,46 @@ from __future__ import annotations
 
 import marshal
 
+from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.state import State
 from ..engine.values import Action, Outcome
+from ..errors import RuleRuntimeError
 from .blocks import FRAME_FIELDS, PLAYER, ROUND
 
-__all__ = ["Twin", "HandOver"]
+__all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict"]
 
 _NOREF = 2
 # what a compiled game answers by asking its reference twin (these change nothing)
 _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
-                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes", "pending"})
+                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes"})
 
 
 class HandOver(Exception):
-    """Raised by generated code at a decision it does not write: the reference makes the move."""
+    """Raised at a decision the generated code does not take (set-up asks a player, or the game
+    ends at a decision in the middle of a move): the reference makes the move."""
+
+
+# what makes the generated code give a move to the reference engine (which then says why)
+BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
+
+
+def actions_chain(link):
+    """A history chain with its moves as Actions (the reference's entries): the moves made by
+    the generated code are `((name, args, label, template, context), player)` at its top."""
+    moves = []
+    while link is not None and type(link[1]) is tuple:
+        moves.append(link[1])
+        link = link[0]
+    for (name, args, label, template, _context), player in reversed(moves):
+        link = (link, Action.listed(name, args, player, label, template, None))
+    return link
+
+
+def frame_dict(frame: list, sub: bool = False) -> dict:
+    """The phase frame (a list in FRAME_FIELDS order) as the reference's stack holds it; `sub`:
+    the frame's phase was entered by `enter` (a sub-phase)."""
+    fields = dict(zip(FRAME_FIELDS, frame))
+    return {"kind": "phase", "phase": fields.pop("phase"), "sub": sub, "stage": fields.pop("stage"), **fields}
 
 
 class Twin:
@@ -83,6 +109,11 @@ class Twin:
             return self._ref
         if self._twin is not None and self._twin[0] == self._version:
             return self._twin[1]
+        pending = self._pending
+        if pending is not None:  # at a decision inside a move: the move replayed (decisions.py)
+            state = self._reference_at(pending.start, pending.index, pending.answers)
+            self._twin = (self._version, state)
+            return state
         data = marshal.loads(marshal.dumps(self.d, _NOREF))
         state = State(self.rs, data, self._log)
         state._log_shared = self._log_shared = True
@@ -93,14 +124,7 @@ class Twin:
     def _history_as_actions(self):
         """The history chain with the moves made here as Actions (the reference's entries). Only
         the top of the chain holds moves not converted yet: the rest was converted before."""
-        moves = []
-        link = self._history
-        while link is not None and type(link[1]) is tuple:
-            moves.append(link[1])
-            link = link[0]
-        for (name, args, label, template, _context), player in reversed(moves):
-            link = (link, Action.listed(name, args, player, label, template, None))
-        return link
+        return actions_chain(self._history)
 
     # ------------------------------------------------------------------ handing over
     def _by_reference(self, action, undoable: bool) -> Outcome:
@@ -115,6 +139,7 @@ class Twin:
     def _hand_over(self, reference: State) -> None:
         """Let the reference play the game on, until it is back at a plain turn."""
         self._ref = reference
+        self._pending = None
         self._twin = None
         self._legal = None
         self._version += 1

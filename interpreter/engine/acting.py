@@ -97,7 +97,7 @@ class Acting:
             return self._refused_now()
         try:  # a failing listing is a rule_error refusal, never an exception (docs/api.md)
             if type(action) is not Action:
-                action = _as_action(self, action)
+                action = as_action(self, action)
                 if isinstance(action, Outcome):
                     return action
             moves = self._moves()
@@ -251,7 +251,7 @@ class Acting:
         self.touched()
 
 
-def _as_action(state, action):
+def as_action(state, action):
     """The Action meant by `action` (an Action, its JSON form or its label), or a refusal."""
     if isinstance(action, dict):
         try:
@@ -292,3 +292,6 @@ def _rule_error_text(error) -> str:
     if pos is not None and getattr(pos, "line", 0) and str(pos) not in text:
         return f"{pos}: {text}"
     return text
+
+
+_as_action = as_action  # the name older callers import

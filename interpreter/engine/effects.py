@@ -23,7 +23,8 @@ from .values import SCALARS, fmt, render
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS", "log_entry",
-           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options"]
+           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "run_move", "run_shuffle",
+           "run_random"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -303,7 +304,8 @@ def _call(state, effect, frame, game_vars, names):
     return run_block(state, state.rs.proc_blocks[effect.procedure], bound)
 
 
-def _move(state, effect, frame, game_vars, names):
+def run_move(state, effect, frame, game_vars, names):
+    """The `move` effect (the generated game, interpreter/compiled/, calls it too)."""
     source = effect.source.fn(game_vars, names)
     target = effect.target.fn(game_vars, names)
     if not isinstance(source, list) or not isinstance(target, list):
@@ -338,7 +340,8 @@ def _move(state, effect, frame, game_vars, names):
     return True
 
 
-def _shuffle(state, effect, frame, game_vars, names):
+def run_shuffle(state, effect, frame, game_vars, names):
+    """The `shuffle` effect (`state` needs only `d["rng"]`; the generated game calls it too)."""
     zone = effect.zone.fn(game_vars, names)
     if not isinstance(zone, list):
         raise RuleRuntimeError(f"shuffle needs a list (a zone), not {fmt(zone)}")
@@ -350,7 +353,8 @@ def _shuffle(state, effect, frame, game_vars, names):
     return True
 
 
-def _random(state, effect, frame, game_vars, names):
+def run_random(state, effect, frame, game_vars, names):
+    """The `random` effect (`state` needs only `d["rng"]`; the generated game calls it too)."""
     pool = effect.options.fn(game_vars, names)
     if isinstance(pool, dict):
         pool = list(pool)
@@ -443,5 +447,5 @@ def _end_phase(state, effect, frame, game_vars, names):
     return True
 
 
-_HANDLERS = {Stmt: _stmt, If: _if, Let: _let, For: _for, Call: _call, Move: _move, Shuffle: _shuffle,
-             Random: _random, Choose: _choose, ChooseTogether: _choose_together, Enter: _enter, Log: _log, Fail: _fail, EndPhase: _end_phase}
+_HANDLERS = {Stmt: _stmt, If: _if, Let: _let, For: _for, Call: _call, Move: run_move, Shuffle: run_shuffle,
+             Random: run_random, Choose: _choose, ChooseTogether: _choose_together, Enter: _enter, Log: _log, Fail: _fail, EndPhase: _end_phase}

@@ -24,7 +24,7 @@ from .records import HistoryError, Records
 from .saves import SaveError
 from .values import APPLIED, Action, Outcome, fmt
 
-__all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError"]
+__all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError", "initial_vars"]
 
 # marshal format 2 writes no back-references: a copy never shares a list between two places,
 # exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses)
@@ -72,7 +72,7 @@ class State(Acting, Records):
                 "seed": str(seed), "rng": [str(seed), 0] if chance == "seeded" else None, "error": None}
         state = cls(ruleset, data)
         ruleset.budget.reset()
-        _initial_vars(ruleset, players, game_vars)
+        initial_vars(ruleset, players, game_vars)
         flow.push_phase(state, ruleset.start, sub=False)
         flow.run(state)
         return state
@@ -317,7 +317,7 @@ class State(Acting, Records):
                                    f"'{self.phase}' (does a phase loop without end?)")
 
 
-def _initial_vars(ruleset, players: int, game_vars: dict) -> None:
+def initial_vars(ruleset, players: int, game_vars: dict) -> None:
     """The declared vars' initial values: literals (one serialised template per player count)
     and `init` expressions."""
     template = ruleset.init_templates.get(players)
@@ -338,3 +338,6 @@ def _initial_vars(ruleset, players: int, game_vars: dict) -> None:
             game_vars[name] = decl.init.fn(game_vars, {})
     if has_init:  # an init may hand back a constant: copy so nothing is shared
         game_vars.update(marshal.loads(marshal.dumps(game_vars, _NOREF)))
+
+
+_initial_vars = initial_vars  # the name older callers import

@@ -1,0 +1,169 @@
+"""A decision inside a move of a compiled game (a `choose` with several options), as a mixin of
+CompiledState (game.py). The action's generated function is a generator (blocks.py): it yields
+the decision, the game lists its options as the reference does (engine/legal.py: one `choose`
+move per option, with its label), and the answer, a step and a history entry of its own, is
+sent back into it.
+
+A generator cannot be copied or rewound, so what needs the position itself is built only when
+asked: the reference State at a decision is the move replayed by the reference engine from the
+move's start with the answers so far (hash, copy, to_json, observe ...), and an answer is taken
+back by putting the game back at the move's start and running the move again with the answers
+before it (the game is seeded: the same moves give the same position).
+
+Owns: `Pending`, answering a decision, the reference at a decision, undoing an answer.
+"""
+from __future__ import annotations
+
+import marshal
+
+from ..engine.state import State
+from ..engine.values import APPLIED, Outcome, freeze, thaw
+from ..errors import RuleRuntimeError
+from .twin import BY_REFERENCE, HandOver, actions_chain, frame_dict
+
+__all__ = ["Decisions", "Pending", "ANSWER"]
+
+_NOREF = 2
+ANSWER = "answer"  # the tag of an undo point of an answer: (ANSWER, move start, move index, answers before)
+
+
+class Pending:
+    """A move waiting for a decision: the undo point of its start (game.py's tuple, whose undo
+    log keeps growing until the move is over; None in set-up, which the reference then makes),
+    the index of the move among the legal moves there, the answers given so far (ids), the
+    generator waiting now (an action's, or a phase stage's: `in_flow`, its return value is the
+    next stage), and the decision now (player, options, labels or None, prompt)."""
+
+    __slots__ = ("start", "index", "undo_log", "answers", "generator", "in_flow", "decision")
+
+    def __init__(self, moving, undo_log: dict):
+        self.start, self.index = moving if moving is not None else (None, None)
+        self.undo_log = undo_log
+        self.answers: list = []
+        self.generator = None
+        self.in_flow = False
+        self.decision = None
+
+
+class Decisions:
+    """Decisions inside moves (mixed into CompiledState, whose slots hold the data)."""
+
+    __slots__ = ()
+
+    def _wait_in(self, generator, in_flow: bool, undo_log: dict) -> None:
+        """Run a generator (an action's act_A, or a phase stage that may wait) to its first
+        decision or its end (and then the flow goes on)."""
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = Pending(self._moving, undo_log)
+        pending.generator = generator
+        pending.in_flow = in_flow
+        self._resume(None)
+
+    def _resume(self, answer) -> None:
+        """Send `answer` into the waiting generator: it runs on to its next decision, or to its
+        end and the flow goes on (engine/flow.py checks the game's end before a decision:
+        the reference then ends the game in the middle of the move, so it makes this move)."""
+        pending = self._pending
+        try:
+            decision = pending.generator.send(answer)
+        except StopIteration as stop:
+            pending.generator = None
+            if not pending.in_flow:
+                self._after_action(self.frame, pending.undo_log)
+            elif stop.value is not None:
+                self.run(stop.value, pending.undo_log)
+            elif self.terminal:
+                self.moves = []
+            if pending.generator is None:  # no other decision in this move
+                self._pending = None
+            return
+        end_if = self.module.end_if
+        if pending.start is None or (end_if is not None and end_if(self.V, {})):
+            raise HandOver()  # set-up asks a player, or the game ends at the decision
+        pending.decision = decision
+        _player, options, labels, _prompt = decision
+        self.moves = [("choose", (("value", freeze(option)),), labels[number] if labels else None, None, None)
+                      for number, option in enumerate(options)]
+
+    def _answer_step(self, index: int) -> None:
+        """Answer the decision with its option `index`: a step and a history entry, then on."""
+        pending = self._pending
+        move = self.moves[index]
+        self.rs.budget.reset()
+        self.step += 1
+        if self.step > self.rs.max_steps:
+            raise RuleRuntimeError("the game exceeded its bound of steps")  # the reference says it
+        self._history = (self._history, (move, pending.decision[0]))
+        pending.answers.append(index)
+        self.moves = None
+        self._legal = None
+        self._version += 1
+        self._resume(thaw(move[1][0][1]))
+
+    def _answer(self, index: int, undoable: bool) -> Outcome:
+        """Apply the answer with id `index` (the game is at a decision)."""
+        pending = self._pending
+        before = list(pending.answers)
+        try:
+            self._answer_step(index)
+        except BY_REFERENCE:
+            return self._answer_by_reference(pending, before, index, undoable)
+        if undoable:
+            self._undo.append((ANSWER, pending.start, pending.index, before))
+        return APPLIED
+
+    def _answer_by_reference(self, pending: Pending, before: list, index: int, undoable: bool) -> Outcome:
+        """An answer the generated code could not carry through (`fail`, a rule failing, the
+        game ending at the next decision): the reference answers at the same decision; on a
+        refusal the game is back at the decision, else the reference plays on (twin.py)."""
+        reference = self._reference_at(pending.start, pending.index, before)
+        outcome = reference.apply_id(index)
+        if not outcome:
+            self._restart(pending.start, pending.index, before)
+            return outcome
+        self._pending = None
+        self._hand_over(reference)
+        if undoable:
+            self._undo.append(("reference", reference))
+        return outcome
+
+    def _restart(self, start: tuple, index: int, answers: list) -> None:
+        """Back to the move's start, and the move made again with `answers` (its undo log is
+        the same dict, emptied: the vars are as they were at the start again)."""
+        self._back_to(start)
+        start[7].clear()
+        self._run_move(self.moves[index], start[0], start, index)
+        for answer in answers:
+            self._answer_step(answer)
+
+    def _leave_reference(self) -> None:
+        """The reference, which answered a decision inside a move, has taken its moves back to
+        that decision: its vars are this game's vars there (the move's undo log gives those
+        at the move's start), and the generated code plays the game again."""
+        self.V = marshal.loads(marshal.dumps(self._ref.d["vars"], _NOREF))
+        self._ref = None
+
+    # ------------------------------------------------------------------ the reference at a decision
+    def _reference_at(self, start: tuple, index: int, answers: list) -> State:
+        """The reference State of this game with the move made at `start` waiting after
+        `answers`: the position at the move's start (its vars are the vars now with the undo
+        log's values), and the move and answers applied by the reference engine."""
+        _frame, fields, step, log, log_length, rng_count, history, undo_log, _moves, _legal = start
+        game_vars = dict(self.V)
+        game_vars.update(undo_log)
+        data = {"vars": game_vars, "stack": self.below + [frame_dict(fields, self.sub)], "pending": None, "chance": None,
+                "terminal": False, "step": step, "seed": self.seed, "rng": [self.rng[0], rng_count], "error": None}
+        log = log if len(log) == log_length else log[:log_length]
+        if self._log is log:
+            self._log_shared = True
+        state = State(self.rs, marshal.loads(marshal.dumps(data, _NOREF)), log)
+        state._log_shared = True
+        state._history = actions_chain(history)
+        for move in [index, *answers]:
+            outcome = state.apply_id(move)
+            if not outcome:  # the generated code made this move: the reference must too
+                raise RuleRuntimeError(f"the reference engine refused a move of the compiled game: {outcome.reason}")
+        state._undo.clear()
+        return state
+

@@ -1,0 +1,99 @@
+"""What a compiled game answers about itself (a mixin of CompiledState, game.py): whose turn,
+the phase and round, the vars, the step count, and the game's data as engine.State keeps it.
+While the game is handed over (`_ref`) the reference answers; at a decision inside a move
+(`_pending`, decisions.py) the player to act is the one asked, and the data are the
+reference's at that decision.
+
+Owns: the read-only queries of the public API.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..engine.frames import top_phase
+from .blocks import PLAYER, ROUND
+from .twin import frame_dict
+
+__all__ = ["Queries"]
+
+
+class Queries:
+    """The queries (mixed into CompiledState, whose slots hold the data)."""
+
+    __slots__ = ()
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    @property
+    def current_player(self) -> Optional[int]:
+        if self._ref is not None:
+            return self._ref.current_player
+        if self._pending is not None:
+            return self._pending.decision[0]
+        if self.terminal or self.frame is None:
+            return None
+        return self.frame[PLAYER]
+
+    @property
+    def current_players(self) -> list:
+        player = self.current_player
+        return [] if player is None else [player]
+
+    @property
+    def vars(self) -> dict:
+        return self.V if self._ref is None else self._ref.vars
+
+    @property
+    def phase(self) -> Optional[str]:
+        if self._ref is not None:
+            return self._ref.phase
+        return self.frame[0] if self.frame is not None else _below(self.below, "phase")
+
+    @property
+    def round(self) -> Optional[int]:
+        if self._ref is not None:
+            return self._ref.round
+        return self.frame[ROUND] if self.frame is not None else _below(self.below, "round")
+
+    @property
+    def num_players(self) -> int:
+        return self.V["num_players"]
+
+    @property
+    def steps(self) -> int:
+        return self.step if self._ref is None else self._ref.steps
+
+    @property
+    def seed_text(self) -> str:
+        return self.rng[0] if self._ref is None else self._ref.seed_text
+
+    def is_chance(self) -> bool:
+        return False  # a compiled game is seeded: chance is resolved as it happens
+
+    @property
+    def d(self) -> dict:
+        """The game's data as engine.State keeps it (a new dict; `vars` is the live one)."""
+        if self._ref is not None or self._pending is not None:
+            return self.reference().d
+        stack = self.below + ([] if self.frame is None else [frame_dict(self.frame, self.sub)])
+        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
+                "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
+
+    @property
+    def pending(self) -> Optional[dict]:
+        """The decision inside a move the game waits for (engine.State.pending), or None."""
+        if self._ref is None and self._pending is None:
+            return None
+        return self.reference().pending
+
+    def plain(self) -> dict:
+        return dict(self.d, log=list(self._lines()))
+
+
+def _below(below: list, field: str):
+    """A field of the innermost phase frame of `below` (a game that ended in a sub-phase: the
+    reference's phase is the one below it), or None."""
+    frame = top_phase(below)
+    return frame[field] if frame is not None else None
