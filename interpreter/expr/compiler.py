@@ -22,6 +22,7 @@ from typing import Optional
 from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
+from .generate_calls import folded_constants
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
@@ -190,6 +191,8 @@ class CodeUnit:
         entries = list(dict.fromkeys(self.lines))
         lazy: dict = {}
         for entry in entries:
+            if "_R_" in entry:
+                namespace.update(folded_constants(entry))
             codes = _CODE_CACHE.get(entry)
             if codes is not None:
                 for name, code, defaults in codes:

@@ -9,6 +9,7 @@ Owns: `AccessCode`, a part of the generator (`_Gen` in generate.py).
 from __future__ import annotations
 
 from ..errors import suggest
+from .generate_calls import iterated
 from .types import BOOL, NONE, NUM, _elem, _is_entity, _list_of, _tname
 
 # builtins that charge the length of the list they return (see `_charging_result`)
@@ -56,8 +57,7 @@ class AccessCode:
             else:
                 for target in targets:
                     inner[target] = None
-            if not self._charged_when_built(iter_node):
-                iter_code = f"_T({iter_code})"
+            iter_code = iterated(iter_code, self._charged_when_built(iter_node))
             source = f"for {', '.join('u_' + target for target in targets)} in {iter_code}"
             for condition in conditions:
                 condition_code, _ = self.gen(condition.children[0], inner)

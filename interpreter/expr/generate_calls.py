@@ -6,15 +6,69 @@ Owns: `CallCode`, a part of the generator (`_Gen` in generate.py).
 """
 from __future__ import annotations
 
+import re
+
 from lark import Token
 
-from ..errors import suggest
-from .builtins import BUILTINS, ITERATING
+from ..errors import RuleRuntimeError, suggest
+from .builtins import BUILTINS, ITERATING, _range
 from .types import BOOL, NONE, NUM, _builtin_type, _tname
 
 # builtins that iterate over every argument they are given (the others iterate the first only)
 _ITERATING_EVERY_ARGUMENT = ("union", "intersection", "zip")
 _SHORT_CIRCUIT = ("any", "all", "first")
+
+
+# a `range` of whole-number literals, built once per ruleset: `_R_<start>_<stop>_<step>` ('m'
+# for a minus sign), read through a copy (`[:]`, charged as building it was) where its value may
+# be kept or returned
+_FOLDED_RANGE = re.compile(r"^_T\((_R_[0-9m]+_[0-9m]+_[0-9m]+)\)\[:\]$")
+_INT_LITERAL = re.compile(r"^\(?(-?[0-9]+)\)?$")
+
+
+def _folded_range(fname, pos_args, kw_args):
+    """The code of `range(...)` with whole-number literal arguments, folded (None otherwise, or
+    when it would be refused: then it is refused at run time, as before)."""
+    if fname != "range" or kw_args:
+        return None
+    numbers = []
+    for code, _, _ in pos_args:
+        match = _INT_LITERAL.match(code)
+        if match is None:
+            return None
+        numbers.append(int(match.group(1)))
+    try:
+        made = range(*numbers)
+        _range(*numbers)
+    except (RuleRuntimeError, ValueError):
+        return None
+    name = "_R_" + "_".join(str(number).replace("-", "m") for number in (made.start, made.stop, made.step))
+    return f"_T({name})[:]"
+
+
+def shared_constant(code: str):
+    """The name of the folded constant `code` copies (None if it is not one): a loop, a builtin
+    that goes through it or `in` may read the shared list itself (and charge its length)."""
+    match = _FOLDED_RANGE.match(code)
+    return match.group(1) if match else None
+
+
+def folded_constants(source: str) -> dict:
+    """The folded constants the generated `source` names, with their values."""
+    constants = {}
+    for name in re.findall(r"\b_R_[0-9m]+_[0-9m]+_[0-9m]+\b", source):
+        start, stop, step = (int(part.replace("m", "-")) for part in name[3:].split("_"))
+        constants[name] = list(range(start, stop, step))
+    return constants
+
+
+def iterated(code: str, charged_when_built: bool) -> str:
+    """The code of a sequence a loop or a builtin goes through, given to the work bound (`_T`)
+    unless its elements were charged as it was built; a folded constant is read as it is."""
+    name = shared_constant(code)
+    if name is not None:
+        return f"_T({name})"
+    return code if charged_when_built else f"_T({code})"
 
 
 class CallCode:
@@ -29,6 +83,9 @@ class CallCode:
             self.err(node.children[0], f"unknown function '{fname}'",
                      suggest(fname, list(BUILTINS) + list(self.scope.defines)))
         self._check_builtin_call(node, fname, pos_args, kw_args)
+        folded = _folded_range(fname, pos_args, kw_args)
+        if folded is not None:
+            return folded, _builtin_type(fname, pos_args)
         codes = self._bounded_arguments(fname, pos_args)
         parts = codes + [f"{keyword}={code}" for keyword, code, _ in kw_args]
         return f"_f_{fname}({', '.join(parts)})", _builtin_type(fname, pos_args)
@@ -46,9 +103,8 @@ class CallCode:
         built = [getattr(argument, "data", None) == "genexp_arg" or self._charged_when_built(argument)
                  for _, _, argument in pos_args]
         if len(codes) == 1 or fname in _ITERATING_EVERY_ARGUMENT:
-            return [code if was_built else f"_T({code})" for code, was_built in zip(codes, built)]
-        if not built[0]:
-            codes[0] = f"_T({codes[0]})"
+            return [iterated(code, was_built) for code, was_built in zip(codes, built)]
+        codes[0] = iterated(codes[0], built[0])
         return codes
 
     def _call_arguments(self, fname, args_node, lex) -> tuple:

@@ -8,6 +8,7 @@ Owns: `OperatorCode`, a part of the generator (`_Gen` in generate.py).
 """
 from __future__ import annotations
 
+from .generate_calls import shared_constant
 from .types import (BOOL, NONE, NUM, STR, _is_int_literal, _is_num_literal, _is_small_literal,
                     _tname)
 
@@ -52,10 +53,12 @@ class OperatorCode:
             if operator in _ORDERING and {left_type, right_type} == {NUM, STR}:
                 self.err(children[position], f"cannot compare {left_type} with {right_type} using '{operator}'",
                          code="type")
+            folded = shared_constant(right)  # (`in` only reads a folded constant, and charges its length)
+            searched = right if folded is None else folded
             if operator == "in":
-                parts.append(f"_in({left}, {right})")
+                parts.append(f"_in({left}, {searched})")
             elif operator == "not in":
-                parts.append(f"(not _in({left}, {right}))")
+                parts.append(f"(not _in({left}, {searched}))")
             else:
                 parts.append(f"({left} {operator} {right})")
             left, left_type = right, right_type
