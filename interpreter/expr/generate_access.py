@@ -47,9 +47,11 @@ class AccessCode:
         self.uses_budget = True
         inner = dict(lex)
         clauses = []
-        for clause in comp_for.children:
+        for number, clause in enumerate(comp_for.children):
             targets_node, iter_node, *conditions = clause.children
-            iter_code, iter_type = self.gen(iter_node, inner)
+            # (the first iterable is evaluated once; the rest of a comprehension once per item)
+            with self.depth(*(("no_walrus",) if number == 0 else ("no_walrus", "conditional", "per_item"))):
+                iter_code, iter_type = self.gen(iter_node, inner)
             targets = [str(target) for target in targets_node.children]
             # (a target may shadow a var or a constant: the innermost wins)
             if len(targets) == 1:
@@ -59,11 +61,13 @@ class AccessCode:
                     inner[target] = None
             iter_code = iterated(iter_code, self._charged_when_built(iter_node))
             source = f"for {', '.join('u_' + target for target in targets)} in {iter_code}"
-            for condition in conditions:
-                condition_code, _ = self.gen(condition.children[0], inner)
-                source += f" if {condition_code}"
+            with self.depth("conditional", "per_item"):
+                for condition in conditions:
+                    condition_code, _ = self.gen(condition.children[0], inner)
+                    source += f" if {condition_code}"
             clauses.append(source)
-        element_code, element_type = self.gen(element, inner)
+        with self.depth("conditional", "per_item"):
+            element_code, element_type = self.gen(element, inner)
         return " ".join(clauses), element_code, element_type
 
     def _charged_when_built(self, node) -> bool:

@@ -88,7 +88,7 @@ class CallCode:
             return folded, _builtin_type(fname, pos_args)
         codes = self._bounded_arguments(fname, pos_args)
         parts = codes + [f"{keyword}={code}" for keyword, code, _ in kw_args]
-        return f"_f_{fname}({', '.join(parts)})", _builtin_type(fname, pos_args)
+        return self.note_call(f"_f_{fname}({', '.join(parts)})"), _builtin_type(fname, pos_args)
 
     def _bounded_arguments(self, fname, pos_args) -> list:
         """The code of the positional arguments, each that the builtin iterates given to the
@@ -141,7 +141,7 @@ class CallCode:
             self.err(node, f"'{fname}' takes {len(params)} argument(s) "
                            f"({', '.join(params)}), got {len(pos_args)}", code="arity")
         args = ", ".join(["_V", "_L"] + [code for code, _, _ in pos_args])
-        return f"d_{fname}({args})", None
+        return self.note_call(f"d_{fname}({args})"), None
 
     def _check_builtin_call(self, node, fname, pos_args, kw_args):
         """Arity, keywords, and a number given where a collection is needed."""
@@ -171,7 +171,8 @@ class CallCode:
         inner = dict(lex)
         for param in params:
             inner[param] = None
-        body, _ = self.gen(node.children[1], inner)
+        with self.depth("conditional", "lambdas"):
+            body, _ = self.gen(node.children[1], inner)
         return f"(lambda {', '.join('u_' + param for param in params)}: {body})", "function"
 
     def g_lambda(self, node, lex):
@@ -191,5 +192,6 @@ class CallCode:
         value, value_type = self.gen(node.children[1], lex)
         inner = dict(lex)
         inner[name] = value_type
-        body, body_type = self.gen(node.children[2], inner)
+        with self.depth("conditional", "lambdas"):  # (always evaluated, but in the lambda's scope)
+            body, body_type = self.gen(node.children[2], inner)
         return f"(lambda u_{name}: {body})({value})", body_type

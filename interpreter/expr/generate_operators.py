@@ -19,21 +19,35 @@ class OperatorCode:
     """The `g_*` methods of the operators (mixed into `_Gen`, which gives `gen` and `err`)."""
 
     def g_ifexp(self, node, lex):
-        then_code, then_type = self.gen(node.children[0], lex)
-        condition, _ = self.gen(node.children[1], lex)
-        else_code, else_type = self.gen(node.children[2], lex)
+        with self.recording() as calls:
+            condition, _ = self.gen(node.children[1], lex)
+        with self.depth("conditional"):
+            then_code, then_type = self.gen(node.children[0], lex)
+            else_code, else_type = self.gen(node.children[2], lex)
+        # a call the condition always makes is not made again by a branch (generate_sharing.py)
+        condition, (then_code, else_code) = self.share(condition, calls, [then_code, else_code])
         return f"({then_code} if {condition} else {else_code})", then_type if then_type == else_type else None
 
     def _operand_codes(self, node, lex) -> tuple:
         """The code of the two operands of a binary operator (their types left aside)."""
         return self.gen(node.children[0], lex)[0], self.gen(node.children[1], lex)[0]
 
+    def _short_circuit_codes(self, node, lex) -> tuple:
+        """The code of the operands of `and`/`or`: the right runs only sometimes, after the
+        left, and does not make again a call the left always makes."""
+        with self.recording() as calls:
+            left, _ = self.gen(node.children[0], lex)
+        with self.depth("conditional"):
+            right, _ = self.gen(node.children[1], lex)
+        left, (right,) = self.share(left, calls, [right])
+        return left, right
+
     def g_or(self, node, lex):
-        left, right = self._operand_codes(node, lex)
+        left, right = self._short_circuit_codes(node, lex)
         return f"({left} or {right})", None
 
     def g_and(self, node, lex):
-        left, right = self._operand_codes(node, lex)
+        left, right = self._short_circuit_codes(node, lex)
         return f"({left} and {right})", None
 
     def g_not(self, node, lex):

@@ -1,0 +1,142 @@
+"""Work the generated code of one expression does not repeat: a call met again after a part that
+always computes it first (shared through a Python `:=`), and a named expression without
+parameters read inside a comprehension's body (computed at its first use, then kept for the
+rest of the evaluation). Expressions read the state and change nothing, so a call with the same
+arguments in the same evaluation has the same value.
+
+Where it is sound, and only there:
+- shared: a call at a position of a condition (of `x if c else y`, or the left of `and`/`or`)
+  that is always evaluated when the condition is, found again in what runs after it (the
+  branches, the right operand), where none of its variables is bound anew;
+- kept: a named expression of no parameters in a comprehension's body, outside any lambda
+  (a `:=` there would bind in the lambda) and outside a comprehension's iterable (Python refuses
+  `:=` there).
+
+Owns: `SharingCode`, a part of the generator (`_Gen` in generate.py), which gives the depths it
+reads: `conditional`, `per_item`, `lambdas`, `no_walrus`.
+"""
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+# string literals of the generated code (a call's text inside one is not a call)
+_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+# names a comprehension or a lambda binds in the generated code
+_BINDINGS = re.compile(r"\b(?:for|lambda) ((?:u_\w+, )*u_\w+)(?: in\b|:)")
+_VARIABLES = re.compile(r"\bu_\w+")
+# the value kept by a named expression of no parameters (see `kept_define`)
+KEPT = re.compile(r"\b_h\d+\b")
+
+
+class SharingCode:
+    """Sharing of repeated calls (mixed into `_Gen`)."""
+
+    def start_sharing(self) -> None:
+        self.conditional = 0  # depth of parts evaluated only sometimes, or in a lambda's scope
+        self.per_item = 0  # depth inside a comprehension's body (element, filters, inner loops)
+        self.lambdas = 0  # depth inside a lambda or a `let` body
+        self.no_walrus = 0  # depth inside a comprehension's iterable
+        self.recordings: list = []  # [(depth, [call code])]: the conditions being generated
+        self.temporaries = 0
+        self.kept: dict = {}  # define name -> the name its value is kept under
+
+    @contextmanager
+    def depth(self, *names):
+        """Generate inside the given contexts (`conditional`, `per_item`, `lambdas`, `no_walrus`)."""
+        for name in names:
+            setattr(self, name, getattr(self, name) + 1)
+        try:
+            yield
+        finally:
+            for name in names:
+                setattr(self, name, getattr(self, name) - 1)
+
+    @contextmanager
+    def recording(self):
+        """The calls generated inside, at a position always evaluated when the whole is."""
+        calls: list = []
+        self.recordings.append((self.conditional, calls))
+        try:
+            yield calls
+        finally:
+            self.recordings.pop()
+
+    def note_call(self, code: str) -> str:
+        for depth, calls in self.recordings:
+            if depth == self.conditional:
+                calls.append(code)
+        return code
+
+    def new_temporary(self, prefix: str) -> str:
+        self.temporaries += 1
+        return f"{prefix}{self.temporaries}"
+
+    def share(self, first: str, calls: list, later: list) -> tuple:
+        """`first` (always evaluated before `later`) binding each of its `calls` that a code
+        of `later` computes again, and `later` reading the bound value instead."""
+        if self.no_walrus:
+            return first, later
+        for call in sorted(set(calls), key=len, reverse=True):
+            if _occurrences(first, call) != 1:
+                continue
+            if not any(_occurrences(code, call) for code in later):
+                continue
+            if any(_rebinds(code, call) for code in later):
+                continue
+            name = self.new_temporary("_s")
+            first = _replace(first, call, f"({name} := {call})")
+            later = [_replace(code, call, name) for code in later]
+        return first, later
+
+    def kept_define(self, call: str, define: str) -> str:
+        """The call of a named expression of no parameters: inside a comprehension's body it is
+        computed at its first use and kept (in `_hN`, set to `_UN` when the function starts)."""
+        if not self.per_item or self.lambdas or self.no_walrus:
+            return call
+        name = self.kept.get(define)
+        if name is None:
+            name = self.kept[define] = self.new_temporary("_h")
+        return f"({name} if {name} is not _UN else ({name} := {call}))"
+
+
+def kept_names_preamble(*codes: str) -> str:
+    """The statement that starts a generated function whose code keeps values (`_hN`)."""
+    names = sorted({name for code in codes for name in KEPT.findall(code)})
+    if not names:
+        return ""
+    return "    " + " = ".join(names) + " = _UN\n"
+
+
+def _pattern(call: str):
+    return re.compile(r"(?<![\w.])" + re.escape(call))
+
+
+def _calls_in(code: str, call: str) -> list:
+    """Where `call` is computed in `code`: its occurrences outside the string literals."""
+    literals = [(found.start(), found.end()) for found in _STRINGS.finditer(code)]
+    return [found for found in _pattern(call).finditer(code)
+            if not any(start <= found.start() < end for start, end in literals)]
+
+
+def _occurrences(code: str, call: str) -> int:
+    return len(_calls_in(code, call))
+
+
+def _replace(code: str, call: str, replacement: str) -> str:
+    pieces, done = [], 0
+    for found in _calls_in(code, call):
+        pieces += [code[done:found.start()], replacement]
+        done = found.end()
+    return "".join(pieces) + code[done:]
+
+
+def _rebinds(code: str, call: str) -> bool:
+    """Does `code` bind anew (a comprehension or a lambda) a variable that `call` reads?"""
+    variables = set(_VARIABLES.findall(call))
+    if not variables:
+        return False
+    for binding in _BINDINGS.findall(_STRINGS.sub("''", code)):
+        if variables & set(binding.split(", ")):
+            return True
+    return False
