@@ -46,7 +46,8 @@ class AccessCode:
         """Returns (clauses source, element source, element type)."""
         self.uses_budget = True
         inner = dict(lex)
-        clauses = []
+        pieces: list = []  # the clauses' heads and filters, in the order they run for an item
+        filters: list = []  # (index in pieces, the calls the filter always makes)
         for number, clause in enumerate(comp_for.children):
             targets_node, iter_node, *conditions = clause.children
             # (the first iterable is evaluated once; the rest of a comprehension once per item)
@@ -60,15 +61,19 @@ class AccessCode:
                 for target in targets:
                     inner[target] = None
             iter_code = iterated(iter_code, self._charged_when_built(iter_node))
-            source = f"for {', '.join('u_' + target for target in targets)} in {iter_code}"
+            pieces.append(f"for {', '.join('u_' + target for target in targets)} in {iter_code}")
             with self.depth("conditional", "per_item"):
                 for condition in conditions:
-                    condition_code, _ = self.gen(condition.children[0], inner)
-                    source += f" if {condition_code}"
-            clauses.append(source)
+                    with self.recording() as calls:
+                        condition_code, _ = self.gen(condition.children[0], inner)
+                    filters.append((len(pieces), calls))
+                    pieces.append(f"if {condition_code}")
         with self.depth("conditional", "per_item"):
             element_code, element_type = self.gen(element, inner)
-        return " ".join(clauses), element_code, element_type
+        pieces.append(element_code)
+        for index, calls in filters:  # what follows a filter does not make again a call it made
+            pieces[index], pieces[index + 1:] = self.share(pieces[index], calls, pieces[index + 1:])
+        return " ".join(pieces[:-1]), pieces[-1], element_type
 
     def _charged_when_built(self, node) -> bool:
         """Was every element of this list charged to the work bound as it was made? (a
