@@ -83,7 +83,7 @@ class CallCode:
             self.err(node.children[0], f"unknown function '{fname}'",
                      suggest(fname, list(BUILTINS) + list(self.scope.defines)))
         self._check_builtin_call(node, fname, pos_args, kw_args)
-        folded = _folded_range(fname, pos_args, kw_args)
+        folded = _folded_range(fname, pos_args, kw_args) if self.sharing else None
         if folded is not None:
             return folded, _builtin_type(fname, pos_args)
         codes = self._bounded_arguments(fname, pos_args)

@@ -25,6 +25,9 @@ _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 # names a comprehension or a lambda binds in the generated code
 _BINDINGS = re.compile(r"\b(?:for|lambda) ((?:u_\w+, )*u_\w+)(?: in\b|:)")
 _VARIABLES = re.compile(r"\bu_\w+")
+# off only to compare the generated code with and without sharing and folding (tests)
+ENABLED = True
+
 # the value kept by a named expression of no parameters (see `kept_define`)
 KEPT = re.compile(r"\b_h\d+\b")
 
@@ -40,6 +43,7 @@ class SharingCode:
         self.recordings: list = []  # [(depth, [call code])]: the conditions being generated
         self.temporaries = 0
         self.kept: dict = {}  # define name -> the name its value is kept under
+        self.sharing = ENABLED  # (also folds constants: see generate_calls.py)
 
     @contextmanager
     def depth(self, *names):
@@ -75,7 +79,7 @@ class SharingCode:
     def share(self, first: str, calls: list, later: list) -> tuple:
         """`first` (always evaluated before `later`) binding each of its `calls` that a code
         of `later` computes again, and `later` reading the bound value instead."""
-        if self.no_walrus:
+        if self.no_walrus or not self.sharing:
             return first, later
         for call in sorted(set(calls), key=len, reverse=True):
             if _occurrences(first, call) != 1:
@@ -92,7 +96,7 @@ class SharingCode:
     def kept_define(self, call: str, define: str) -> str:
         """The call of a named expression of no parameters: inside a comprehension's body it is
         computed at its first use and kept (in `_hN`, set to `_UN` when the function starts)."""
-        if not self.per_item or self.lambdas or self.no_walrus:
+        if not self.per_item or self.lambdas or self.no_walrus or not self.sharing:
             return call
         name = self.kept.get(define)
         if name is None:
