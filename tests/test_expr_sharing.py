@@ -112,6 +112,7 @@ def test_the_repeated_call_is_made_once(source):
     "[x for x in [lim for y in xs] if x > 0]",  # a comprehension's iterable: Python refuses `:=` there
     "let k = 1; [x for x in xs if x < lim + k]",  # in a lambda's scope
     "got('twice(1)') if got('twice(1)') else twice(1)",  # the text of a call inside a string is not a call
+    "twice([n for a in evens if n]) and twice([n for a in evens if n])",  # `evens` in an iterable
 ])
 def test_no_sharing_where_it_would_not_be_sound(source):
     assert outcome(source, NAMES, sharing=True) == outcome(source, NAMES, sharing=False)

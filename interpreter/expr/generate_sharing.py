@@ -67,6 +67,8 @@ class SharingCode:
             self.recordings.pop()
 
     def note_call(self, code: str) -> str:
+        if self.no_walrus:  # (a call in a comprehension's iterable cannot be bound there)
+            return code
         for depth, calls in self.recordings:
             if depth == self.conditional:
                 calls.append(code)
