@@ -64,7 +64,7 @@ class AccessCode:
             pieces.append(f"for {', '.join('u_' + target for target in targets)} in {iter_code}")
             with self.depth("conditional", "per_item"):
                 for condition in conditions:
-                    with self.recording() as calls:
+                    with self.recording("true") as calls:
                         condition_code, _ = self.gen(condition.children[0], inner)
                     filters.append((len(pieces), calls))
                     pieces.append(f"if {condition_code}")

@@ -5,9 +5,11 @@ rest of the evaluation). Expressions read the state and change nothing, so a cal
 arguments in the same evaluation has the same value.
 
 Where it is sound, and only there:
-- shared: a call at a position of a condition (of `x if c else y`, or the left of `and`/`or`)
-  that is always evaluated when the condition is, found again in what runs after it (the
-  branches, the right operand), where none of its variables is bound anew;
+- shared: a call a condition (of `x if c else y`, the left of `and`/`or`, a comprehension's
+  filter) has always made when it has the outcome that runs what follows (a part always
+  evaluated, or the right of an `and` that is true, of an `or` that is false), found again in
+  what follows (the branch, the right operand, the rest of the comprehension), where none of
+  its variables is bound anew;
 - kept: a named expression of no parameters in a comprehension's body, outside any lambda
   (a `:=` there would bind in the lambda) and outside a comprehension's iterable (Python refuses
   `:=` there).
@@ -32,6 +34,9 @@ ENABLED = True
 KEPT = re.compile(r"\b_h\d+\b")
 
 
+_OPPOSITE = {"true": "false", "false": "true"}
+
+
 class SharingCode:
     """Sharing of repeated calls (mixed into `_Gen`)."""
 
@@ -40,7 +45,7 @@ class SharingCode:
         self.per_item = 0  # depth inside a comprehension's body (element, filters, inner loops)
         self.lambdas = 0  # depth inside a lambda or a `let` body
         self.no_walrus = 0  # depth inside a comprehension's iterable
-        self.recordings: list = []  # [(depth, [call code])]: the conditions being generated
+        self.recordings: list = []  # [[depth, [call code], "true"/"false"]]: conditions being generated
         self.temporaries = 0
         self.kept: dict = {}  # define name -> the name its value is kept under
         self.sharing = ENABLED  # (also folds constants: see generate_calls.py)
@@ -57,19 +62,50 @@ class SharingCode:
                 setattr(self, name, getattr(self, name) - 1)
 
     @contextmanager
-    def recording(self):
-        """The calls generated inside, at a position always evaluated when the whole is."""
-        calls: list = []
-        self.recordings.append((self.conditional, calls))
+    def recording(self, when: str):
+        """The calls generated inside that are always made when the part inside turns out
+        true (`when` "true") or false ("false"): those always evaluated, and those of an `and`
+        (of an `or`) that made it true (false)."""
+        frame = [self.conditional, [], when]
+        self.recordings.append(frame)
         try:
-            yield calls
+            yield frame[1]
         finally:
             self.recordings.pop()
+
+    @contextmanager
+    def sometimes(self, known_when=None):
+        """Generate a part evaluated only sometimes: the right of `and` (known evaluated when
+        the whole is true: `known_when` "true"), the right of `or` ("false"), a later operand
+        of a chained comparison ("true")."""
+        followed = [frame for frame in self.recordings
+                    if frame[0] == self.conditional and frame[2] == known_when]
+        self.conditional += 1
+        for frame in followed:
+            frame[0] += 1
+        try:
+            yield
+        finally:
+            self.conditional -= 1
+            for frame in followed:
+                frame[0] -= 1
+
+    @contextmanager
+    def negated(self):
+        """Generate the operand of `not`: true inside is false outside."""
+        flipped = [frame for frame in self.recordings if frame[0] == self.conditional]
+        for frame in flipped:
+            frame[2] = _OPPOSITE[frame[2]]
+        try:
+            yield
+        finally:
+            for frame in flipped:
+                frame[2] = _OPPOSITE[frame[2]]
 
     def note_call(self, code: str) -> str:
         if self.no_walrus:  # (a call in a comprehension's iterable cannot be bound there)
             return code
-        for depth, calls in self.recordings:
+        for depth, calls, _ in self.recordings:
             if depth == self.conditional:
                 calls.append(code)
         return code
@@ -79,8 +115,9 @@ class SharingCode:
         return f"{prefix}{self.temporaries}"
 
     def share(self, first: str, calls: list, later: list) -> tuple:
-        """`first` (always evaluated before `later`) binding each of its `calls` that a code
-        of `later` computes again, and `later` reading the bound value instead."""
+        """`first` (evaluated before `later`, with an outcome that makes `later` run) binding
+        each of its `calls` that a code of `later` computes again, and `later` reading the
+        bound value instead."""
         if self.no_walrus or not self.sharing:
             return first, later
         for call in sorted(set(calls), key=len, reverse=True):
@@ -94,6 +131,16 @@ class SharingCode:
             first = _replace(first, call, f"({name} := {call})")
             later = [_replace(code, call, name) for code in later]
         return first, later
+
+    def share_branches(self, condition: str, if_true: list, if_false: list, branches: tuple) -> tuple:
+        """`share` for `then if condition else otherwise`: the calls made whatever the outcome
+        with both branches, the others with the branch their outcome leads to."""
+        then_code, else_code = branches
+        both = set(if_true) & set(if_false)
+        condition, (then_code, else_code) = self.share(condition, list(both), [then_code, else_code])
+        condition, (then_code,) = self.share(condition, [call for call in if_true if call not in both], [then_code])
+        condition, (else_code,) = self.share(condition, [call for call in if_false if call not in both], [else_code])
+        return condition, then_code, else_code
 
     def kept_define(self, call: str, define: str) -> str:
         """The call of a named expression of no parameters: inside a comprehension's body it is
