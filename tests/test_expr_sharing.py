@@ -20,7 +20,8 @@ DEFINES = {
     "got": (["v"], "get(m, str(v), none)"),
     "evens": ([], "[x for x in xs if x % 2 == 0]"),
 }
-NAMES = {"n": 2, "xs": [1, 2, 3], "m": {"1": 5, "2": 0}}
+NAMES = {"n": 2, "xs": [1, 2, 3], "m": {"1": 5, "2": 0}, "k": "k1"}
+ENTITIES = {"k1": {"id": "k1", "type": "card", "cost": 3}, "k2": {"id": "k2", "type": "card"}}
 
 
 def outcome(source, names, *, sharing, work_limit=2_000_000):
@@ -28,7 +29,8 @@ def outcome(source, names, *, sharing, work_limit=2_000_000):
     generate_sharing.ENABLED = sharing
     _GEN_CACHE.clear()  # (generated code is memoised by text: generate it again)
     try:
-        compiled = compile_expression(source, names, functions=DEFINES, work_limit=work_limit)
+        compiled = compile_expression(source, names, functions=DEFINES, work_limit=work_limit,
+                                      entities=ENTITIES)
         return "value", compiled(dict(names))
     except (ExpressionError, RuleRuntimeError) as error:
         return "error", str(error)
@@ -38,7 +40,8 @@ def outcome(source, names, *, sharing, work_limit=2_000_000):
 
 
 def _leaf():
-    return st.sampled_from(["n", "lim", "0", "1", "3", "a", "b", "none", "len(xs)", "-1"])
+    return st.sampled_from(["n", "lim", "0", "1", "3", "a", "b", "none", "len(xs)", "-1", "k.cost", "k.id",
+                            "get(m, k)", "get(m, n, 0)", "get(m, '1', -1)", "get(k, '1')", "get(xs, n)"])
 
 
 def _lists():
@@ -59,6 +62,8 @@ def _expression(children):
         st.tuples(children, children, children).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})"),
         children.map(lambda c: f"twice({c})"),
         children.map(lambda c: f"got({c})"),
+        children.map(lambda c: f"get(m, {c})"),
+        st.tuples(st.sampled_from("ab"), _lists()).map(lambda p: f"[{p[0]}.cost for {p[0]} in {p[1]}]"),
         st.tuples(children, st.sampled_from("ab"), _lists(), children).map(
             lambda p: f"[{p[0]} for {p[1]} in {p[2]} if {p[3]}]"),
         st.tuples(children, _lists()).map(lambda p: f"({p[0]} in {p[1]})"),
@@ -90,6 +95,7 @@ INPUTS = st.fixed_dictionaries({
     "n": st.integers(-2, 4),
     "xs": st.lists(st.integers(-3, 5), max_size=5),
     "m": st.dictionaries(st.sampled_from(["0", "1", "2", "3"]), st.integers(-1, 3), max_size=4),
+    "k": st.sampled_from(["k1", "k2", "nope", "1", {"cost": 2}, {}, 3, None, [1]]),
 })
 
 

@@ -9,7 +9,7 @@ Owns: `AccessCode`, a part of the generator (`_Gen` in generate.py).
 from __future__ import annotations
 
 from ..errors import suggest
-from .generate_calls import iterated
+from .generate_calls import NAMED_OPERAND, iterated
 from .types import BOOL, NONE, NUM, _elem, _is_entity, _list_of, _tname
 
 # builtins that charge the length of the list they return (see `_charging_result`)
@@ -112,6 +112,9 @@ class AccessCode:
             return f"_E[{obj}][{attr!r}]", id_type
         if typ in (NUM, BOOL, NONE):
             self.err(node.children[1], f"{_tname(typ)} has no attribute '{attr}'", code="type")
+        if self.fast and self.sharing and NAMED_OPERAND.match(obj):
+            # a component's record or a map's key read directly (any error falls back to `_A`)
+            return f"(_E[{obj}][{attr!r}] if {obj}.__class__ is _str_t else {obj}[{attr!r}])", None
         return f"_A({obj}, {attr!r})", None
 
     def g_index(self, node, lex):

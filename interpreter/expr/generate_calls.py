@@ -71,6 +71,26 @@ def iterated(code: str, charged_when_built: bool) -> str:
     return code if charged_when_built else f"_T({code})"
 
 
+# an operand read twice at no cost: a name, or a literal
+NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\])$")
+SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
+
+
+def _inline_get(codes: list):
+    """`get(m, k)` or `get(m, k, d)` of names and literals, as Python: a text key of a map
+    read with the map's own `get`, anything else by `_f_get` (None when not of that form)."""
+    if not NAMED_OPERAND.match(codes[0]) or not all(SIMPLE_OPERAND.match(code) for code in codes):
+        return None
+    mapping, key, default = (codes + ["None"])[:3]
+    if key.startswith("'"):  # a text key
+        test = f"{mapping}.__class__ is _dict_t"
+    elif NAMED_OPERAND.match(key):
+        test = f"{key}.__class__ is _str_t and {mapping}.__class__ is _dict_t"
+    else:
+        return None
+    return f"({mapping}.get({key}, {default}) if {test} else _f_get({mapping}, {key}, {default}))"
+
+
 class CallCode:
     """The `g_*` methods of calls (mixed into `_Gen`, which gives `gen`, `err` and `scope`)."""
 
@@ -87,6 +107,10 @@ class CallCode:
         if folded is not None:
             return folded, _builtin_type(fname, pos_args)
         codes = self._bounded_arguments(fname, pos_args)
+        if fname == "get" and self.sharing:
+            inline = _inline_get(codes)
+            if inline is not None:
+                return inline, _builtin_type(fname, pos_args)
         parts = codes + [f"{keyword}={code}" for keyword, code, _ in kw_args]
         return self.note_call(f"_f_{fname}({', '.join(parts)})"), _builtin_type(fname, pos_args)
 

@@ -27,7 +27,8 @@ _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 # names a comprehension or a lambda binds in the generated code
 _BINDINGS = re.compile(r"\b(?:for|lambda) ((?:u_\w+, )*u_\w+)(?: in\b|:)")
 _VARIABLES = re.compile(r"\bu_\w+")
-# off only to compare the generated code with and without sharing and folding (tests)
+# off only to compare the generated code with and without sharing, folding and the inlined
+# `get` and attributes (tests)
 ENABLED = True
 
 # the value kept by a named expression of no parameters (see `kept_define`)
@@ -48,7 +49,7 @@ class SharingCode:
         self.recordings: list = []  # [[depth, [call code], "true"/"false"]]: conditions being generated
         self.temporaries = 0
         self.kept: dict = {}  # define name -> the name its value is kept under
-        self.sharing = ENABLED  # (also folds constants: see generate_calls.py)
+        self.sharing = ENABLED  # (also folds constants, inlines `get` and attributes: generate_calls.py)
 
     @contextmanager
     def depth(self, *names):
