@@ -94,9 +94,7 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
                 return repr(value), _type_of_value(value)
             return f"_K[{name!r}]", scope.const_types.get(name) or _type_of_value(value, self.scope)
         if name in scope.defines and not scope.defines[name]:
-            call = f"d_{name}(_V, _L)"
-            kept = self.kept_define(call, name)
-            return (self.note_call(call) if kept is call else kept), None
+            return self.call_code(f"d_{name}(_V, _L)"), None
         if name in scope.defines or name in BUILTINS:
             self.err(token, f"'{name}' is a function: call it as {name}(...)", code="type")
         self.err(token, f"unknown name '{name}'", suggest(name, list(lex) + scope.known()))

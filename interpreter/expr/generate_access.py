@@ -61,6 +61,7 @@ class AccessCode:
                 for target in targets:
                     inner[target] = None
             iter_code = iterated(iter_code, self._charged_when_built(iter_node))
+            self.item_variables.append({"u_" + target for target in targets})
             pieces.append(f"for {', '.join('u_' + target for target in targets)} in {iter_code}")
             with self.depth("conditional", "per_item"):
                 for condition in conditions:
@@ -71,6 +72,7 @@ class AccessCode:
         with self.depth("conditional", "per_item"):
             element_code, element_type = self.gen(element, inner)
         pieces.append(element_code)
+        del self.item_variables[-len(comp_for.children):]
         for index, calls in filters:  # what follows a filter does not make again a call it made
             pieces[index], pieces[index + 1:] = self.share(pieces[index], calls, pieces[index + 1:])
         return " ".join(pieces[:-1]), pieces[-1], element_type

@@ -112,7 +112,7 @@ class CallCode:
             if inline is not None:
                 return inline, _builtin_type(fname, pos_args)
         parts = codes + [f"{keyword}={code}" for keyword, code, _ in kw_args]
-        return self.note_call(f"_f_{fname}({', '.join(parts)})"), _builtin_type(fname, pos_args)
+        return self.call_code(f"_f_{fname}({', '.join(parts)})"), _builtin_type(fname, pos_args)
 
     def _bounded_arguments(self, fname, pos_args) -> list:
         """The code of the positional arguments, each that the builtin iterates given to the
@@ -165,7 +165,7 @@ class CallCode:
             self.err(node, f"'{fname}' takes {len(params)} argument(s) "
                            f"({', '.join(params)}), got {len(pos_args)}", code="arity")
         args = ", ".join(["_V", "_L"] + [code for code, _, _ in pos_args])
-        return self.note_call(f"d_{fname}({args})"), None
+        return self.call_code(f"d_{fname}({args})"), None
 
     def _check_builtin_call(self, node, fname, pos_args, kw_args):
         """Arity, keywords, and a number given where a collection is needed."""

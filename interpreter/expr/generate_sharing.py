@@ -1,7 +1,7 @@
 """Work the generated code of one expression does not repeat: a call met again after a part that
-always computes it first (shared through a Python `:=`), and a named expression without
-parameters read inside a comprehension's body (computed at its first use, then kept for the
-rest of the evaluation). Expressions read the state and change nothing, so a call with the same
+always computes it first (shared through a Python `:=`), and a call in a comprehension's body
+that is the same for every item (computed at its first use, then kept for the rest of the
+evaluation). Expressions read the state and change nothing, so a call with the same
 arguments in the same evaluation has the same value.
 
 Where it is sound, and only there:
@@ -10,9 +10,10 @@ Where it is sound, and only there:
   evaluated, or the right of an `and` that is true, of an `or` that is false), found again in
   what follows (the branch, the right operand, the rest of the comprehension), where none of
   its variables is bound anew;
-- kept: a named expression of no parameters in a comprehension's body, outside any lambda
-  (a `:=` there would bind in the lambda) and outside a comprehension's iterable (Python refuses
-  `:=` there).
+- kept: a call in a comprehension's body that reads no variable of the comprehension nor a
+  shared value (a named expression of no parameters, a call of a define's parameters only),
+  outside any lambda (a `:=` there would bind in the lambda) and outside a comprehension's
+  iterable (Python refuses `:=` there).
 
 Owns: `SharingCode`, a part of the generator (`_Gen` in generate.py), which gives the depths it
 reads: `conditional`, `per_item`, `lambdas`, `no_walrus`.
@@ -27,6 +28,8 @@ _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 # names a comprehension or a lambda binds in the generated code
 _BINDINGS = re.compile(r"\b(?:for|lambda) ((?:u_\w+, )*u_\w+)(?: in\b|:)")
 _VARIABLES = re.compile(r"\bu_\w+")
+# a value bound while an item is made (a shared call): not the same for every item
+_TEMPORARY = re.compile(r"\b_s\d+\b")
 # off only to compare the generated code with and without sharing, folding and the inlined
 # `get` and attributes (tests)
 ENABLED = True
@@ -48,7 +51,8 @@ class SharingCode:
         self.no_walrus = 0  # depth inside a comprehension's iterable
         self.recordings: list = []  # [[depth, [call code], "true"/"false"]]: conditions being generated
         self.temporaries = 0
-        self.kept: dict = {}  # define name -> the name its value is kept under
+        self.kept: dict = {}  # call code -> the name its value is kept under
+        self.item_variables: list = []  # the variables of the comprehensions being generated
         self.sharing = ENABLED  # (also folds constants, inlines `get` and attributes: generate_calls.py)
 
     @contextmanager
@@ -143,14 +147,23 @@ class SharingCode:
         condition, (else_code,) = self.share(condition, [call for call in if_false if call not in both], [else_code])
         return condition, then_code, else_code
 
-    def kept_define(self, call: str, define: str) -> str:
-        """The call of a named expression of no parameters: inside a comprehension's body it is
-        computed at its first use and kept (in `_hN`, set to `_UN` when the function starts)."""
+    def call_code(self, call: str) -> str:
+        """The code of a call: kept (see `kept_call`) or noted for sharing (`note_call`)."""
+        kept = self.kept_call(call)
+        return self.note_call(call) if kept is None else kept
+
+    def kept_call(self, call: str):
+        """A call in a comprehension's body that reads none of the comprehension's variables
+        (a named expression of no parameters, `f(p)` of a parameter `p` of the define, ...):
+        computed at its first use and kept in `_hN` (set to `_UN` when the function starts).
+        None where that is not sound (in a lambda, in an iterable, reading an item's value)."""
         if not self.per_item or self.lambdas or self.no_walrus or not self.sharing:
-            return call
-        name = self.kept.get(define)
+            return None
+        if _TEMPORARY.search(call) or set(_VARIABLES.findall(call)) & set().union(*self.item_variables):
+            return None
+        name = self.kept.get(call)
         if name is None:
-            name = self.kept[define] = self.new_temporary("_h")
+            name = self.kept[call] = self.new_temporary("_h")
         return f"({name} if {name} is not _UN else ({name} := {call}))"
 
 
