@@ -146,7 +146,8 @@ def test_a_string_that_looks_like_a_call_is_left_alone():
 
 
 @pytest.mark.parametrize("source", [
-    "[len(range(100000)) for x in range(100000)]",  # a folded range copied: each copy charged
+    "let k = 1; [len(range(100000)) for x in range(100000)]",  # a folded range copied: each copy charged
+    "[len(range(100000)) + x for x in range(100000) for y in range(100000)]",
     "[x for x in range(100000) for y in range(100000)]",
     "sum([1 for x in range(100000) if x in range(100000)])",
     "[x for x in range(100000) if lim > 0 and len(evens) >= 0 for y in range(100000)]",
@@ -154,6 +155,13 @@ def test_a_string_that_looks_like_a_call_is_left_alone():
 def test_a_hostile_expression_is_still_stopped(source):
     kind, message = outcome(source, NAMES, sharing=True, work_limit=1_000_000)
     assert kind == "error" and "work bound" in message, message
+
+
+def test_a_call_kept_for_every_item_is_made_once():
+    # the same value for every item: computed once, so the work is 100,000 items, not 10^10
+    kind, value = outcome("[len(range(100000)) for x in range(100000)]", NAMES, sharing=True, work_limit=1_000_000)
+    assert kind == "value" and len(value) == 100000
+    assert "(_h1 := _f_len(" in _generated("[len(range(100000)) for x in range(100000)]")
 
 
 def test_a_folded_range_is_a_fresh_list_each_time():
