@@ -1,6 +1,8 @@
 """The generated code of calls: a builtin (`_f_<name>(...)`, its arity and keywords checked, an
 iterated argument given to the work bound), a named expression of the ruleset
-(`d_<name>(_V, _L, ...)`), a lambda given to a builtin, and `let`.
+(`d_<name>(_V, _L, ...)`), a lambda given to a builtin, and `let`; a `range` of literal numbers
+folded into a list built once per ruleset (`_R_...`), and `get` of a map by a text key read
+with the map's own `get`.
 
 Owns: `CallCode`, a part of the generator (`_Gen` in generate.py).
 """
