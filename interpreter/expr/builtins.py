@@ -118,5 +118,6 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
     namespace.update(_access_helpers(entities))
     namespace.update(_operator_helpers(budget))
     namespace.update(_LE=(KeyError, IndexError, TypeError), _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
-              _T=budget.take, _E=entities, _map=one_kind_of_keys)
+              _T=budget.take, _E=entities, _map=one_kind_of_keys,
+              _str_t=str, _dict_t=dict)  # (the types generated code compares with: no builtins there)
     return namespace

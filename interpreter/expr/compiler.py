@@ -22,6 +22,8 @@ from typing import Optional
 from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
+from .generate_calls import folded_constants
+from .generate_sharing import kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
@@ -133,7 +135,8 @@ class CodeUnit:
                 body.append(f"    _o[_k] = _cp({vcode})")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {operator[:-1]!r}, {vcode})")
-        body = ["    try:"] + ["    " + b for b in body]
+        body = [kept_names_preamble(vcode).rstrip("\n"), "    try:"] + ["    " + b for b in body]
+        body = [line for line in body if line]
         body.append(_guard(name, str(source)).rstrip("\n"))
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
         handle = Handle(name, str(source), None, set(names_used))
@@ -183,6 +186,7 @@ class CodeUnit:
         namespace["_rt"] = functools.partial(_runtime_error, self.pending)
         namespace["_at"] = functools.partial(_located, self.pending)
         namespace["_RRE"] = RuleRuntimeError
+        namespace["_UN"] = _NOT_YET
         # each generated function is compiled once per process (by its source text) and bound
         # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
         # A function not compiled yet is bound as a stub that compiles it on its first call and
@@ -191,6 +195,8 @@ class CodeUnit:
         entries = list(dict.fromkeys(self.lines))
         lazy: dict = {}
         for entry in entries:
+            if "_R_" in entry:
+                namespace.update(folded_constants(entry))
             codes = _CODE_CACHE.get(entry)
             if codes is not None:
                 for name, code, defaults in codes:
@@ -217,10 +223,11 @@ def _define_source(name: str, params: list, code: str, fcode: str) -> str:
     """The function of a named expression: plain subscripts first and, on a lookup error, the
     checked version (which explains it), as for an expression."""
     args = ", ".join(["_V", "_L"] + ["u_" + p for p in params])
+    start, fast_start = kept_names_preamble(code), kept_names_preamble(fcode)
     if fcode == code:
-        return f"def d_{name}({args}):\n    return {code}\n"
-    return (f"def d_{name}_safe({args}):\n    return {code}\n"
-            f"def d_{name}({args}):\n    try:\n        return {fcode}\n"
+        return f"def d_{name}({args}):\n{start}    return {code}\n"
+    return (f"def d_{name}_safe({args}):\n{start}    return {code}\n"
+            f"def d_{name}({args}):\n{fast_start}    try:\n        return {fcode}\n"
             f"    except _LE:\n        return d_{name}_safe({args})\n")
 
 
@@ -231,12 +238,13 @@ def _expression_source(source: str, code: str, fcode: str) -> tuple:
     # a Python error (a value of the wrong type met at run time) becomes a RuleRuntimeError
     # that names the expression; `try` costs nothing when nothing is raised
     guard = _guard(name, source)
+    start, fast_start = kept_names_preamble(code), kept_names_preamble(fcode)
     if fcode != code:
         # plain subscripts first; on any lookup error, the checked version explains it
-        return name, (f"def {name}_safe(_V, _L):\n    try:\n        return {code}\n" + guard,
-                      f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {fcode}\n"
+        return name, (f"def {name}_safe(_V, _L):\n{start}    try:\n        return {code}\n" + guard,
+                      f"def {name}(_V=_NOV, _L=_NOV):\n{fast_start}    try:\n        return {fcode}\n"
                       f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
-    return name, (f"def {name}(_V=_NOV, _L=_NOV):\n    try:\n        return {code}\n" + guard,)
+    return name, (f"def {name}(_V=_NOV, _L=_NOV):\n{start}    try:\n        return {code}\n" + guard,)
 
 
 @bounded_memo(1)
@@ -288,6 +296,7 @@ def compile_waiting(namespace: dict) -> int:
 
 
 _NO_VALUES = MappingProxyType({})
+_NOT_YET = object()  # a kept value not computed yet (generate_sharing.py)
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _text_names(source: str) -> tuple:

@@ -20,6 +20,7 @@ from .builtins import BUILTINS, MAX_INT_BITS, MAX_INT_DIGITS
 from .generate_access import AccessCode
 from .generate_calls import CallCode
 from .generate_operators import OperatorCode
+from .generate_sharing import SharingCode
 from .parser import position_of
 from .runtime import _clip
 from .types import (BOOL, NONE, NUM, STR, _builtin_type, _elem, _is_entity, _is_int_literal,  # noqa: F401
@@ -61,7 +62,7 @@ class Scope:
 _SIMPLE_CONSTANTS = (int, float, str)
 
 
-class _Gen(OperatorCode, CallCode, AccessCode):
+class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
     """Tree -> Python source, with name resolution and light type checks."""
 
     def __init__(self, scope: Scope, source: str, fast: bool = False):
@@ -70,6 +71,7 @@ class _Gen(OperatorCode, CallCode, AccessCode):
         self.fast = fast
         self.uses_budget = False
         self.names_used: set = set()
+        self.start_sharing()
 
     def err(self, node, message, hint=None, code="name"):
         line, column = position_of(node)
@@ -92,7 +94,7 @@ class _Gen(OperatorCode, CallCode, AccessCode):
                 return repr(value), _type_of_value(value)
             return f"_K[{name!r}]", scope.const_types.get(name) or _type_of_value(value, self.scope)
         if name in scope.defines and not scope.defines[name]:
-            return f"d_{name}(_V, _L)", None
+            return self.call_code(f"d_{name}(_V, _L)"), None
         if name in scope.defines or name in BUILTINS:
             self.err(token, f"'{name}' is a function: call it as {name}(...)", code="type")
         self.err(token, f"unknown name '{name}'", suggest(name, list(lex) + scope.known()))

@@ -9,6 +9,7 @@ Owns: `AccessCode`, a part of the generator (`_Gen` in generate.py).
 from __future__ import annotations
 
 from ..errors import suggest
+from .generate_calls import NAMED_OPERAND, iterated
 from .types import BOOL, NONE, NUM, _elem, _is_entity, _list_of, _tname
 
 # builtins that charge the length of the list they return (see `_charging_result`)
@@ -45,10 +46,13 @@ class AccessCode:
         """Returns (clauses source, element source, element type)."""
         self.uses_budget = True
         inner = dict(lex)
-        clauses = []
-        for clause in comp_for.children:
+        pieces: list = []  # the clauses' heads and filters, in the order they run for an item
+        filters: list = []  # (index in pieces, the calls the filter always makes)
+        for number, clause in enumerate(comp_for.children):
             targets_node, iter_node, *conditions = clause.children
-            iter_code, iter_type = self.gen(iter_node, inner)
+            # (the first iterable is evaluated once; the rest of a comprehension once per item)
+            with self.depth(*(("no_walrus",) if number == 0 else ("no_walrus", "conditional", "per_item"))):
+                iter_code, iter_type = self.gen(iter_node, inner)
             targets = [str(target) for target in targets_node.children]
             # (a target may shadow a var or a constant: the innermost wins)
             if len(targets) == 1:
@@ -56,15 +60,22 @@ class AccessCode:
             else:
                 for target in targets:
                     inner[target] = None
-            if not self._charged_when_built(iter_node):
-                iter_code = f"_T({iter_code})"
-            source = f"for {', '.join('u_' + target for target in targets)} in {iter_code}"
-            for condition in conditions:
-                condition_code, _ = self.gen(condition.children[0], inner)
-                source += f" if {condition_code}"
-            clauses.append(source)
-        element_code, element_type = self.gen(element, inner)
-        return " ".join(clauses), element_code, element_type
+            iter_code = iterated(iter_code, self._charged_when_built(iter_node))
+            self.item_variables.append({"u_" + target for target in targets})
+            pieces.append(f"for {', '.join('u_' + target for target in targets)} in {iter_code}")
+            with self.depth("conditional", "per_item"):
+                for condition in conditions:
+                    with self.recording("true") as calls:
+                        condition_code, _ = self.gen(condition.children[0], inner)
+                    filters.append((len(pieces), calls))
+                    pieces.append(f"if {condition_code}")
+        with self.depth("conditional", "per_item"):
+            element_code, element_type = self.gen(element, inner)
+        pieces.append(element_code)
+        del self.item_variables[-len(comp_for.children):]
+        for index, calls in filters:  # what follows a filter does not make again a call it made
+            pieces[index], pieces[index + 1:] = self.share(pieces[index], calls, pieces[index + 1:])
+        return " ".join(pieces[:-1]), pieces[-1], element_type
 
     def _charged_when_built(self, node) -> bool:
         """Was every element of this list charged to the work bound as it was made? (a
@@ -103,6 +114,9 @@ class AccessCode:
             return f"_E[{obj}][{attr!r}]", id_type
         if typ in (NUM, BOOL, NONE):
             self.err(node.children[1], f"{_tname(typ)} has no attribute '{attr}'", code="type")
+        if self.fast and self.sharing and NAMED_OPERAND.match(obj):
+            # a component's record or a map's key read directly (any error falls back to `_A`)
+            return f"(_E[{obj}][{attr!r}] if {obj}.__class__ is _str_t else {obj}[{attr!r}])", None
         return f"_A({obj}, {attr!r})", None
 
     def g_index(self, node, lex):

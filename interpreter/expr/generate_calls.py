@@ -1,20 +1,96 @@
 """The generated code of calls: a builtin (`_f_<name>(...)`, its arity and keywords checked, an
 iterated argument given to the work bound), a named expression of the ruleset
-(`d_<name>(_V, _L, ...)`), a lambda given to a builtin, and `let`.
+(`d_<name>(_V, _L, ...)`), a lambda given to a builtin, and `let`; a `range` of literal numbers
+folded into a list built once per ruleset (`_R_...`), and `get` of a map by a text key read
+with the map's own `get`.
 
 Owns: `CallCode`, a part of the generator (`_Gen` in generate.py).
 """
 from __future__ import annotations
 
+import re
+
 from lark import Token
 
-from ..errors import suggest
-from .builtins import BUILTINS, ITERATING
+from ..errors import RuleRuntimeError, suggest
+from .builtins import BUILTINS, ITERATING, _range
 from .types import BOOL, NONE, NUM, _builtin_type, _tname
 
 # builtins that iterate over every argument they are given (the others iterate the first only)
 _ITERATING_EVERY_ARGUMENT = ("union", "intersection", "zip")
 _SHORT_CIRCUIT = ("any", "all", "first")
+
+
+# a `range` of whole-number literals, built once per ruleset: `_R_<start>_<stop>_<step>` ('m'
+# for a minus sign), read through a copy (`[:]`, charged as building it was) where its value may
+# be kept or returned
+_FOLDED_RANGE = re.compile(r"^_T\((_R_[0-9m]+_[0-9m]+_[0-9m]+)\)\[:\]$")
+_INT_LITERAL = re.compile(r"^\(?(-?[0-9]+)\)?$")
+
+
+def _folded_range(fname, pos_args, kw_args):
+    """The code of `range(...)` with whole-number literal arguments, folded (None otherwise, or
+    when it would be refused: then it is refused at run time, as before)."""
+    if fname != "range" or kw_args:
+        return None
+    numbers = []
+    for code, _, _ in pos_args:
+        match = _INT_LITERAL.match(code)
+        if match is None:
+            return None
+        numbers.append(int(match.group(1)))
+    try:
+        made = range(*numbers)
+        _range(*numbers)
+    except (RuleRuntimeError, ValueError):
+        return None
+    name = "_R_" + "_".join(str(number).replace("-", "m") for number in (made.start, made.stop, made.step))
+    return f"_T({name})[:]"
+
+
+def shared_constant(code: str):
+    """The name of the folded constant `code` copies (None if it is not one): a loop, a builtin
+    that goes through it or `in` may read the shared list itself (and charge its length)."""
+    match = _FOLDED_RANGE.match(code)
+    return match.group(1) if match else None
+
+
+def folded_constants(source: str) -> dict:
+    """The folded constants the generated `source` names, with their values."""
+    constants = {}
+    for name in re.findall(r"\b_R_[0-9m]+_[0-9m]+_[0-9m]+\b", source):
+        start, stop, step = (int(part.replace("m", "-")) for part in name[3:].split("_"))
+        constants[name] = list(range(start, stop, step))
+    return constants
+
+
+def iterated(code: str, charged_when_built: bool) -> str:
+    """The code of a sequence a loop or a builtin goes through, given to the work bound (`_T`)
+    unless its elements were charged as it was built; a folded constant is read as it is."""
+    name = shared_constant(code)
+    if name is not None:
+        return f"_T({name})"
+    return code if charged_when_built else f"_T({code})"
+
+
+# an operand read twice at no cost: a name, or a literal
+NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\])$")
+SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
+
+
+def _inline_get(codes: list):
+    """`get(m, k)` or `get(m, k, d)` of names and literals, as Python: a text key of a map
+    read with the map's own `get`, anything else by `_f_get` (None when not of that form)."""
+    if not NAMED_OPERAND.match(codes[0]) or not all(SIMPLE_OPERAND.match(code) for code in codes):
+        return None
+    mapping, key, default = (codes + ["None"])[:3]
+    if key.startswith("'"):  # a text key
+        test = f"{mapping}.__class__ is _dict_t"
+    elif NAMED_OPERAND.match(key):
+        test = f"{key}.__class__ is _str_t and {mapping}.__class__ is _dict_t"
+    else:
+        return None
+    return f"({mapping}.get({key}, {default}) if {test} else _f_get({mapping}, {key}, {default}))"
 
 
 class CallCode:
@@ -29,9 +105,16 @@ class CallCode:
             self.err(node.children[0], f"unknown function '{fname}'",
                      suggest(fname, list(BUILTINS) + list(self.scope.defines)))
         self._check_builtin_call(node, fname, pos_args, kw_args)
+        folded = _folded_range(fname, pos_args, kw_args) if self.sharing else None
+        if folded is not None:
+            return folded, _builtin_type(fname, pos_args)
         codes = self._bounded_arguments(fname, pos_args)
+        if fname == "get" and self.sharing:
+            inline = _inline_get(codes)
+            if inline is not None:
+                return inline, _builtin_type(fname, pos_args)
         parts = codes + [f"{keyword}={code}" for keyword, code, _ in kw_args]
-        return f"_f_{fname}({', '.join(parts)})", _builtin_type(fname, pos_args)
+        return self.call_code(f"_f_{fname}({', '.join(parts)})"), _builtin_type(fname, pos_args)
 
     def _bounded_arguments(self, fname, pos_args) -> list:
         """The code of the positional arguments, each that the builtin iterates given to the
@@ -46,9 +129,8 @@ class CallCode:
         built = [getattr(argument, "data", None) == "genexp_arg" or self._charged_when_built(argument)
                  for _, _, argument in pos_args]
         if len(codes) == 1 or fname in _ITERATING_EVERY_ARGUMENT:
-            return [code if was_built else f"_T({code})" for code, was_built in zip(codes, built)]
-        if not built[0]:
-            codes[0] = f"_T({codes[0]})"
+            return [iterated(code, was_built) for code, was_built in zip(codes, built)]
+        codes[0] = iterated(codes[0], built[0])
         return codes
 
     def _call_arguments(self, fname, args_node, lex) -> tuple:
@@ -85,7 +167,7 @@ class CallCode:
             self.err(node, f"'{fname}' takes {len(params)} argument(s) "
                            f"({', '.join(params)}), got {len(pos_args)}", code="arity")
         args = ", ".join(["_V", "_L"] + [code for code, _, _ in pos_args])
-        return f"d_{fname}({args})", None
+        return self.call_code(f"d_{fname}({args})"), None
 
     def _check_builtin_call(self, node, fname, pos_args, kw_args):
         """Arity, keywords, and a number given where a collection is needed."""
@@ -115,7 +197,8 @@ class CallCode:
         inner = dict(lex)
         for param in params:
             inner[param] = None
-        body, _ = self.gen(node.children[1], inner)
+        with self.depth("conditional", "lambdas"):
+            body, _ = self.gen(node.children[1], inner)
         return f"(lambda {', '.join('u_' + param for param in params)}: {body})", "function"
 
     def g_lambda(self, node, lex):
@@ -135,5 +218,6 @@ class CallCode:
         value, value_type = self.gen(node.children[1], lex)
         inner = dict(lex)
         inner[name] = value_type
-        body, body_type = self.gen(node.children[2], inner)
+        with self.depth("conditional", "lambdas"):  # (always evaluated, but in the lambda's scope)
+            body, body_type = self.gen(node.children[2], inner)
         return f"(lambda u_{name}: {body})({value})", body_type

@@ -8,6 +8,7 @@ Owns: `OperatorCode`, a part of the generator (`_Gen` in generate.py).
 """
 from __future__ import annotations
 
+from .generate_calls import shared_constant
 from .types import (BOOL, NONE, NUM, STR, _is_int_literal, _is_num_literal, _is_small_literal,
                     _tname)
 
@@ -18,25 +19,40 @@ class OperatorCode:
     """The `g_*` methods of the operators (mixed into `_Gen`, which gives `gen` and `err`)."""
 
     def g_ifexp(self, node, lex):
-        then_code, then_type = self.gen(node.children[0], lex)
-        condition, _ = self.gen(node.children[1], lex)
-        else_code, else_type = self.gen(node.children[2], lex)
+        with self.recording("true") as if_true, self.recording("false") as if_false:
+            condition, _ = self.gen(node.children[1], lex)
+        with self.sometimes():
+            then_code, then_type = self.gen(node.children[0], lex)
+            else_code, else_type = self.gen(node.children[2], lex)
+        # a call the condition made is not made again by a branch (generate_sharing.py)
+        condition, then_code, else_code = self.share_branches(condition, if_true, if_false, (then_code, else_code))
         return f"({then_code} if {condition} else {else_code})", then_type if then_type == else_type else None
 
     def _operand_codes(self, node, lex) -> tuple:
         """The code of the two operands of a binary operator (their types left aside)."""
         return self.gen(node.children[0], lex)[0], self.gen(node.children[1], lex)[0]
 
+    def _short_circuit_codes(self, node, lex, right_runs_when) -> tuple:
+        """The code of the operands of `and` (the right runs when the left is "true") or
+        `or` ("false"): the right does not make again a call the left made."""
+        with self.recording(right_runs_when) as calls:
+            left, _ = self.gen(node.children[0], lex)
+        with self.sometimes(right_runs_when):
+            right, _ = self.gen(node.children[1], lex)
+        left, (right,) = self.share(left, calls, [right])
+        return left, right
+
     def g_or(self, node, lex):
-        left, right = self._operand_codes(node, lex)
+        left, right = self._short_circuit_codes(node, lex, "false")
         return f"({left} or {right})", None
 
     def g_and(self, node, lex):
-        left, right = self._operand_codes(node, lex)
+        left, right = self._short_circuit_codes(node, lex, "true")
         return f"({left} and {right})", None
 
     def g_not(self, node, lex):
-        operand, _ = self.gen(node.children[0], lex)
+        with self.negated():
+            operand, _ = self.gen(node.children[0], lex)
         return f"(not {operand})", BOOL
 
     def g_compare(self, node, lex):
@@ -47,15 +63,21 @@ class OperatorCode:
         left, left_type = first, first_type
         for position in range(1, len(children), 2):
             operator = " ".join(str(word) for word in children[position].children)
-            right, right_type = self.gen(children[position + 1], lex)
+            if position == 1:
+                right, right_type = self.gen(children[position + 1], lex)
+            else:  # a < b < c: c is evaluated only when a < b
+                with self.sometimes("true"):
+                    right, right_type = self.gen(children[position + 1], lex)
             native += [operator, right]
             if operator in _ORDERING and {left_type, right_type} == {NUM, STR}:
                 self.err(children[position], f"cannot compare {left_type} with {right_type} using '{operator}'",
                          code="type")
+            folded = shared_constant(right)  # (`in` only reads a folded constant, and charges its length)
+            searched = right if folded is None else folded
             if operator == "in":
-                parts.append(f"_in({left}, {right})")
+                parts.append(f"_in({left}, {searched})")
             elif operator == "not in":
-                parts.append(f"(not _in({left}, {right}))")
+                parts.append(f"(not _in({left}, {searched}))")
             else:
                 parts.append(f"({left} {operator} {right})")
             left, left_type = right, right_type

@@ -88,6 +88,12 @@ CASES = [
      lambda names: all(names["stock"][r] >= max(0, names["needs"][r] - 1) for r in names["needs"])),
     ("attributes of maps", "count(o for o in offers if o.price <= cost + 1)",
      lambda names: sum(1 for o in names["offers"] if o["price"] <= names["cost"] + 1)),
+    ("a range of literals", "[c for c in range(9) if board[c] == '']",
+     lambda names: [c for c in range(9) if names["board"][c] == ""]),
+    ("a call the same for every item", "sum(c.cost for c in hand if c.cost > min(values))",
+     lambda names: sum(RECORDS[c]["cost"] for c in names["hand"] if RECORDS[c]["cost"] > min(names["values"]))),
+    ("a call repeated after a test", "get(needs, mark) + 1 if get(needs, mark) != none else 0",
+     lambda names: names["needs"].get(names["mark"]) + 1 if names["needs"].get(names["mark"]) is not None else 0),
 ]
 
 

@@ -1,0 +1,209 @@
+"""Work the generated code of one expression does not repeat: a call met again after a part that
+always computes it first (shared through a Python `:=`), and a call in a comprehension's body
+that is the same for every item (computed at its first use, then kept for the rest of the
+evaluation). Expressions read the state and change nothing, so a call with the same
+arguments in the same evaluation has the same value.
+
+Where it is sound, and only there:
+- shared: a call a condition (of `x if c else y`, the left of `and`/`or`, a comprehension's
+  filter) has always made when it has the outcome that runs what follows (a part always
+  evaluated, or the right of an `and` that is true, of an `or` that is false), found again in
+  what follows (the branch, the right operand, the rest of the comprehension), where none of
+  its variables is bound anew;
+- kept: a call in a comprehension's body that reads no variable of the comprehension nor a
+  shared value (a named expression of no parameters, a call of a define's parameters only),
+  outside any lambda (a `:=` there would bind in the lambda) and outside a comprehension's
+  iterable (Python refuses `:=` there).
+
+Owns: `SharingCode`, a part of the generator (`_Gen` in generate.py), which gives the depths it
+reads: `conditional`, `per_item`, `lambdas`, `no_walrus`.
+"""
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+# string literals of the generated code (a call's text inside one is not a call)
+_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+# names a comprehension or a lambda binds in the generated code
+_BINDINGS = re.compile(r"\b(?:for|lambda) ((?:u_\w+, )*u_\w+)(?: in\b|:)")
+_VARIABLES = re.compile(r"\bu_\w+")
+# a value bound while an item is made (a shared call): not the same for every item
+_TEMPORARY = re.compile(r"\b_s\d+\b")
+# off only to compare the generated code with and without sharing, folding and the inlined
+# `get` and attributes (tests)
+ENABLED = True
+
+# the value kept by a named expression of no parameters (see `kept_define`)
+KEPT = re.compile(r"\b_h\d+\b")
+
+
+_OPPOSITE = {"true": "false", "false": "true"}
+
+
+class SharingCode:
+    """Sharing of repeated calls (mixed into `_Gen`)."""
+
+    def start_sharing(self) -> None:
+        self.conditional = 0  # depth of parts evaluated only sometimes, or in a lambda's scope
+        self.per_item = 0  # depth inside a comprehension's body (element, filters, inner loops)
+        self.lambdas = 0  # depth inside a lambda or a `let` body
+        self.no_walrus = 0  # depth inside a comprehension's iterable
+        self.recordings: list = []  # [[depth, [call code], "true"/"false"]]: conditions being generated
+        self.temporaries = 0
+        self.kept: dict = {}  # call code -> the name its value is kept under
+        self.item_variables: list = []  # the variables of the comprehensions being generated
+        self.sharing = ENABLED  # (also folds constants, inlines `get` and attributes: generate_calls.py)
+
+    @contextmanager
+    def depth(self, *names):
+        """Generate inside the given contexts (`conditional`, `per_item`, `lambdas`, `no_walrus`)."""
+        for name in names:
+            setattr(self, name, getattr(self, name) + 1)
+        try:
+            yield
+        finally:
+            for name in names:
+                setattr(self, name, getattr(self, name) - 1)
+
+    @contextmanager
+    def recording(self, when: str):
+        """The calls generated inside that are always made when the part inside turns out
+        true (`when` "true") or false ("false"): those always evaluated, and those of an `and`
+        (of an `or`) that made it true (false)."""
+        frame = [self.conditional, [], when]
+        self.recordings.append(frame)
+        try:
+            yield frame[1]
+        finally:
+            self.recordings.pop()
+
+    @contextmanager
+    def sometimes(self, known_when=None):
+        """Generate a part evaluated only sometimes: the right of `and` (known evaluated when
+        the whole is true: `known_when` "true"), the right of `or` ("false"), a later operand
+        of a chained comparison ("true")."""
+        followed = [frame for frame in self.recordings
+                    if frame[0] == self.conditional and frame[2] == known_when]
+        self.conditional += 1
+        for frame in followed:
+            frame[0] += 1
+        try:
+            yield
+        finally:
+            self.conditional -= 1
+            for frame in followed:
+                frame[0] -= 1
+
+    @contextmanager
+    def negated(self):
+        """Generate the operand of `not`: true inside is false outside."""
+        flipped = [frame for frame in self.recordings if frame[0] == self.conditional]
+        for frame in flipped:
+            frame[2] = _OPPOSITE[frame[2]]
+        try:
+            yield
+        finally:
+            for frame in flipped:
+                frame[2] = _OPPOSITE[frame[2]]
+
+    def note_call(self, code: str) -> str:
+        if self.no_walrus:  # (a call in a comprehension's iterable cannot be bound there)
+            return code
+        for depth, calls, _ in self.recordings:
+            if depth == self.conditional:
+                calls.append(code)
+        return code
+
+    def new_temporary(self, prefix: str) -> str:
+        self.temporaries += 1
+        return f"{prefix}{self.temporaries}"
+
+    def share(self, first: str, calls: list, later: list) -> tuple:
+        """`first` (evaluated before `later`, with an outcome that makes `later` run) binding
+        each of its `calls` that a code of `later` computes again, and `later` reading the
+        bound value instead."""
+        if self.no_walrus or not self.sharing:
+            return first, later
+        for call in sorted(set(calls), key=len, reverse=True):
+            if _occurrences(first, call) != 1:
+                continue
+            if not any(_occurrences(code, call) for code in later):
+                continue
+            if any(_rebinds(code, call) for code in later):
+                continue
+            name = self.new_temporary("_s")
+            first = _replace(first, call, f"({name} := {call})")
+            later = [_replace(code, call, name) for code in later]
+        return first, later
+
+    def share_branches(self, condition: str, if_true: list, if_false: list, branches: tuple) -> tuple:
+        """`share` for `then if condition else otherwise`: the calls made whatever the outcome
+        with both branches, the others with the branch their outcome leads to."""
+        then_code, else_code = branches
+        both = set(if_true) & set(if_false)
+        condition, (then_code, else_code) = self.share(condition, list(both), [then_code, else_code])
+        condition, (then_code,) = self.share(condition, [call for call in if_true if call not in both], [then_code])
+        condition, (else_code,) = self.share(condition, [call for call in if_false if call not in both], [else_code])
+        return condition, then_code, else_code
+
+    def call_code(self, call: str) -> str:
+        """The code of a call: kept (see `kept_call`) or noted for sharing (`note_call`)."""
+        kept = self.kept_call(call)
+        return self.note_call(call) if kept is None else kept
+
+    def kept_call(self, call: str):
+        """A call in a comprehension's body that reads none of the comprehension's variables
+        (a named expression of no parameters, `f(p)` of a parameter `p` of the define, ...):
+        computed at its first use and kept in `_hN` (set to `_UN` when the function starts).
+        None where that is not sound (in a lambda, in an iterable, reading an item's value)."""
+        if not self.per_item or self.lambdas or self.no_walrus or not self.sharing:
+            return None
+        if _TEMPORARY.search(call) or set(_VARIABLES.findall(call)) & set().union(*self.item_variables):
+            return None
+        name = self.kept.get(call)
+        if name is None:
+            name = self.kept[call] = self.new_temporary("_h")
+        return f"({name} if {name} is not _UN else ({name} := {call}))"
+
+
+def kept_names_preamble(*codes: str) -> str:
+    """The statement that starts a generated function whose code keeps values (`_hN`)."""
+    names = sorted({name for code in codes for name in KEPT.findall(code)})
+    if not names:
+        return ""
+    return "    " + " = ".join(names) + " = _UN\n"
+
+
+def _pattern(call: str):
+    return re.compile(r"(?<![\w.])" + re.escape(call))
+
+
+def _calls_in(code: str, call: str) -> list:
+    """Where `call` is computed in `code`: its occurrences outside the string literals."""
+    literals = [(found.start(), found.end()) for found in _STRINGS.finditer(code)]
+    return [found for found in _pattern(call).finditer(code)
+            if not any(start <= found.start() < end for start, end in literals)]
+
+
+def _occurrences(code: str, call: str) -> int:
+    return len(_calls_in(code, call))
+
+
+def _replace(code: str, call: str, replacement: str) -> str:
+    pieces, done = [], 0
+    for found in _calls_in(code, call):
+        pieces += [code[done:found.start()], replacement]
+        done = found.end()
+    return "".join(pieces) + code[done:]
+
+
+def _rebinds(code: str, call: str) -> bool:
+    """Does `code` bind anew (a comprehension or a lambda) a variable that `call` reads?"""
+    variables = set(_VARIABLES.findall(call))
+    if not variables:
+        return False
+    for binding in _BINDINGS.findall(_STRINGS.sub("''", code)):
+        if variables & set(binding.split(", ")):
+            return True
+    return False
