@@ -42,14 +42,20 @@ def seat_agents(agent_specs, players: int, shift: int = 0) -> list:
 
 
 def play_game(ruleset, players: int, seed: int, agent_specs, record: bool = False,
-              end_assertions: bool = True, shift: int = 0) -> GameResult:
-    """One seeded game with agents (`agent_specs` repeat over the seats, rotated by `shift`)."""
+              end_assertions: bool = True, shift: int = 0, engine: str = "auto") -> GameResult:
+    """One seeded game with agents (`agent_specs` repeat over the seats, rotated by `shift`).
+    `engine`: "reference", "compiled", or "auto": the compiled engine (docs/api.md, "Compiled
+    play") when every seat's agent reads only its legal moves (random agents), else the
+    reference. The game is the same on either engine (tests/test_compiled.py)."""
     from .agents import make_agent
 
     seats = seat_agents(agent_specs, players, shift)
     agents = [make_agent(seats[seat], seed * 1009 + seat) for seat in range(players)]
+    if engine == "auto":
+        plain = all(agent is not None and agent.reads_only_legal_moves for agent in agents)
+        engine = "compiled" if plain else "reference"
     try:
-        state = ruleset.new_game(players, seed=seed)
+        state = ruleset.new_game(players, seed=seed, engine=engine)
     except RuleRuntimeError as error:
         return GameResult(seed, [], {}, 0, {}, f"set-up failed: {error}")
     actions = []

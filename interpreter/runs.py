@@ -27,6 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Optional
 
+from .compiled.module import game_module
 from .expr.compiler import compile_waiting
 from .play import GameResult, play_game, seat_agents
 
@@ -131,6 +132,7 @@ class _Pool:
                 _WORKER["rs"] = self.rs
                 # the workers inherit the compiled code instead of each compiling it on first use
                 compile_waiting(self.rs.unit.ns)
+                game_module(self.rs)  # and the generated game module (play_game's compiled engine)
             else:
                 expected = (self.rs.folder, list(self.rs.modules), self.rs.digest, dict(self.rs.overrides))
             self.executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(self.method),

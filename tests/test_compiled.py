@@ -442,3 +442,43 @@ def test_a_construct_the_generator_does_not_write_keeps_the_game_on_the_referenc
         assert describe(ruleset, 2)["compiled"]["supported"] is False
     finally:
         clear_memos()
+
+
+def _engines_asked(monkeypatch) -> list:
+    """The `engine` of every Ruleset.new_game call from now on."""
+    from interpreter.ruleset import Ruleset
+
+    engines = []
+    new_game = Ruleset.new_game
+    monkeypatch.setattr(Ruleset, "new_game", lambda self, *args, **kwargs: (
+        engines.append(kwargs.get("engine")), new_game(self, *args, **kwargs))[1])
+    return engines
+
+
+@pytest.mark.parametrize("name,players,modules", [("tictactoe", 2, ()), ("kuhn-poker", 2, ()), ("davos", 4, ()),
+                                                  ("deep-state", 3, ("draft",)), ("global-mogul", 3, ()),
+                                                  ("corporate-times", 4, ())])
+def test_play_game_plays_random_agents_on_the_compiled_engine_and_the_games_are_the_same(name, players, modules,
+                                                                                        monkeypatch):
+    """`play_game(engine="auto")` (what `simulate` runs) plays random agents on the compiled
+    engine; each game's record is the same as on the reference engine."""
+    from interpreter.play import play_game
+
+    ruleset = load(name, modules=modules)
+    engines = _engines_asked(monkeypatch)
+    for seed in range(2):
+        compiled = play_game(ruleset, players, seed, ["random"], record=True).to_json()
+        reference = play_game(ruleset, players, seed, ["random"], record=True, engine="reference").to_json()
+        assert compiled == reference and compiled["error"] is None, (name, seed)
+    assert engines == ["compiled", "reference", "compiled", "reference"]
+
+
+def test_play_game_plays_other_agents_on_the_reference_engine(monkeypatch):
+    """An agent that reads more than its legal moves (greedy, MCTS: drawn worlds) gets the
+    reference engine's State."""
+    from interpreter.play import play_game
+
+    ruleset = load("kuhn-poker")
+    engines = _engines_asked(monkeypatch)
+    assert play_game(ruleset, 2, 0, ["random", "greedy"]).error is None
+    assert engines[0] == "reference"

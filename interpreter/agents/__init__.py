@@ -20,6 +20,10 @@ __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "make_agent", "AG
 
 class Agent:
     name = "agent"
+    # True when the agent reads nothing of the state but its legal moves (and whether seats
+    # choose at once): such an agent plays the compiled engine's game (play.play_game) exactly
+    # as the reference's, since both list the same moves in the same order
+    reads_only_legal_moves = False
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
@@ -30,6 +34,7 @@ class Agent:
 
 class RandomAgent(Agent):
     name = "random"
+    reads_only_legal_moves = True
 
     def act(self, state, player):
         if state.is_simultaneous():  # several players choose at once: only this player's moves
