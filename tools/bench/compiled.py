@@ -11,10 +11,14 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
 - tic-tac-toe and Kuhn poker games/s divided by OpenSpiel's pure-Python `python_tic_tac_toe` /
   `python_kuhn_poker` (chance sampled by probability), when open-spiel is installed: must > 1.
 - the same playouts with `legal_action_ids()` / `apply_id()` (what agents and MCTS use).
+- with `--against TREE` (another checkout, e.g. main's), its compiled engine timed in the same
+  rounds (its `interpreter` package imported under another name), and this tree's speed divided
+  by that tree's for each compiled playout: a before/after of a change in one run.
 
-Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4]
+Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--against TREE]
 """
 import argparse
+import importlib.util
 import os
 import random
 import sys
@@ -63,16 +67,37 @@ def ids_playout(ruleset, engine, rng, seed):
     return state
 
 
-def functions(rng):
+COMPILED_PLAYOUTS = ("tictactoe_compiled", "kuhn_compiled", "tictactoe_ids_compiled", "kuhn_ids_compiled")
+
+
+def functions(rng, against=None):
+    """{name: playout}; with `against` (another tree's interpreter package) its compiled
+    playouts too, named "<name>@against"."""
     seeds = iter(range(10 ** 9))
-    tictactoe, kuhn = load("tictactoe"), load("kuhn-poker")
+    trees = [("", load)] + ([("@against", against.load)] if against is not None else [])
     found = {"integer_board": lambda: integer_board_playout(rng), "bitboard": lambda: plain_playout(rng)}
-    for engine in ("compiled", "reference"):
-        found[f"tictactoe_{engine}"] = lambda engine=engine: api_playout(tictactoe, engine, rng, next(seeds))
-        found[f"kuhn_{engine}"] = lambda engine=engine: api_playout(kuhn, engine, rng, next(seeds))
-        found[f"tictactoe_ids_{engine}"] = lambda engine=engine: ids_playout(tictactoe, engine, rng, next(seeds))
+    for suffix, load_ruleset in trees:
+        tictactoe, kuhn = load_ruleset("tictactoe"), load_ruleset("kuhn-poker")
+        for engine in ("compiled",) if suffix else ("compiled", "reference"):
+            for game, ruleset in (("tictactoe", tictactoe), ("kuhn", kuhn)):
+                found[f"{game}_{engine}{suffix}"] = \
+                    lambda ruleset=ruleset, engine=engine: api_playout(ruleset, engine, rng, next(seeds))
+                found[f"{game}_ids_{engine}{suffix}"] = \
+                    lambda ruleset=ruleset, engine=engine: ids_playout(ruleset, engine, rng, next(seeds))
     found.update(openspiel_playouts(rng))
     return found
+
+
+def import_tree(root):
+    """The `interpreter` package of the checkout at `root`, imported as "interpreter_against"
+    (its modules import each other relatively, so the two trees do not mix)."""
+    folder = os.path.join(os.path.abspath(root), "interpreter")
+    spec = importlib.util.spec_from_file_location("interpreter_against", os.path.join(folder, "__init__.py"),
+                                                  submodule_search_locations=[folder])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    return package
 
 
 def ratio_lines(results):
@@ -89,12 +114,17 @@ def ratio_lines(results):
     rows.append(("integer board / bitboard", over("integer_board", "bitboard"), ""))
     rows.append(("tic-tac-toe compiled / reference engine", over("tictactoe_compiled", "tictactoe_reference"), ""))
     rows.append(("Kuhn poker compiled / reference engine", over("kuhn_compiled", "kuhn_reference"), ""))
+    rows.append(("Kuhn poker ids (compiled) / integer board", over("kuhn_ids_compiled", "integer_board"), ""))
+    for name in COMPILED_PLAYOUTS:
+        if f"{name}@against" in results:
+            rows.append((f"{name}: this tree / --against tree", over(name, f"{name}@against"), ""))
     if "openspiel_kuhn" in results:
         for engine in ("compiled", "reference"):
             rows.append((f"tic-tac-toe ({engine}) / OpenSpiel py", over(f"tictactoe_{engine}", "openspiel_tictactoe"),
                          "must > 1" if engine == "compiled" else ""))
             rows.append((f"Kuhn poker ({engine}) / OpenSpiel py", over(f"kuhn_{engine}", "openspiel_kuhn"),
                          "must > 1" if engine == "compiled" else ""))
+        rows.append(("Kuhn poker ids (compiled) / OpenSpiel py", over("kuhn_ids_compiled", "openspiel_kuhn"), ""))
     return rows
 
 
@@ -110,9 +140,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.4, help="seconds per burst")
+    parser.add_argument("--against", metavar="TREE", help="another checkout to time in the same rounds")
     args = parser.parse_args(argv)
+    os.environ["RULEBOOK_CACHE"] = "0"
     rng = random.Random(1)
-    timed = functions(rng)
+    timed = functions(rng, import_tree(args.against) if args.against else None)
     for fn in timed.values():  # warm up (and generate the game modules)
         fn()
     results = interleaved(timed, "bitboard", args.rounds, args.seconds)
@@ -121,7 +153,7 @@ def main(argv=None):
         print(f"  {name:28} {entry['rate']:12,.0f} /s")
     print("ratios (median over rounds of the per-round ratios)")
     for label, value, target in ratio_lines(results):
-        print(f"  {label:48} {value:8.3f}  {verdict(value, target)}")
+        print(f"  {label:52} {value:8.3f}  {verdict(value, target)}")
 
 
 if __name__ == "__main__":
