@@ -250,3 +250,25 @@ def test_moves_predicted_to_hand_over_go_to_the_reference_without_a_try_and_stay
     assert any(record.skipped for record in records.values()), "no move went to the reference without a try"
     assert any(record.tries > record.hand_overs for record in records.values()), \
         "every action that ever handed over was predicted to: the test no longer sees a plain move of one"
+
+
+def test_start_positions_are_memoised_by_the_chance_outcomes_of_set_up():
+    """Set-up that draws a few times (Kuhn deals from a shuffled 3-card deck, dice's deck, a
+    random first player) is memoised by its outcomes; one that shuffles a long deck (davos) is
+    set up by the generated code every time. Either way every seed starts as the reference does."""
+    for name, players, positions in (("kuhn-poker", 2, 6), ("dice", 2, None), ("start_player", 3, 3),
+                                     ("davos", 4, 0)):
+        folder = name if name in ("kuhn-poker", "davos") else os.path.join(ROOT, "tests", "rulesets", name)
+        ruleset = load(folder)
+        for seed in range(24):
+            reference, compiled = _both(ruleset, players, seed)
+            assert compiled.hash() == reference.hash(), (name, seed)
+            assert compiled.seed_text == reference.seed_text and compiled.rng == reference.d["rng"], (name, seed)
+            index = random.Random(seed).randrange(len(reference.legal_action_ids()))
+            assert compiled.apply_id(index) and reference.apply_id(index)
+            assert compiled.hash() == reference.hash(), (name, seed)
+        memo = game_module(ruleset).start_positions[players]
+        if positions == 0:
+            assert not memo.open and memo.size == 0, name
+        elif positions is not None:
+            assert memo.size == positions, name

@@ -21,7 +21,7 @@ from ..engine.state import State, _initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
-from .module import LISTED_BOUND
+from .module import LISTED_BOUND, ChanceHolder, StartMemo
 from .twin import HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
@@ -31,24 +31,22 @@ _NOREF = 2
 _BY_REFERENCE = (HandOver, RuleRuntimeError, RuleFailure) + ENGINE_ERRORS
 
 
-class _ChanceHolder:
-    """What the reference's chance effects read of a state: `d["rng"]` (shared with the game)."""
-
-    __slots__ = ("d",)
-
-    def __init__(self, rng):
-        self.d = {"rng": rng}
-
-
 def start_game(ruleset, module, players: int, seed) -> "CompiledState":
-    """Set a seeded game up (engine.State.new, through the generated flow)."""
+    """Set a seeded game up (engine.State.new, through the generated flow), or take its
+    position from the module's StartMemo."""
     if players not in ruleset.players:
         raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
                                f"not {players}")
-    start = module.start_positions.get(players)
-    if start is not None:  # set-up drew no chance: every seed starts from the same position
-        game_vars, frame, log, moves, terminal, step = start
-        state = CompiledState(ruleset, module, marshal.loads(game_vars), str(seed))
+    memo = module.start_positions.get(players)
+    if memo is None:
+        memo = module.start_positions[players] = StartMemo()
+    seed_text = str(seed)
+    rng = [seed_text, 0]
+    position = memo.find(rng)
+    if position is not None:
+        game_vars, frame, log, moves, terminal, step = position
+        state = CompiledState(ruleset, module, marshal.loads(game_vars), seed_text)
+        state.rng[1] = rng[1]
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
@@ -61,15 +59,20 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         _initial_vars(ruleset, players, game_vars)
         initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
     game_vars = marshal.loads(initial)
-    state = CompiledState(ruleset, module, game_vars, str(seed))
+    state = CompiledState(ruleset, module, game_vars, seed_text)
+    holder = state._chance = ChanceHolder(state.rng, recording=memo.open)
     try:
         state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
     except HandOver:  # set-up asks a player: the reference sets the game up
+        memo.open = False
         state._hand_over(State.new(ruleset, players, seed, "seeded"))
         return state
-    if state.rng[1] == 0:
-        module.start_positions[players] = (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
-                                           state._log, state.moves, state.terminal, state.step)
+    drawn, holder.drawn = holder.drawn, None
+    if drawn is None:
+        memo.open = False
+    elif memo.open:
+        memo.add(drawn, (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
+                         state._log, state.moves, state.terminal, state.step))
         state._log_shared = True
     return state
 
@@ -77,7 +80,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
 class CompiledState(Twin):
     """A game played by generated code; see the module's docstring."""
 
-    __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "chance_holder", "moves",
+    __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "_chance", "moves",
                  "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
@@ -89,7 +92,7 @@ class CompiledState(Twin):
         self.step = 0
         self.seed = seed
         self.rng = [seed, 0]
-        self.chance_holder = _ChanceHolder(self.rng)
+        self._chance = None  # the ChanceHolder, made when chance is first drawn
         self.moves = []  # the legal moves now, as engine/legal.py lists them
         self._legal = None  # their Action objects, once asked for
         self._history = None  # a chain (earlier, (move, player) or Action)
@@ -108,6 +111,13 @@ class CompiledState(Twin):
     hash = State.hash
     scores = State.scores
     winners = State.winners
+
+    @property
+    def chance_holder(self) -> ChanceHolder:
+        """What the chance effects of the generated code draw from (the game's seeded RNG)."""
+        if self._chance is None:
+            self._chance = ChanceHolder(self.rng)
+        return self._chance
 
     def _lines(self) -> list:
         return self._ref._lines() if self._ref is not None else State._lines(self)
