@@ -213,10 +213,9 @@ def game_module(ruleset) -> Optional[GameModule]:
     """The game module of `ruleset` (generated on first use), or None when `support` finds a
     construct the generator does not write."""
     key = id(ruleset)
-    with _LOCK:
-        entry = _MODULES.get(key)
-        if entry is not None and entry[0]() is ruleset:
-            return entry[1]
+    entry = _MODULES.get(key)  # one dict read: atomic, no lock needed to look
+    if entry is not None and entry[0]() is ruleset:
+        return entry[1]
     module = _build(ruleset) if support(ruleset) is None else None
     with _LOCK:
         _MODULES[key] = (weakref.ref(ruleset, lambda _ref, key=key: _MODULES.pop(key, None)), module)
