@@ -272,3 +272,17 @@ def test_start_positions_are_memoised_by_the_chance_outcomes_of_set_up():
             assert not memo.open and memo.size == 0, name
         elif positions is not None:
             assert memo.size == positions, name
+
+
+def test_a_start_position_s_vars_are_new_plain_data_every_game():
+    from interpreter.compiled.start import fresh_copier
+
+    data = {"board": ["", "X"], "n": -3, "ok": True, "none": None, "ratio": 0.1, "deep": [[{"1": [2]}]], "7": {5: "q"}}
+    copy_of = fresh_copier(data)
+    first, second = copy_of(), copy_of()
+    assert first == data == second and first is not second and first["deep"][0] is not second["deep"][0]
+    assert type(first["ok"]) is bool and list(first["7"]) == [5]
+    first["board"][0] = "O"
+    assert copy_of()["board"] == ["", "X"]
+    for awkward in ({"x": float("inf")}, {"x": (1, 2)}, {"x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}):
+        assert fresh_copier(awkward)() == awkward  # marshal copies what a literal cannot write

@@ -21,7 +21,8 @@ from ..engine.state import State, _initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
-from .module import LISTED_BOUND, ChanceHolder, StartMemo
+from .module import LISTED_BOUND
+from .start import ChanceHolder, StartMemo, fresh_copier
 from .twin import HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
@@ -44,8 +45,8 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     rng = [seed_text, 0]
     position = memo.find(rng)
     if position is not None:
-        game_vars, frame, log, moves, terminal, step = position
-        state = CompiledState(ruleset, module, marshal.loads(game_vars), seed_text)
+        new_vars, frame, log, moves, terminal, step = position
+        state = CompiledState(ruleset, module, new_vars(), seed_text)
         state.rng[1] = rng[1]
         state.frame = list(frame) if frame is not None else None
         state._log = log
@@ -53,13 +54,12 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         state.moves, state.terminal, state.step = moves, terminal, step
         return state
     ruleset.budget.reset()
-    initial = module.initial_vars.get(players)
-    if initial is None:  # the declared vars' values do not depend on the seed: worked out once
+    new_vars = module.initial_vars.get(players)
+    if new_vars is None:  # the declared vars' values do not depend on the seed: worked out once
         game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
         _initial_vars(ruleset, players, game_vars)
-        initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
-    game_vars = marshal.loads(initial)
-    state = CompiledState(ruleset, module, game_vars, seed_text)
+        new_vars = module.initial_vars[players] = fresh_copier(game_vars)
+    state = CompiledState(ruleset, module, new_vars(), seed_text)
     holder = state._chance = ChanceHolder(state.rng, recording=memo.open)
     try:
         state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
@@ -71,7 +71,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     if drawn is None:
         memo.open = False
     elif memo.open:
-        memo.add(drawn, (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
+        memo.add(drawn, (fresh_copier(state.V), list(state.frame) if state.frame else None,
                          state._log, state.moves, state.terminal, state.step))
         state._log_shared = True
     return state
@@ -274,21 +274,23 @@ class CompiledState(Twin):
         return self._apply_index(index, True)
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
-        move = self.moves[index]
-        record = self.module.hand_overs.get(move[0])
+        moves = self.moves
+        move = moves[index]
+        module = self.module
+        record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
         frame = self.frame
+        log = self._log
         undo_log: dict = {}
-        point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], self._history, undo_log,
-                 self.moves, self._legal)
-        if self.module.settles:
+        point = (frame, frame[:], self.step, log, len(log), self.rng[1], self._history, undo_log, moves, self._legal)
+        if module.settles:
             self._settle_labels()
         try:
             self._run_move(move, frame, undo_log)
         except _BY_REFERENCE:
             self._back_to(point)
-            self.module.hand_overs.tried(move[0], True)
+            module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
         if record is not None:
             record.tried(False)
@@ -297,10 +299,11 @@ class CompiledState(Twin):
         return APPLIED
 
     def _run_move(self, move, frame, undo_log) -> None:
-        self.rs.budget.reset()
-        self.step += 1
-        if self.step > self.rs.max_steps:
-            raise RuleRuntimeError(f"the game exceeded its bound of {self.rs.max_steps} steps in phase "
+        ruleset = self.rs
+        ruleset.budget.reset()
+        step = self.step = self.step + 1
+        if step > ruleset.max_steps:
+            raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
@@ -311,8 +314,7 @@ class CompiledState(Twin):
         for key, value in move[1]:
             local_names[key] = value if type(value) in SCALARS else thaw(value)
         frame[ACTED] += 1
-        self.moves = None
-        self._legal = None
+        self.moves = self._legal = None
         self._version += 1
         module = self.module
         game_vars = self.V

@@ -2,9 +2,8 @@
 text, bound to the ruleset's compiled expressions and kept in memory only (never on disk: a
 file of code read back would be a way in for code that is not ours).
 
-Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest), the
-memo of start positions by the chance outcomes set-up drew (`StartMemo`), the chance a
-compiled game draws from (`ChanceHolder`) and the runtime helpers the generated code calls.
+Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest) and the
+runtime helpers the generated code calls.
 """
 from __future__ import annotations
 
@@ -14,20 +13,18 @@ import weakref
 from typing import Optional
 
 from ..engine import effects as fx
-from ..engine.chance import ChanceNeeded, seeded_index
 from ..engine.effects import RuleFailure, choice_options
 from ..engine.values import SCALARS, fmt, freeze
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
 from .phases import generate
+from .start import chance_effect
 from .support import support
 
-__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND", "StartMemo", "ChanceHolder"]
+__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND"]
 
 LISTED_BOUND = 100_000  # listed Actions kept per ruleset
-MEMO_DRAWS = 8  # a set-up that draws more often is not memoised (a shuffled deck of 52: no two alike)
-MEMO_STARTS = 4096  # start positions memoised per player count at most
 
 _CODE = BoundedMemo("generated game modules", 64)  # source text -> code object
 _MODULES: dict = {}  # id(ruleset) -> (weak reference to it, GameModule)
@@ -55,114 +52,12 @@ class GameModule:
         # (a dict, so the generated `name not in S` stays a dict lookup)
         self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
-        self.initial_vars: dict = {}  # players -> the vars before set-up (marshalled)
-        self.start_positions: dict = {}  # players -> StartMemo
+        self.initial_vars: dict = {}  # players -> a function that returns the vars before set-up (new each call)
+        self.start_positions: dict = {}  # players -> start.StartMemo
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
         # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
         self.listed_actions: dict = {}
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
-
-
-class StartDraw:
-    """A node of a StartMemo: set-up draws from `count` options here; `after` maps each outcome
-    seen to what follows (the next StartDraw, or the position)."""
-
-    __slots__ = ("count", "after")
-
-    def __init__(self, count: int):
-        self.count = count
-        self.after: dict = {}
-
-
-class StartMemo:
-    """The positions after set-up for one player count, by the chance outcomes set-up drew.
-    Set-up runs the same code from the same vars, so the same outcomes give the same position:
-    a set-up that draws nothing has one position (tic-tac-toe), a shuffled three-card deck six
-    (Kuhn poker). The seeded RNG is counter-based, so finding a game's position is drawing its
-    outcomes one by one (`find`); a set-up that draws more than MEMO_DRAWS times, or a player
-    count past MEMO_STARTS positions, is set up by the generated code every time."""
-
-    __slots__ = ("root", "size", "open")
-
-    def __init__(self):
-        self.root = None  # a StartDraw, the position (when set-up draws nothing), or None
-        self.size = 0
-        self.open = True  # are new positions recorded?
-
-    def find(self, rng: list):
-        """The position for the seeded RNG `rng` (its counter moved past set-up's draws), or
-        None when it is not known yet (the counter is then anywhere)."""
-        node = self.root
-        while type(node) is StartDraw:
-            node = node.after.get(seeded_index(rng, node.count))
-        return node
-
-    def add(self, draws: list, position) -> None:
-        """Keep `position`, reached by set-up drawing `draws` ([(count, outcome)], in order)."""
-        if self.size >= MEMO_STARTS:
-            self.open = False
-            return
-        if not draws:
-            self.root = position
-        else:
-            if self.root is None:
-                self.root = StartDraw(draws[0][0])
-            node = self.root
-            for number, (count, outcome) in enumerate(draws):
-                if type(node) is not StartDraw or node.count != count:
-                    return  # not the path of an earlier set-up (set-up read something besides chance)
-                if number == len(draws) - 1:
-                    node.after[outcome] = position
-                else:
-                    node = node.after.setdefault(outcome, StartDraw(draws[number + 1][0]))
-        self.size += 1
-
-
-class ChanceHolder:
-    """What the reference's chance effects read of a game: `d["rng"]`, the game's seeded RNG.
-    While set-up is recorded for the StartMemo, `drawn` lists its draws as (count, outcome)."""
-
-    __slots__ = ("d", "drawn")
-
-    def __init__(self, rng: list, recording: bool = False):
-        self.d = {"rng": rng}
-        self.drawn = [] if recording else None
-
-    def record(self, handler, effect, game_vars: dict, names: dict) -> None:
-        """Run a chance effect, recording its draws: the draws are given to it as a chance node's
-        outcomes are (engine/chance.py `draw`), each the seeded RNG's next one, so the game is the
-        same as when drawn directly; an effect draws everything before it changes anything."""
-        rng = self.d["rng"]
-        begin = rng[1]
-        counts, given = [], []
-        frame = {"draws": given, "drawn": 0}
-        self.d["rng"] = None
-        try:
-            while len(self.drawn) + len(given) <= MEMO_DRAWS:
-                frame["drawn"] = 0
-                try:
-                    handler(self, effect, frame, game_vars, names)
-                except ChanceNeeded as needed:
-                    counts.append(len(needed.options))
-                    given.append(seeded_index(rng, counts[-1]))
-                    continue
-                self.drawn.extend(zip(counts, given))
-                return
-        finally:
-            self.d["rng"] = rng
-        self.drawn = None  # too many draws to memoise: drawn again from the RNG (the same outcomes)
-        rng[1] = begin
-        handler(self, effect, None, game_vars, names)
-
-
-def chance_effect(handler):
-    """The runtime function of a chance effect (shuffle, random): the reference's handler, its
-    draws recorded while set-up is (ChanceHolder.record)."""
-    def run(holder, effect, frame, game_vars, names):
-        if holder.drawn is None:
-            return handler(holder, effect, frame, game_vars, names)
-        return holder.record(handler, effect, game_vars, names)
-    return run
 
 
 class HandOverRecord:
