@@ -57,6 +57,9 @@ class GameModule:
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
         # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
         self.listed_actions: dict = {}
+        # player -> {id(move): (move, Action)}: a move the generated code keeps (built once per
+        # value, or a constant) is found by identity, without hashing its name and args
+        self.listed_by_move: dict = {}
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
 
 
