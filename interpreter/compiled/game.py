@@ -45,13 +45,15 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     rng = [seed_text, 0]
     position = memo.find(rng)
     if position is not None:
-        new_vars, frame, log, moves, terminal, step = position
+        new_vars, frame, log, moves, actions, terminal, step = position
         state = CompiledState(ruleset, module, new_vars(), seed_text)
         state.rng[1] = rng[1]
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
         state.moves, state.terminal, state.step = moves, terminal, step
+        if actions is not None:
+            state._legal = list(actions)
         return state
     ruleset.budget.reset()
     new_vars = module.initial_vars.get(players)
@@ -71,8 +73,10 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     if drawn is None:
         memo.open = False
     elif memo.open:
+        # the Actions of the first moves too, when their labels do not read the state
+        actions = tuple(state.legal_actions()) if all(move[4] is None for move in state.moves) else None
         memo.add(drawn, (fresh_copier(state.V), list(state.frame) if state.frame else None,
-                         state._log, state.moves, state.terminal, state.step))
+                         state._log, state.moves, actions, state.terminal, state.step))
         state._log_shared = True
     return state
 
