@@ -292,6 +292,8 @@ class CompiledState(Twin):
         return self._apply_index(index, True)
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
+        """Make listed move `index` with the generated code, atomically: a move it cannot make
+        is put back and made by the reference (twin.py)."""
         moves = self.moves
         move = moves[index]
         module = self.module
@@ -305,7 +307,30 @@ class CompiledState(Twin):
         if module.settles:
             self._settle_labels()
         try:
-            self._run_move(move, frame, undo_log)
+            ruleset = self.rs
+            ruleset.budget.reset()
+            step = self.step = self.step + 1
+            if step > ruleset.max_steps:
+                raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
+                                       f"'{frame[0]}' (does a phase loop without end?)")
+            player = frame[PLAYER]
+            if move[4] is not None:  # a label that reads the state: rendered now, before it changes
+                label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
+                move = (move[0], move[1], label, None, None)
+            self._history = (self._history, (move, player))
+            local_names = {"player": player, "round": frame[ROUND]}
+            for key, value in move[1]:
+                local_names[key] = value if type(value) in SCALARS else thaw(value)
+            frame[ACTED] += 1
+            self.moves = self._legal = None
+            self._version += 1
+            game_vars = self.V
+            module.act_named[move[0]](self, game_vars, local_names, undo_log)
+            stage = module.turns_named[frame[0]](self, game_vars, undo_log)
+            if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
+                self.run(stage, undo_log)
+            elif self.terminal:
+                self.moves = []
         except _BY_REFERENCE:
             self._back_to(point)
             module.hand_overs.tried(move[0], True)
@@ -315,33 +340,6 @@ class CompiledState(Twin):
         if undoable:
             self._undo.append(point)
         return APPLIED
-
-    def _run_move(self, move, frame, undo_log) -> None:
-        ruleset = self.rs
-        ruleset.budget.reset()
-        step = self.step = self.step + 1
-        if step > ruleset.max_steps:
-            raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
-                                   f"'{frame[0]}' (does a phase loop without end?)")
-        player = frame[PLAYER]
-        if move[4] is not None:  # a label that reads the state: rendered now, before it changes
-            label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
-            move = (move[0], move[1], label, None, None)
-        self._history = (self._history, (move, player))
-        local_names = {"player": player, "round": frame[ROUND]}
-        for key, value in move[1]:
-            local_names[key] = value if type(value) in SCALARS else thaw(value)
-        frame[ACTED] += 1
-        self.moves = self._legal = None
-        self._version += 1
-        module = self.module
-        game_vars = self.V
-        module.act_named[move[0]](self, game_vars, local_names, undo_log)
-        stage = module.turns_named[frame[0]](self, game_vars, undo_log)
-        if stage is not None:  # the phase ends: the flow goes on (rarely more than a few stages)
-            self.run(stage, undo_log)
-        elif self.terminal:
-            self.moves = []
 
     def _settle_labels(self) -> None:
         for action in self._legal or ():
