@@ -21,7 +21,7 @@ from ..engine.state import State, _initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, FRAME_FIELDS, PLAYER, ROUND
-from .module import LISTED_BOUND
+from .module import listed_actions
 from .start import ChanceHolder, StartMemo, fresh_copier
 from .twin import HandOver, Twin
 
@@ -209,44 +209,11 @@ class CompiledState(Twin):
             return self._ref.legal_actions(player)
         actions = self._legal
         if actions is None:
-            actions = self._legal = self._listed_actions()
+            actions = self._legal = listed_actions(self.module, self.moves,
+                                                   self.frame[PLAYER] if self.frame is not None else None)
         if player is not None and actions and actions[0].player != player:
             return []
         return actions
-
-    def _listed_actions(self) -> list:
-        """The Action of each legal move; one whose label does not read the state is the same
-        object in every game of this ruleset (an Action does not change once built), found by
-        the move's identity when the generated code keeps the move (module.listed_by_move)."""
-        mover = self.frame[PLAYER] if self.frame is not None else None
-        by_move = self.module.listed_by_move.get(mover)
-        if by_move is None:
-            by_move = self.module.listed_by_move[mover] = {}
-        seen = by_move.get
-        actions = []
-        for move in self.moves:
-            entry = seen(id(move))
-            actions.append(entry[1] if entry is not None and entry[0] is move else
-                           self._listed_action(move, mover, by_move))
-        return actions
-
-    def _listed_action(self, move: tuple, mover, by_move: dict) -> Action:
-        """The Action of a move not found by identity: by its name, args and player."""
-        if move[4] is not None:  # its label reads the state: an Action of this position only
-            return Action.listed(move[0], move[1], mover, move[2], move[3], move[4])
-        module = self.module
-        key = (move[0], move[1], mover)
-        action = module.listed_actions.get(key)
-        if action is None:
-            if len(module.listed_actions) >= LISTED_BOUND:
-                module.listed_actions.clear()
-                for table in module.listed_by_move.values():
-                    table.clear()
-            action = module.listed_actions[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
-            # the first move of its kind: if the generated code keeps it, it is found by identity
-            # from now on (the entry holds the move, so its id is not given to another object)
-            by_move[id(move)] = (move, action)
-        return action
 
     def legal_action(self, index: int) -> Action:
         if self._ref is not None:

@@ -2,8 +2,9 @@
 text, bound to the ruleset's compiled expressions and kept in memory only (never on disk: a
 file of code read back would be a way in for code that is not ours).
 
-Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest) and the
-runtime helpers the generated code calls.
+Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest), the
+Actions of listed moves shared by the games of a ruleset (`listed_actions`), and the runtime
+helpers the generated code calls.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Optional
 
 from ..engine import effects as fx
 from ..engine.effects import RuleFailure, choice_options
-from ..engine.values import SCALARS, fmt, freeze
+from ..engine.values import SCALARS, Action, fmt, freeze
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
@@ -22,7 +23,7 @@ from .phases import generate
 from .start import chance_effect
 from .support import support
 
-__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND"]
+__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND", "listed_actions"]
 
 LISTED_BOUND = 100_000  # listed Actions kept per ruleset
 
@@ -99,6 +100,40 @@ class HandOvers(dict):
         if record is None:
             record = self[action_id] = HandOverRecord()
         record.tried(handed_over)
+
+
+def listed_actions(module: GameModule, moves: list, mover) -> list:
+    """The Action of each listed move of `mover`; one whose label does not read the state is the
+    same object in every game of the ruleset (an Action does not change once built), found by
+    the move's identity when the generated code keeps the move (`listed_by_move`)."""
+    by_move = module.listed_by_move.get(mover)
+    if by_move is None:
+        by_move = module.listed_by_move[mover] = {}
+    seen = by_move.get
+    actions = []
+    for move in moves:
+        entry = seen(id(move))
+        actions.append(entry[1] if entry is not None and entry[0] is move else
+                       _listed_action(module, move, mover, by_move))
+    return actions
+
+
+def _listed_action(module: GameModule, move: tuple, mover, by_move: dict) -> Action:
+    """The Action of a move not found by identity: by its name, args and player."""
+    if move[4] is not None:  # its label reads the state: an Action of this position only
+        return Action.listed(move[0], move[1], mover, move[2], move[3], move[4])
+    key = (move[0], move[1], mover)
+    action = module.listed_actions.get(key)
+    if action is None:
+        if len(module.listed_actions) >= LISTED_BOUND:
+            module.listed_actions.clear()
+            for table in module.listed_by_move.values():
+                table.clear()
+        action = module.listed_actions[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
+        # the first move of its kind: if the generated code keeps it, it is found by identity
+        # from now on (the entry holds the move, so its id is not given to another object)
+        by_move[id(move)] = (move, action)
+    return action
 
 
 def clear_memos() -> None:
