@@ -286,3 +286,40 @@ def test_a_start_position_s_vars_are_new_plain_data_every_game():
     assert copy_of()["board"] == ["", "X"]
     for awkward in ({"x": float("inf")}, {"x": (1, 2)}, {"x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}):
         assert fresh_copier(awkward)() == awkward  # marshal copies what a literal cannot write
+
+
+def test_a_rule_failing_in_a_move_made_without_an_undo_log_leaves_the_game_as_it_was(tmp_path):
+    """`apply` keeps no undo log when no effect can refuse a move (no `fail`, no `choose`): a
+    rule failing halfway is put right by setting the game up again and making its moves."""
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(
+        "game: {name: breaks, players: [2], start: play}\n"
+        "vars: {count: {value: 0}, items: {value: [1, 2]}}\n"
+        "actions:\n"
+        "  step: {effects: ['count += 1', 'items[0] = count', {if: 'count == 3', then: ['items[5] = 1']}]}\n"
+        "phases:\n"
+        "  play: {kind: turns, actions: [step], rounds: 3, next: end}\n")
+    ruleset = load(str(folder))
+    assert not game_module(ruleset).refusable
+    reference, compiled = _both(ruleset, 2, 1)
+    for _ in range(2):
+        assert compiled.apply(compiled.legal_actions()[0]) and reference.apply(reference.legal_actions()[0])
+    before = compiled.hash()
+    failed, expected = compiled.apply(compiled.legal_actions()[0]), reference.apply(reference.legal_actions()[0])
+    assert not failed and failed.code == "rule_error" == expected.code and failed.reason == expected.reason
+    assert compiled.hash() == before == reference.hash()
+    assert compiled.vars == {**reference.vars} and compiled.history() == reference.history()
+
+
+def test_undo_after_moves_made_with_apply_goes_back_as_the_reference_does():
+    """The reference's undo point is a snapshot: undo() after apply_id then apply goes back to
+    before the apply_id move, taking the apply move back too."""
+    for name in ("kuhn-poker", "tictactoe"):
+        ruleset = load(name)
+        reference, compiled = _both(ruleset, 2, 1)
+        for game in (reference, compiled):
+            assert game.apply_id(0) and game.apply(game.legal_actions()[-1])
+        assert compiled.hash() == reference.hash()
+        assert compiled.undo() and reference.undo()
+        assert compiled.hash() == reference.hash() == ruleset.new_game(2, seed=1).hash(), name

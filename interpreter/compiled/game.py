@@ -85,7 +85,7 @@ class CompiledState(Twin):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "terminal", "step", "seed", "rng", "_chance", "moves",
-                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref")
+                 "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_players")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
@@ -106,6 +106,7 @@ class CompiledState(Twin):
         self._twin = None  # (version, reference State) once built
         self._version = 0
         self._ref = None  # the reference State while the game is handed over to it
+        self._players = game_vars.get("num_players")  # (rules may change the var)
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -269,7 +270,10 @@ class CompiledState(Twin):
             return self._move_by_reference(index, undoable)
         frame = self.frame
         log = self._log
-        undo_log: dict = {}
+        # a move that nothing can refuse or take from the generated code, with no apply_id move
+        # to take back, keeps no undo log (the log of every var counts as written already)
+        unlogged = not undoable and not module.refusable and not self._undo
+        undo_log: dict = module.every_var if unlogged else {}
         point = (frame, frame[:], self.step, log, len(log), self.rng[1], self._history, undo_log, moves, self._legal)
         if module.settles:
             self._settle_labels()
@@ -299,13 +303,22 @@ class CompiledState(Twin):
             elif self.terminal:
                 self.moves = []
         except _BY_REFERENCE:
-            self._back_to(point)
+            if unlogged:  # a rule failed halfway (a bug in the rules, or a bound reached)
+                _play_again(self, point[6])
+            else:
+                self._back_to(point)
             module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
         if record is not None:
             record.tried(False)
         if undoable:
             self._undo.append(point)
+        elif self._undo and self._undo[-1][0] != "reference":
+            # undo() of the last apply_id move takes this one back too, as the reference's
+            # snapshot does: the old values of the vars only this move changed join its log
+            earlier = self._undo[-1][7]
+            for name, value in undo_log.items():
+                earlier.setdefault(name, value)
         return APPLIED
 
     def _settle_labels(self) -> None:
@@ -352,17 +365,34 @@ class CompiledState(Twin):
     def copy(self) -> "CompiledState":
         if self._ref is not None:
             twin = CompiledState(self.rs, self.module, {}, self.seed)
+            twin._players = self._players
             twin._hand_over(self._ref.copy())
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
-        twin.terminal, twin.step = self.terminal, self.step
+        twin.terminal, twin.step, twin._players = self.terminal, self.step, self._players
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
+
+def _play_again(state: CompiledState, history) -> None:
+    """Put `state` back at the position after `history` (a chain of its moves) by setting the
+    game up again and making those moves: a seeded game is the same game every time. For a move
+    made without an undo log that failed halfway (its vars were changed in place)."""
+    fresh = start_game(state.rs, state.module, state._players, state.seed)
+    state._history = history
+    for action in state._history_actions():
+        outcome = fresh.apply(action)
+        if not outcome:
+            raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
+    for name in ("V", "frame", "terminal", "step", "rng", "_chance", "moves", "_legal", "_history", "_log",
+                 "_log_shared", "_twin", "_ref"):
+        setattr(state, name, getattr(fresh, name))
+    state._version += 1
+
 
 def _frame_dict(frame: list) -> dict:
     fields = dict(zip(FRAME_FIELDS, frame))

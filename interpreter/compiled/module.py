@@ -53,6 +53,10 @@ class GameModule:
         # (a dict, so the generated `name not in S` stays a dict lookup)
         self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
+        # some effect can refuse a move (`fail`) or give it to the reference (`choose`): a move
+        # made with `apply` then keeps an undo log too, to be put back exactly
+        self.refusable = any(type(effect) in (fx.Fail, fx.Choose, fx.ChooseTogether)
+                             for block in ruleset.blocks for effect in block)
         self.initial_vars: dict = {}  # players -> a function that returns the vars before set-up (new each call)
         self.start_positions: dict = {}  # players -> start.StartMemo
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
