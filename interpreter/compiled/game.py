@@ -270,8 +270,7 @@ class CompiledState(Twin):
             return self._move_by_reference(index, undoable)
         frame = self.frame
         log = self._log
-        # a move that nothing can refuse or take from the generated code, with no apply_id move
-        # to take back, keeps no undo log (the log of every var counts as written already)
+        # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
         unlogged = not undoable and not module.refusable and not self._undo
         undo_log: dict = module.every_var if unlogged else {}
         point = (frame, frame[:], self.step, log, len(log), self.rng[1], self._history, undo_log, moves, self._legal)
@@ -314,8 +313,7 @@ class CompiledState(Twin):
         if undoable:
             self._undo.append(point)
         elif self._undo and self._undo[-1][0] != "reference":
-            # undo() of the last apply_id move takes this one back too, as the reference's
-            # snapshot does: the old values of the vars only this move changed join its log
+            # undo() of the last apply_id move takes this one back too (as the reference does)
             earlier = self._undo[-1][7]
             for name, value in undo_log.items():
                 earlier.setdefault(name, value)
