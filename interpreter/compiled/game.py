@@ -1,7 +1,9 @@
 """A game in progress played by the generated module of its ruleset (module.py): the same public
 API as engine.State for playing (legal actions and ids, apply, apply_id, undo, queries, hash),
 with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
-instead of a snapshot, and the log kept beside the state, its lines built when read.
+instead of a snapshot (none at all for a move made with `apply` when no effect of the rules can
+refuse it: a rule failing halfway is then put right by playing the game again from set-up), and
+the log kept beside the state, its lines built when read.
 
 Anything else (observe, information_state, determinize, to_json, ...) is answered by an
 identical reference State, and a move the generated code cannot make is made by the reference
