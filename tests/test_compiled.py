@@ -124,17 +124,22 @@ def test_a_refused_move_changes_nothing_and_says_why_as_the_reference_does():
     assert compiled.apply_id(99).code == "bad_action" and compiled.hash() == before
 
 
-def test_a_rule_failing_in_a_move_is_a_rule_error_and_the_game_is_unchanged(tmp_path):
+def _breaking(tmp_path, effects: str):
+    """A game of one action `step` with `effects`, whose rule `items[5] = 1` fails when reached."""
     folder = tmp_path / "game"
     folder.mkdir()
     (folder / "game.yaml").write_text(
         "game: {name: breaks, players: [2], start: play}\n"
         "vars: {count: {value: 0}, items: {value: [1, 2]}}\n"
         "actions:\n"
-        "  step: {effects: ['count += 1', {if: 'count == 2', then: ['items[5] = 1']}]}\n"
+        f"  step: {{effects: {effects}}}\n"
         "phases:\n"
         "  play: {kind: turns, actions: [step], rounds: 3, next: end}\n")
-    ruleset = load(str(folder))
+    return load(str(folder))
+
+
+def test_a_rule_failing_in_a_move_is_a_rule_error_and_the_game_is_unchanged(tmp_path):
+    ruleset = _breaking(tmp_path, "['count += 1', {if: 'count == 2', then: ['items[5] = 1']}]")
     reference, compiled = _both(ruleset, 2, 1)
     assert type(compiled) is CompiledState
     assert compiled.apply_id(0) and reference.apply_id(0)
@@ -291,16 +296,7 @@ def test_a_start_position_s_vars_are_new_plain_data_every_game():
 def test_a_rule_failing_in_a_move_made_without_an_undo_log_leaves_the_game_as_it_was(tmp_path):
     """`apply` keeps no undo log when no effect can refuse a move (no `fail`, no `choose`): a
     rule failing halfway is put right by setting the game up again and making its moves."""
-    folder = tmp_path / "game"
-    folder.mkdir()
-    (folder / "game.yaml").write_text(
-        "game: {name: breaks, players: [2], start: play}\n"
-        "vars: {count: {value: 0}, items: {value: [1, 2]}}\n"
-        "actions:\n"
-        "  step: {effects: ['count += 1', 'items[0] = count', {if: 'count == 3', then: ['items[5] = 1']}]}\n"
-        "phases:\n"
-        "  play: {kind: turns, actions: [step], rounds: 3, next: end}\n")
-    ruleset = load(str(folder))
+    ruleset = _breaking(tmp_path, "['count += 1', 'items[0] = count', {if: 'count == 3', then: ['items[5] = 1']}]")
     assert not game_module(ruleset).refusable
     reference, compiled = _both(ruleset, 2, 1)
     for _ in range(2):
