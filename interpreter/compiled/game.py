@@ -274,7 +274,7 @@ class CompiledState(Twin):
         log = self._log
         # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
         unlogged = not undoable and not module.refusable and not self._undo
-        undo_log: dict = module.every_var if unlogged else {}
+        undo_log = module.every_var if unlogged else {}
         point = (frame, frame[:], self.step, log, len(log), self.rng[1], self._history, undo_log, moves, self._legal)
         if module.settles:
             self._settle_labels()

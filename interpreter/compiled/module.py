@@ -11,6 +11,7 @@ from __future__ import annotations
 import marshal
 import threading
 import weakref
+from types import MappingProxyType
 from typing import Optional
 
 from ..engine import effects as fx
@@ -49,9 +50,9 @@ class GameModule:
         self.act_named = {action_id: self.act[number] for action_id, number in generated.action_index.items()}
         self.turns_named = {phase_id: self.turns[number] for phase_id, number in generated.phase_index.items()}
         self.start = self.enter[generated.phase_index[ruleset.start]]
-        # the undo log of set-up: every var counts as recorded already, so nothing is copied
-        # (a dict, so the generated `name not in S` stays a dict lookup)
-        self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
+        # the undo log of set-up (a dict copy of it) and of a move made without one (game.py):
+        # every var counts as recorded already, so nothing is copied; read-only when shared
+        self.every_var = MappingProxyType(dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS)))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
         # some effect can refuse a move (`fail`) or give it to the reference (`choose`): a move
         # made with `apply` then keeps an undo log too, to be put back exactly
