@@ -271,11 +271,12 @@ class CompiledState(Twin):
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
         frame = self.frame
-        log = self._log
+        history = self._history
         # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
         unlogged = not undoable and not module.refusable and not self._undo
-        undo_log = module.every_var if unlogged else {}
-        point = (frame, frame[:], self.step, log, len(log), self.rng[1], self._history, undo_log, moves, self._legal)
+        point = None if unlogged else (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
+                                       {}, moves, self._legal)
+        undo_log = module.every_var if unlogged else point[7]
         if module.settles:
             self._settle_labels()
         try:
@@ -289,7 +290,7 @@ class CompiledState(Twin):
             if move[4] is not None:  # a label that reads the state: rendered now, before it changes
                 label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
                 move = (move[0], move[1], label, None, None)
-            self._history = (self._history, (move, player))
+            self._history = (history, (move, player))
             local_names = {"player": player, "round": frame[ROUND]}
             for key, value in move[1]:
                 local_names[key] = value if type(value) in SCALARS else thaw(value)
@@ -305,7 +306,7 @@ class CompiledState(Twin):
                 self.moves = []
         except _BY_REFERENCE:
             if unlogged:  # a rule failed halfway (a bug in the rules, or a bound reached)
-                _play_again(self, point[6])
+                _play_again(self, history)
             else:
                 self._back_to(point)
             module.hand_overs.tried(move[0], True)
