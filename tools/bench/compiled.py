@@ -15,13 +15,17 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
   rounds (its `interpreter` package imported under another name), and this tree's speed divided
   by that tree's for each compiled playout: a before/after of a change in one run.
 
-Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--against TREE]
+Bursts are timed in this process's CPU time by default (`--clock wall` for elapsed time): on a
+shared machine the other jobs then weigh on neither side of a ratio.
+
+Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--against TREE] [--clock cpu|wall]
 """
 import argparse
 import importlib.util
 import os
 import random
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
@@ -67,6 +71,7 @@ def ids_playout(ruleset, engine, rng, seed):
     return state
 
 
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 COMPILED_PLAYOUTS = ("tictactoe_compiled", "kuhn_compiled", "tictactoe_ids_compiled", "kuhn_ids_compiled")
 
 
@@ -141,14 +146,15 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.4, help="seconds per burst")
     parser.add_argument("--against", metavar="TREE", help="another checkout to time in the same rounds")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu", help="what a burst is timed by")
     args = parser.parse_args(argv)
     os.environ["RULEBOOK_CACHE"] = "0"
     rng = random.Random(1)
     timed = functions(rng, import_tree(args.against) if args.against else None)
     for fn in timed.values():  # warm up (and generate the game modules)
         fn()
-    results = interleaved(timed, "bitboard", args.rounds, args.seconds)
-    print(f"rates (noisy; {args.rounds} interleaved rounds of {args.seconds}s bursts)")
+    results = interleaved(timed, "bitboard", args.rounds, args.seconds, clock=CLOCKS[args.clock])
+    print(f"rates (noisy; {args.rounds} interleaved rounds of {args.seconds}s bursts, {args.clock} time)")
     for name, entry in results.items():
         print(f"  {name:28} {entry['rate']:12,.0f} /s")
     print("ratios (median over rounds of the per-round ratios)")
