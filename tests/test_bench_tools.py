@@ -111,3 +111,22 @@ def test_missing_openspiel_leaves_its_rows_empty():
     del results["peers"]["openspiel_kuhn"]
     rows = {label: value for label, value, _ in games.metrics(results)}
     assert rows["Kuhn poker ours / OpenSpiel py"] is None
+
+
+def test_the_compiled_bench_times_another_checkout_beside_this_one():
+    """tools/bench/compiled.py --against TREE: that tree's package is imported under another name
+    (its modules apart from this tree's), and each compiled playout gets a this-tree/that-tree row."""
+    import compiled
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    other = compiled.import_tree(root)
+    assert other.__name__ == "interpreter_against" and other.load is not sys.modules["interpreter"].load
+    found = compiled.functions(random.Random(1), other)
+    assert {f"{name}@against" for name in compiled.COMPILED_PLAYOUTS} <= set(found)
+    found["kuhn_compiled@against"]()
+    assert type(other.load("kuhn-poker").new_game(2, seed=1, engine="compiled")).__module__ == \
+        "interpreter_against.compiled.game"
+    results = {name: {"ratio": 1.0 + index / 10} for index, name in enumerate(found)}
+    rows = {label: value for label, value, _ in compiled.ratio_lines(results)}
+    expected = results["kuhn_compiled"]["ratio"] / results["kuhn_compiled@against"]["ratio"]
+    assert rows["kuhn_compiled: this tree / --against tree"] == pytest.approx(expected)

@@ -132,17 +132,22 @@ def test_a_refused_move_changes_nothing_and_says_why_as_the_reference_does():
     assert compiled.apply_id(99).code == "bad_action" and compiled.hash() == before
 
 
-def test_a_rule_failing_in_a_move_is_a_rule_error_and_the_game_is_unchanged(tmp_path):
+def _breaking(tmp_path, effects: str):
+    """A game of one action `step` with `effects`, whose rule `items[5] = 1` fails when reached."""
     folder = tmp_path / "game"
     folder.mkdir()
     (folder / "game.yaml").write_text(
         "game: {name: breaks, players: [2], start: play}\n"
         "vars: {count: {value: 0}, items: {value: [1, 2]}}\n"
         "actions:\n"
-        "  step: {effects: ['count += 1', {if: 'count == 2', then: ['items[5] = 1']}]}\n"
+        f"  step: {{effects: {effects}}}\n"
         "phases:\n"
         "  play: {kind: turns, actions: [step], rounds: 3, next: end}\n")
-    ruleset = load(str(folder))
+    return load(str(folder))
+
+
+def test_a_rule_failing_in_a_move_is_a_rule_error_and_the_game_is_unchanged(tmp_path):
+    ruleset = _breaking(tmp_path, "['count += 1', {if: 'count == 2', then: ['items[5] = 1']}]")
     reference, compiled = _both(ruleset, 2, 1)
     assert type(compiled) is CompiledState
     assert compiled.apply_id(0) and reference.apply_id(0)
@@ -482,3 +487,67 @@ def test_play_game_plays_other_agents_on_the_reference_engine(monkeypatch):
     engines = _engines_asked(monkeypatch)
     assert play_game(ruleset, 2, 0, ["random", "greedy"]).error is None
     assert engines[0] == "reference"
+
+
+def test_start_positions_are_memoised_by_the_chance_outcomes_of_set_up():
+    """Set-up that draws a few times (Kuhn deals from a shuffled 3-card deck, dice's deck, a
+    random first player) is memoised by its outcomes; one that shuffles a long deck (davos) is
+    set up by the generated code every time. Either way every seed starts as the reference does."""
+    for name, players, positions in (("kuhn-poker", 2, 6), ("dice", 2, None), ("start_player", 3, 3),
+                                     ("davos", 4, 0)):
+        folder = name if name in ("kuhn-poker", "davos") else os.path.join(ROOT, "tests", "rulesets", name)
+        ruleset = load(folder)
+        for seed in range(24):
+            reference, compiled = _both(ruleset, players, seed)
+            assert compiled.hash() == reference.hash(), (name, seed)
+            assert compiled.seed_text == reference.seed_text and compiled.rng == reference.d["rng"], (name, seed)
+            index = random.Random(seed).randrange(len(reference.legal_action_ids()))
+            assert compiled.apply_id(index) and reference.apply_id(index)
+            assert compiled.hash() == reference.hash(), (name, seed)
+        memo = game_module(ruleset).start_positions[players]
+        if positions == 0:
+            assert not memo.open and memo.size == 0, name
+        elif positions is not None:
+            assert memo.size == positions, name
+
+
+def test_a_start_position_s_vars_are_new_plain_data_every_game():
+    from interpreter.compiled.start import fresh_copier
+
+    data = {"board": ["", "X"], "n": -3, "ok": True, "none": None, "ratio": 0.1, "deep": [[{"1": [2]}]], "7": {5: "q"}}
+    copy_of = fresh_copier(data)
+    first, second = copy_of(), copy_of()
+    assert first == data == second and first is not second and first["deep"][0] is not second["deep"][0]
+    assert type(first["ok"]) is bool and list(first["7"]) == [5]
+    first["board"][0] = "O"
+    assert copy_of()["board"] == ["", "X"]
+    for awkward in ({"x": float("inf")}, {"x": (1, 2)}, {"x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}):
+        assert fresh_copier(awkward)() == awkward  # marshal copies what a literal cannot write
+
+
+def test_a_rule_failing_in_a_move_made_without_an_undo_log_leaves_the_game_as_it_was(tmp_path):
+    """`apply` keeps no undo log when no effect can refuse a move (no `fail`, no `choose`): a
+    rule failing halfway is put right by setting the game up again and making its moves."""
+    ruleset = _breaking(tmp_path, "['count += 1', 'items[0] = count', {if: 'count == 3', then: ['items[5] = 1']}]")
+    assert not game_module(ruleset).refusable
+    reference, compiled = _both(ruleset, 2, 1)
+    for _ in range(2):
+        assert compiled.apply(compiled.legal_actions()[0]) and reference.apply(reference.legal_actions()[0])
+    before = compiled.hash()
+    failed, expected = compiled.apply(compiled.legal_actions()[0]), reference.apply(reference.legal_actions()[0])
+    assert not failed and failed.code == "rule_error" == expected.code and failed.reason == expected.reason
+    assert compiled.hash() == before == reference.hash()
+    assert compiled.vars == {**reference.vars} and compiled.history() == reference.history()
+
+
+def test_undo_after_moves_made_with_apply_goes_back_as_the_reference_does():
+    """The reference's undo point is a snapshot: undo() after apply_id then apply goes back to
+    before the apply_id move, taking the apply move back too."""
+    for name in ("kuhn-poker", "tictactoe"):
+        ruleset = load(name)
+        reference, compiled = _both(ruleset, 2, 1)
+        for game in (reference, compiled):
+            assert game.apply_id(0) and game.apply(game.legal_actions()[-1])
+        assert compiled.hash() == reference.hash()
+        assert compiled.undo() and reference.undo()
+        assert compiled.hash() == reference.hash() == ruleset.new_game(2, seed=1).hash(), name

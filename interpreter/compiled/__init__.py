@@ -12,9 +12,10 @@ docs/performance.md, "Compiled play").
                           else an engine.State (the reference, which stays the definition)
 
 Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
-in-memory memo and the runtime helpers), game.py (CompiledState, the public API), queries.py
-(its queries), decisions.py (a `choose` inside a move), twin.py (the reference twin, and moves
-handed over to the reference engine).
+in-memory memo, the shared listed Actions and the runtime helpers), start.py (start positions
+memoised by set-up's chance outcomes, the chance a game draws from), game.py (CompiledState,
+the public API), queries.py (its queries), decisions.py (a `choose` inside a move), twin.py (the
+reference twin, and moves handed over to the reference engine).
 """
 from __future__ import annotations
 

@@ -243,7 +243,11 @@ def _action_moves(out: Writer, action, target: str) -> None:
     parts, context = _label(out, action)
     params = action.params
     if not params:
-        out.emit(2, f"{target}.append(({name}, (), None, {parts}, {context}))")
+        if context == "None":  # the same move every time: one tuple, kept in the module
+            move = out.value((str(action.id), (), None, action.label_parts or None, None), "_move")
+            out.emit(2, f"{target}.append({move})")
+        else:
+            out.emit(2, f"{target}.append(({name}, (), None, {parts}, {context}))")
         return
     if len(params) == 1 and not action.req_levels[1] and context == "None":
         param, handle = params[0]

@@ -1,7 +1,9 @@
 """A game in progress played by the generated module of its ruleset (module.py): the same public
 API as engine.State for playing (legal actions and ids, apply, apply_id, undo, queries, hash),
 with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
-instead of a snapshot, and the log kept beside the state, its lines built when read.
+instead of a snapshot (none at all for a move made with `apply` when no effect of the rules can
+refuse it, wait inside it or hand it over: a rule failing halfway is then put right by playing
+the game again from set-up), and the log kept beside the state, its lines built when read.
 
 Anything else (observe, information_state, determinize, to_json, ...) is answered by an
 identical reference State, and a move the generated code cannot make is made by the reference
@@ -23,8 +25,9 @@ from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
 from .decisions import ANSWER, Decisions
-from .module import LISTED_BOUND
+from .module import listed_actions
 from .queries import Queries
+from .start import ChanceHolder, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
@@ -32,45 +35,51 @@ __all__ = ["CompiledState", "start_game", "HandOver"]
 _NOREF = 2
 
 
-class _ChanceHolder:
-    """What the reference's chance effects read of a state: `d["rng"]` (shared with the game)."""
-
-    __slots__ = ("d",)
-
-    def __init__(self, rng):
-        self.d = {"rng": rng}
-
-
 def start_game(ruleset, module, players: int, seed) -> "CompiledState":
-    """Set a seeded game up (engine.State.new, through the generated flow)."""
+    """Set a seeded game up (engine.State.new, through the generated flow), or take its
+    position from the module's StartMemo."""
     if players not in ruleset.players:
         raise RuleRuntimeError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
                                f"not {players}")
-    start = module.start_positions.get(players)
-    if start is not None:  # set-up drew no chance: every seed starts from the same position
-        game_vars, frame, log, moves, terminal, step = start
-        state = CompiledState(ruleset, module, marshal.loads(game_vars), str(seed))
+    memo = module.start_positions.get(players)
+    if memo is None:
+        memo = module.start_positions[players] = StartMemo()
+    seed_text = str(seed)
+    rng = [seed_text, 0]
+    position = memo.find(rng)
+    if position is not None:
+        new_vars, frame, log, moves, actions, terminal, step = position
+        state = CompiledState(ruleset, module, new_vars(), seed_text)
+        state.rng[1] = rng[1]
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
         state.moves, state.terminal, state.step = moves, terminal, step
+        if actions is not None:
+            state._legal = list(actions)
         return state
     ruleset.budget.reset()
-    initial = module.initial_vars.get(players)
-    if initial is None:  # the declared vars' values do not depend on the seed: worked out once
+    new_vars = module.initial_vars.get(players)
+    if new_vars is None:  # the declared vars' values do not depend on the seed: worked out once
         game_vars = {"players": list(range(players)), "num_players": players, "current_phase": ruleset.start}
         initial_vars(ruleset, players, game_vars)
-        initial = module.initial_vars[players] = marshal.dumps(game_vars, _NOREF)
-    game_vars = marshal.loads(initial)
-    state = CompiledState(ruleset, module, game_vars, str(seed))
+        new_vars = module.initial_vars[players] = fresh_copier(game_vars)
+    state = CompiledState(ruleset, module, new_vars(), seed_text)
+    holder = state._chance = ChanceHolder(state.rng, recording=memo.open)
     try:
         state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
     except HandOver:  # set-up asks a player: the reference sets the game up
+        memo.open = False
         state._hand_over(State.new(ruleset, players, seed, "seeded"))
         return state
-    if state.rng[1] == 0:
-        module.start_positions[players] = (marshal.dumps(game_vars, _NOREF), list(state.frame) if state.frame else None,
-                                           state._log, state.moves, state.terminal, state.step)
+    drawn, holder.drawn = holder.drawn, None
+    if drawn is None or state._ref is not None or state._pending is not None or state.below:
+        memo.open = False
+    elif memo.open:
+        # the Actions of the first moves too, when their labels do not read the state
+        actions = tuple(state.legal_actions()) if all(move[4] is None for move in state.moves) else None
+        memo.add(drawn, (fresh_copier(state.V), list(state.frame) if state.frame else None,
+                         state._log, state.moves, actions, state.terminal, state.step))
         state._log_shared = True
     return state
 
@@ -78,9 +87,9 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
 class CompiledState(Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
-    __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "chance_holder",
+    __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "_chance",
                  "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
-                 "_moving")
+                 "_moving", "_players")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
         self.rs = ruleset
@@ -93,7 +102,7 @@ class CompiledState(Queries, Twin, Decisions):
         self.step = 0
         self.seed = seed
         self.rng = [seed, 0]
-        self.chance_holder = _ChanceHolder(self.rng)
+        self._chance = None  # the ChanceHolder, made when chance is first drawn
         self.moves = []  # the legal moves now, as engine/legal.py lists them
         self._legal = None  # their Action objects, once asked for
         self._history = None  # a chain (earlier, (move, player) or Action)
@@ -105,6 +114,7 @@ class CompiledState(Queries, Twin, Decisions):
         self._ref = None  # the reference State while the game is handed over to it
         self._pending = None  # a move waiting for a decision (decisions.Pending)
         self._moving = None  # (undo point, index) of the move under way
+        self._players = game_vars.get("num_players")  # (rules may change the var)
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -114,6 +124,13 @@ class CompiledState(Queries, Twin, Decisions):
     hash = State.hash
     scores = State.scores
     winners = State.winners
+
+    @property
+    def chance_holder(self) -> ChanceHolder:
+        """What the chance effects of the generated code draw from (the game's seeded RNG)."""
+        if self._chance is None:
+            self._chance = ChanceHolder(self.rng)
+        return self._chance
 
     def _lines(self) -> list:
         return self._ref._lines() if self._ref is not None else State._lines(self)
@@ -143,29 +160,9 @@ class CompiledState(Queries, Twin, Decisions):
             return self._ref.legal_actions(player)
         actions = self._legal
         if actions is None:
-            actions = self._legal = self._listed_actions()
+            actions = self._legal = listed_actions(self.module, self.moves, self.current_player)
         if player is not None and actions and actions[0].player != player:
             return []
-        return actions
-
-    def _listed_actions(self) -> list:
-        """The Action of each legal move; one whose label does not read the state is the same
-        object in every game of this ruleset (an Action does not change once built)."""
-        mover = self.current_player
-        known = self.module.listed_actions
-        known_action = known.get
-        actions = []
-        for move in self.moves:
-            if move[4] is not None or move[2] is not None:  # reads the state, or an answer's label
-                actions.append(Action.listed(move[0], move[1], mover, move[2], move[3], move[4]))
-                continue
-            key = (move[0], move[1], mover)
-            action = known_action(key)
-            if action is None:
-                if len(known) >= LISTED_BOUND:
-                    known.clear()
-                action = known[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
-            actions.append(action)
         return actions
 
     def legal_action(self, index: int) -> Action:
@@ -212,38 +209,56 @@ class CompiledState(Queries, Twin, Decisions):
         return self._apply_index(index, True)
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
+        """Make listed move `index` with the generated code, atomically: a move it cannot make
+        is put back and made by the reference (twin.py)."""
         if self._pending is not None:
             return self._answer(index, undoable)
         move = self.moves[index]
-        record = self.module.hand_overs.get(move[0])
+        module = self.module
+        record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
         frame = self.frame
-        undo_log: dict = {}
-        point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], self._history, undo_log,
-                 self.moves, self._legal)
-        if self.module.settles:
+        history = self._history
+        # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
+        unlogged = not undoable and not module.refusable and not self._undo
+        point = None if unlogged else (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
+                                       {}, self.moves, self._legal)
+        undo_log = module.every_var if unlogged else point[7]
+        if module.settles:
             self._settle_labels()
         try:
-            self._run_move(move, frame, point, index)
+            self._run_move(move, frame, point, index, undo_log)
         except BY_REFERENCE:
-            self._back_to(point)
-            self.module.hand_overs.tried(move[0], True)
+            if unlogged:  # a rule failed halfway (a bug in the rules, or a bound reached)
+                _play_again(self, history)
+            else:
+                self._back_to(point)
+            module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
         if record is not None:
             record.tried(False)
         if undoable:
             self._undo.append(point)
+        elif self._undo and self._undo[-1][0] != "reference":
+            # undo() of the last apply_id move takes this one back too (as the reference does)
+            last = self._undo[-1]
+            earlier = last[1][7] if last[0] == ANSWER else last[7]
+            for name, value in undo_log.items():
+                earlier.setdefault(name, value)
         return APPLIED
 
-    def _run_move(self, move, frame, point: tuple, index: int) -> None:
-        """Make move `index` (from the undo point `point`), up to its first decision or the
-        next player's turn."""
-        undo_log = point[7]
-        self.rs.budget.reset()
-        self.step += 1
-        if self.step > self.rs.max_steps:
-            raise RuleRuntimeError(f"the game exceeded its bound of {self.rs.max_steps} steps in phase "
+    def _run_move(self, move, frame, point, index: int, undo_log=None) -> None:
+        """Make move `index` (from the undo point `point`, None when the move keeps no undo log:
+        then `undo_log` is the module's every_var), up to its first decision or the next
+        player's turn."""
+        if undo_log is None:
+            undo_log = point[7]
+        ruleset = self.rs
+        ruleset.budget.reset()
+        step = self.step = self.step + 1
+        if step > ruleset.max_steps:
+            raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
@@ -254,8 +269,7 @@ class CompiledState(Queries, Twin, Decisions):
         for key, value in move[1]:
             local_names[key] = value if type(value) in SCALARS else thaw(value)
         frame[ACTED] += 1
-        self.moves = None
-        self._legal = None
+        self.moves = self._legal = None
         self._version += 1
         module = self.module
         self._moving = (point, index)
@@ -329,15 +343,32 @@ class CompiledState(Queries, Twin, Decisions):
     def copy(self) -> "CompiledState":
         if self._ref is not None or self._pending is not None:  # a copy of the reference plays on
             twin = CompiledState(self.rs, self.module, {}, self.seed)
+            twin._players = self._players
             twin._hand_over(self.reference().copy())
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
         twin.sub, twin.below = self.sub, self.below
-        twin.terminal, twin.step = self.terminal, self.step
+        twin.terminal, twin.step, twin._players = self.terminal, self.step, self._players
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
+
+
+def _play_again(state: CompiledState, history) -> None:
+    """Put `state` back at the position after `history` (a chain of its moves) by setting the
+    game up again and making those moves: a seeded game is the same game every time. For a move
+    made without an undo log that failed halfway (its vars were changed in place)."""
+    fresh = start_game(state.rs, state.module, state._players, state.seed)
+    state._history = history
+    for action in state._history_actions():
+        outcome = fresh.apply(action)
+        if not outcome:
+            raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
+    for name in ("V", "frame", "sub", "below", "terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
+                 "_log", "_log_shared", "_twin", "_ref"):
+        setattr(state, name, getattr(fresh, name))
+    state._version += 1

@@ -2,28 +2,31 @@
 text, bound to the ruleset's compiled expressions and kept in memory only (never on disk: a
 file of code read back would be a way in for code that is not ours).
 
-Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest) and the
-runtime helpers the generated code calls.
+Owns: `game_module(ruleset)` (the memo, keyed by the ruleset object and its digest), the
+Actions of listed moves shared by the games of a ruleset (`listed_actions`), and the runtime
+helpers the generated code calls.
 """
 from __future__ import annotations
 
 import marshal
 import threading
 import weakref
+from types import MappingProxyType
 from typing import Optional
 
 from ..engine import effects as fx
 from ..engine.effects import RuleFailure, choice_options, log_entry
-from ..engine.values import SCALARS, fmt, freeze, render
+from ..engine.values import SCALARS, Action, fmt, freeze, render
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
 from .blocks import PLAYER, STAGE
 from .phases import generate
-from .support import support
+from .start import chance_effect
+from .support import handed_over, support
 from .twin import HandOver
 
-__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND"]
+__all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND", "listed_actions"]
 
 LISTED_BOUND = 100_000  # listed Actions kept per ruleset
 
@@ -51,15 +54,23 @@ class GameModule:
         self.stages_named = {phase_id: namespace["STAGES"][number]  # stage name -> function
                              for phase_id, number in generated.phase_index.items()}
         self.start = self.enter[generated.phase_index[ruleset.start]]
-        # the undo log of set-up: every var counts as recorded already, so nothing is copied
-        # (a dict, so the generated `name not in S` stays a dict lookup)
-        self.every_var = dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS))
+        # the undo log of set-up (a dict copy of it) and of a move made without one (game.py):
+        # every var counts as recorded already, so nothing is copied; read-only when shared
+        self.every_var = MappingProxyType(dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS)))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
-        self.initial_vars: dict = {}  # players -> the vars before set-up (marshalled)
-        self.start_positions: dict = {}  # players -> the position after set-up, when set-up drew no chance
+        # some effect can refuse a move (`fail`), wait for a decision inside it (`choose`) or give
+        # it to the reference (`enter`, `return`, a simultaneous phase: support.handed_over): a
+        # move made with `apply` then keeps an undo log too, to be put back exactly
+        self.refusable = bool(handed_over(ruleset)) or any(type(effect) in (fx.Fail, fx.Choose, fx.ChooseTogether)
+                                                           for block in ruleset.blocks for effect in block)
+        self.initial_vars: dict = {}  # players -> a function that returns the vars before set-up (new each call)
+        self.start_positions: dict = {}  # players -> start.StartMemo
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
         # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
         self.listed_actions: dict = {}
+        # player -> {id(move): (move, Action)}: a move the generated code keeps (built once per
+        # value, or a constant) is found by identity, without hashing its name and args
+        self.listed_by_move: dict = {}
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
         self.waiting = generated.waiting  # actions whose act_A is a generator (a decision may wait)
         self.end_if = ruleset.end_if.fn if ruleset.end_if is not None else None
@@ -103,6 +114,40 @@ class HandOvers(dict):
         record.tried(handed_over)
 
 
+def listed_actions(module: GameModule, moves: list, mover) -> list:
+    """The Action of each listed move of `mover`; one whose label does not read the state is the
+    same object in every game of the ruleset (an Action does not change once built), found by
+    the move's identity when the generated code keeps the move (`listed_by_move`)."""
+    by_move = module.listed_by_move.get(mover)
+    if by_move is None:
+        by_move = module.listed_by_move[mover] = {}
+    seen = by_move.get
+    actions = []
+    for move in moves:
+        entry = seen(id(move))
+        actions.append(entry[1] if entry is not None and entry[0] is move else
+                       _listed_action(module, move, mover, by_move))
+    return actions
+
+
+def _listed_action(module: GameModule, move: tuple, mover, by_move: dict) -> Action:
+    """The Action of a move not found by identity: by its name, args and player."""
+    if move[4] is not None or move[2] is not None:  # its label reads the state, or an answer's: this position's
+        return Action.listed(move[0], move[1], mover, move[2], move[3], move[4])
+    key = (move[0], move[1], mover)
+    action = module.listed_actions.get(key)
+    if action is None:
+        if len(module.listed_actions) >= LISTED_BOUND:
+            module.listed_actions.clear()
+            for table in module.listed_by_move.values():
+                table.clear()
+        action = module.listed_actions[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
+        # the first move of its kind: if the generated code keeps it, it is found by identity
+        # from now on (the entry holds the move, so its id is not given to another object)
+        by_move[id(move)] = (move, action)
+    return action
+
+
 def clear_memos() -> None:
     with _LOCK:
         _CODE.clear()
@@ -113,10 +158,9 @@ def game_module(ruleset) -> Optional[GameModule]:
     """The game module of `ruleset` (generated on first use), or None when `support` finds a
     construct the generator does not write."""
     key = id(ruleset)
-    with _LOCK:
-        entry = _MODULES.get(key)
-        if entry is not None and entry[0]() is ruleset:
-            return entry[1]
+    entry = _MODULES.get(key)  # one dict read: atomic, no lock needed to look
+    if entry is not None and entry[0]() is ruleset:
+        return entry[1]
     module = _build(ruleset) if support(ruleset) is None else None
     with _LOCK:
         _MODULES[key] = (weakref.ref(ruleset, lambda _ref, key=key: _MODULES.pop(key, None)), module)
@@ -135,10 +179,16 @@ def _build(ruleset) -> GameModule:
 
 def _runtime(ruleset) -> dict:
     """The names the generated code reads besides the ruleset's values."""
-    take = ruleset.budget.take
+    budget = ruleset.budget
+    take = budget.take
 
     def domain(values):
         """A parameter's values (engine/legal.py `_domain`), charged to the work bound."""
+        if type(values) is list:  # the common case: Budget.take's first branch, without the call
+            budget.left -= len(values)
+            if budget.left < 0:
+                budget.exceeded()
+            return values
         if type(values) is dict:
             values = list(values)
         elif values is None or isinstance(values, (int, float)):
@@ -148,8 +198,8 @@ def _runtime(ruleset) -> dict:
     return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
-            "_run_shuffle": fx.run_shuffle, "_run_random": fx.run_random, "_open_choice": open_choice,
-            "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
+            "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
+            "_open_choice": open_choice, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
 
 
 def copy_value(value):

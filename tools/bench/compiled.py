@@ -16,12 +16,19 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
   engines alternating within each round; compiled / reference games/s per round, and the share
   of the compiled games' moves made by the generated code (a move the generated code does not
   make counts as handed over, or as made while the reference holds the game).
+- with `--against TREE` (another checkout, e.g. main's), its compiled engine timed in the same
+  rounds (its `interpreter` package imported under another name), and this tree's speed divided
+  by that tree's for each compiled playout: a before/after of a change in one run.
 
-Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4]
+Bursts are timed in this process's CPU time by default (`--clock wall` for elapsed time): on a
+shared machine the other jobs then weigh on neither side of a ratio.
+
+Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--against TREE] [--clock cpu|wall]
      .venv/bin/python tools/bench/compiled.py --real [corporate-times@4 davos@4:big+mean ...] [--games 4]
 """
 import argparse
 import gc
+import importlib.util
 import os
 import random
 import sys
@@ -71,16 +78,38 @@ def ids_playout(ruleset, engine, rng, seed):
     return state
 
 
-def functions(rng):
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+COMPILED_PLAYOUTS = ("tictactoe_compiled", "kuhn_compiled", "tictactoe_ids_compiled", "kuhn_ids_compiled")
+
+
+def functions(rng, against=None):
+    """{name: playout}; with `against` (another tree's interpreter package) its compiled
+    playouts too, named "<name>@against"."""
     seeds = iter(range(10 ** 9))
-    tictactoe, kuhn = load("tictactoe"), load("kuhn-poker")
+    trees = [("", load)] + ([("@against", against.load)] if against is not None else [])
     found = {"integer_board": lambda: integer_board_playout(rng), "bitboard": lambda: plain_playout(rng)}
-    for engine in ("compiled", "reference"):
-        found[f"tictactoe_{engine}"] = lambda engine=engine: api_playout(tictactoe, engine, rng, next(seeds))
-        found[f"kuhn_{engine}"] = lambda engine=engine: api_playout(kuhn, engine, rng, next(seeds))
-        found[f"tictactoe_ids_{engine}"] = lambda engine=engine: ids_playout(tictactoe, engine, rng, next(seeds))
+    for suffix, load_ruleset in trees:
+        tictactoe, kuhn = load_ruleset("tictactoe"), load_ruleset("kuhn-poker")
+        for engine in ("compiled",) if suffix else ("compiled", "reference"):
+            for game, ruleset in (("tictactoe", tictactoe), ("kuhn", kuhn)):
+                found[f"{game}_{engine}{suffix}"] = \
+                    lambda ruleset=ruleset, engine=engine: api_playout(ruleset, engine, rng, next(seeds))
+                found[f"{game}_ids_{engine}{suffix}"] = \
+                    lambda ruleset=ruleset, engine=engine: ids_playout(ruleset, engine, rng, next(seeds))
     found.update(openspiel_playouts(rng))
     return found
+
+
+def import_tree(root):
+    """The `interpreter` package of the checkout at `root`, imported as "interpreter_against"
+    (its modules import each other relatively, so the two trees do not mix)."""
+    folder = os.path.join(os.path.abspath(root), "interpreter")
+    spec = importlib.util.spec_from_file_location("interpreter_against", os.path.join(folder, "__init__.py"),
+                                                  submodule_search_locations=[folder])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    return package
 
 
 def ratio_lines(results):
@@ -97,12 +126,17 @@ def ratio_lines(results):
     rows.append(("integer board / bitboard", over("integer_board", "bitboard"), ""))
     rows.append(("tic-tac-toe compiled / reference engine", over("tictactoe_compiled", "tictactoe_reference"), ""))
     rows.append(("Kuhn poker compiled / reference engine", over("kuhn_compiled", "kuhn_reference"), ""))
+    rows.append(("Kuhn poker ids (compiled) / integer board", over("kuhn_ids_compiled", "integer_board"), ""))
+    for name in COMPILED_PLAYOUTS:
+        if f"{name}@against" in results:
+            rows.append((f"{name}: this tree / --against tree", over(name, f"{name}@against"), ""))
     if "openspiel_kuhn" in results:
         for engine in ("compiled", "reference"):
             rows.append((f"tic-tac-toe ({engine}) / OpenSpiel py", over(f"tictactoe_{engine}", "openspiel_tictactoe"),
                          "must > 1" if engine == "compiled" else ""))
             rows.append((f"Kuhn poker ({engine}) / OpenSpiel py", over(f"kuhn_{engine}", "openspiel_kuhn"),
                          "must > 1" if engine == "compiled" else ""))
+        rows.append(("Kuhn poker ids (compiled) / OpenSpiel py", over("kuhn_ids_compiled", "openspiel_kuhn"), ""))
     return rows
 
 
@@ -182,6 +216,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.4, help="seconds per burst")
+    parser.add_argument("--against", metavar="TREE", help="another checkout to time in the same rounds")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu", help="what a burst is timed by")
     parser.add_argument("--real", nargs="*", metavar="NAME@PLAYERS[:MODULES]",
                         help=f"time real games instead (default: {' '.join(REAL_GAMES)})")
     parser.add_argument("--games", type=int, default=4, help="seeded games per engine and round (--real)")
@@ -189,17 +225,18 @@ def main(argv=None):
     if args.real is not None:
         real_game_ratios(args.real or REAL_GAMES, args.rounds, args.games)
         return
+    os.environ["RULEBOOK_CACHE"] = "0"
     rng = random.Random(1)
-    timed = functions(rng)
+    timed = functions(rng, import_tree(args.against) if args.against else None)
     for fn in timed.values():  # warm up (and generate the game modules)
         fn()
-    results = interleaved(timed, "bitboard", args.rounds, args.seconds)
-    print(f"rates (noisy; {args.rounds} interleaved rounds of {args.seconds}s bursts)")
+    results = interleaved(timed, "bitboard", args.rounds, args.seconds, clock=CLOCKS[args.clock])
+    print(f"rates (noisy; {args.rounds} interleaved rounds of {args.seconds}s bursts, {args.clock} time)")
     for name, entry in results.items():
         print(f"  {name:28} {entry['rate']:12,.0f} /s")
     print("ratios (median over rounds of the per-round ratios)")
     for label, value, target in ratio_lines(results):
-        print(f"  {label:48} {value:8.3f}  {verdict(value, target)}")
+        print(f"  {label:52} {value:8.3f}  {verdict(value, target)}")
 
 
 if __name__ == "__main__":
