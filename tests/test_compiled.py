@@ -551,3 +551,16 @@ def test_undo_after_moves_made_with_apply_goes_back_as_the_reference_does():
         assert compiled.hash() == reference.hash()
         assert compiled.undo() and reference.undo()
         assert compiled.hash() == reference.hash() == ruleset.new_game(2, seed=1).hash(), name
+
+
+def test_a_random_agent_plays_a_compiled_game_without_building_the_reference():
+    """What a random agent reads (is_simultaneous, the legal moves, apply) is answered by the
+    generated code, decisions inside moves included: no reference State is built."""
+    from interpreter.agents import make_agent
+
+    for name, players in (("davos", 4), ("global-mogul", 3)):
+        state = load(name).new_game(players, seed=1, engine="compiled")
+        agent = make_agent("random", 1)
+        while not state.is_terminal:
+            assert state.apply(agent.act(state, state.current_player))
+        assert state._twin is None and state._ref is None, name

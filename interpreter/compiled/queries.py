@@ -69,6 +69,12 @@ class Queries:
     def seed_text(self) -> str:
         return self.rng[0] if self._ref is None else self._ref.seed_text
 
+    def is_simultaneous(self) -> bool:
+        """Several players choose at once: only while the reference holds the game (a
+        simultaneous phase or `choose_together` is handed over); a decision inside a move the
+        generated code makes is one player's."""
+        return self._ref.is_simultaneous() if self._ref is not None else False
+
     def is_chance(self) -> bool:
         return False  # a compiled game is seeded: chance is resolved as it happens
 
