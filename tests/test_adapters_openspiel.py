@@ -129,3 +129,36 @@ def test_the_history_window_is_a_registration_parameter(rulesets):
         assert len(state.information_state_tensor(0)) == short.information_state_tensor_size()
     with pytest.raises(ValueError, match="history window"):
         register(rulesets["kuhn-poker"], name="kuhn_window_4", history_window=8)
+
+
+def test_strings_and_tensors_derived_once_per_node_are_the_fresh_ones(rulesets):
+    """The adapter keeps what it derived at a node (shared with clones) and builds the history's
+    text on from the previous node's: at every node of a random game, on the state and on a
+    clone, each player's strings and tensors are exactly those computed from scratch."""
+    import json
+    import random
+
+    import numpy as np
+
+    from interpreter.adapters.infostate import known_information
+    from interpreter.adapters.openspiel import _observation_text
+    from adapters_support import openspiel_apply, openspiel_random_step
+
+    game = _game(rulesets["davos"], 3)
+    state, rng, nodes = game.new_initial_state(), random.Random(5), 0
+    while True:
+        engine, setup = state.engine.state, state.setup
+        for node in (state, state.clone()):
+            for player in range(3):
+                known = known_information(engine, player)
+                assert node.information_state_string(player) == json.dumps(known, sort_keys=True, default=str)
+                assert np.array_equal(np.asarray(node.information_state_tensor(player), np.float32),
+                                      np.asarray(setup.infostate.encode_info(known, player), np.float32))
+                assert node.observation_string(player) == _observation_text(engine, player)
+                assert np.array_equal(np.asarray(node.observation_tensor(player), np.float32),
+                                      np.asarray(setup.layout.encode(engine, player), np.float32))
+        nodes += 1
+        if state.is_terminal():
+            break
+        openspiel_apply(state, openspiel_random_step(state, rng))
+    assert nodes > 20
