@@ -24,6 +24,11 @@ choice drawn anew so that the player's observation is as recorded after every st
 (visibility.determinize), which matches the present observation only. The true hidden values are read only where the player later
 saw them: a sample depends only on the trajectory and the seed.
 
+Both the trajectory and what the player saw of it are built on from an earlier state's of the
+same game (memoized per trajectory, the least recently used dropped first): a game's next state
+plays and decides only its new steps, so asking at every node of a game costs time linear in
+its length.
+
 Owns: the trajectory of a player, the public form of history entries, re-sampling by replay.
 """
 from __future__ import annotations
@@ -49,8 +54,9 @@ _MEMO_LIMIT = 64  # replays kept; the least recently used goes first (a game's l
 class _Steps(list):
     """A trajectory: the _Step list, whether drawing a world by replay has failed for it
     (every restart dead-ended, so the fallback is used at once next time), which steps the
-    player saw (`shown_flags`, see `_decide_shown`), that history as the player reads it (`public`), and how far
-    that is settled for the trajectories that go on from this one (`settled`, a _Settled)."""
+    player saw (`shown_flags`, see `_decide_shown`), that history as the player reads it
+    (`public`), and how far that is settled for the trajectories that go on from this one
+    (`settled`, a _Settled)."""
 
     unsampleable = False
     shown_flags = None
