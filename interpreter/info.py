@@ -52,8 +52,10 @@ def describe(ruleset, players: int, history_window=None) -> dict:
             "information_state_size": infostate.size, "history_slots": infostate.history_slots,
             "history_complete": infostate.complete, "max_game_length": ruleset.max_steps,
             "max_chance_outcomes": space.max_chance_outcomes, "int_bound": space.int_bound,
-            "unbounded": [{"action": a, "param": p, "domain": src, "blocked_by": list(blockers), "missing": list(missing)}
+            "unbounded": [{"action": a, "param": p, "domain": src, "blocked_by": list(blockers), "missing": list(missing),
+                           "where": space.decision_places.get((p, src), "") if a == "choose" else ""}
                           for a, p, src, blockers, missing in space.unbounded],
+            "untyped_answers": [{"where": where, "answer": answer, "domain": src} for where, answer, src in space.untyped],
             "scaled_vars": {name: list(bound) for name, bound in layout.scaled.items()},
             "blocks": blocks,
             "observation": [{"name": n, "offset": o, "size": s} for n, o, s in layout.table()],
@@ -94,7 +96,18 @@ def run_info(args, out, ruleset, players: int) -> int:
                                                        for name, (low, high) in data["scaled_vars"].items()), file=out)
     for item in data["unbounded"]:
         print(_unbounded_note(item, data["int_bound"]), file=out)
+    for item in data["untyped_answers"]:
+        print(_untyped_note(item, data["int_bound"]), file=out)
     return 0
+
+
+def _untyped_note(item: dict, int_bound: int) -> str:
+    """What to declare on a decision whose answers validation cannot type."""
+    decision = f'{{choose: {{from: "{item["domain"]}", as: {item["answer"]}'
+    return (f"note: {item['where'] + ': ' if item['where'] else ''}the answer {item['answer']} of a choose ranges "
+            f"over '{item['domain']}', whose values validation cannot type: its ids cover 0..{int_bound} "
+            f"(assumed numbers); declare the bound of its numeric answers on the decision, "
+            f"{decision}, min: A, max: B}}}}, or {decision}, numeric: false}}}} when its answers are never numbers")
 
 
 def _window_text(data: dict) -> str:
@@ -118,5 +131,6 @@ def _unbounded_note(item: dict, int_bound: int) -> str:
     if vars_named:
         advice += " or give " + ", ".join(f"var {name}" for name in vars_named) + " a " + " and ".join(f"{end}:" for end in ends)
     what = f"the answer {item['param']} of a choose" if item["action"] == "choose" else f"{item['action']}.{item['param']}"
-    return (f"note: {what} ranges over '{item['domain']}', whose {' and '.join(ends)} "
+    place = f"{item['where']}: " if item.get("where") else ""
+    return (f"note: {place}{what} ranges over '{item['domain']}', whose {' and '.join(ends)} "
             f"validation cannot prove{where}: its ids cover 0..{int_bound} (assumed); {advice}")

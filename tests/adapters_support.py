@@ -42,17 +42,3 @@ def openspiel_apply(state, step):
         state.apply_actions(step)
     else:
         state.apply_action(step)
-
-
-def openspiel_late_state(game, seed, remaining):
-    """The state `remaining` moves before the end of a seeded random OpenSpiel game (the start
-    when the game is shorter). Chance is explicit, so replaying the moves reaches it again."""
-    rng = random.Random(seed)
-    state, steps = game.new_initial_state(), []
-    while not state.is_terminal():
-        steps.append(openspiel_random_step(state, rng))
-        openspiel_apply(state, steps[-1])
-    state = game.new_initial_state()
-    for step in steps[:max(0, len(steps) - remaining)]:
-        openspiel_apply(state, step)
-    return state

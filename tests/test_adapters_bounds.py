@@ -55,7 +55,6 @@ def test_deep_state_rows_follow_the_player_count(rulesets):
     assert Bounds(rulesets["deep-state"], 3).number("row_size - 1") == 7
 
 
-UNBOUNDED_ANSWERS = {"davos": [("k", "range(0, n + 1)")]}
 
 
 def test_numeric_decision_answers_are_bounded_like_parameters():
@@ -75,8 +74,23 @@ def test_numeric_decision_answers_are_bounded_like_parameters():
     out = io.StringIO()
     assert run(["info", ANSWERS], out, io.StringIO()) == 0
     out = out.getvalue()
-    assert "note: the answer said of a choose ranges over 'range(turns + 1)'" in out
+    assert "game.yaml:42:9: the answer said of a choose ranges over 'range(turns + 1)'" in out
     assert 'declare it on the decision, {choose: {from: "range(turns + 1)", as: said, max: N}}' in out
+
+
+def test_a_decision_whose_answers_validation_cannot_type_is_noted_where_it_is():
+    """A procedure's list: its answers may be numbers, so 0..100 are assumed and `info` says
+    where the decision is and what to declare; `numeric: false` says they are never numbers."""
+    space = ActionSpace(interpreter.load(ANSWERS), 2)
+    assert [(where.rsplit("/", 1)[-1], answer, source) for where, answer, source in space.untyped] == \
+        [("game.yaml:47:9", "number", "pairs(turns)")]  # `word` declares numeric: false
+    out = io.StringIO()
+    assert run(["info", ANSWERS], out, io.StringIO()) == 0
+    assert ("game.yaml:47:9: the answer number of a choose ranges over 'pairs(turns)', whose values validation "
+            "cannot type: its ids cover 0..100 (assumed numbers); declare the bound of its numeric answers on the "
+            'decision, {choose: {from: "pairs(turns)", as: number, min: A, max: B}}, or {choose: {from: '
+            '"pairs(turns)", as: number, numeric: false}} when its answers are never numbers') in out.getvalue()
+    assert "as: word" not in out.getvalue()
 
 
 @pytest.mark.parametrize("name,players", CASES)
@@ -85,8 +99,12 @@ def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(ru
     space = ActionSpace(rs, players)
     bounds = Bounds(rs, players)
     assert [item for item in space.unbounded if item[0] != "choose"] == []
-    # decision answers: one the proof cannot bound (a procedure's parameter n), so `info` notes it
-    assert [(item[1], item[2]) for item in space.unbounded if item[0] == "choose"] == UNBOUNDED_ANSWERS.get(name, [])
+    # every decision's numeric answers are bounded (declared or proven); in Davos and Corporate Times
+    # every decision validation cannot type declares its bound or `numeric: false` (deep-state and
+    # global-mogul do not yet: `rulebook info` notes each such decision)
+    assert [item for item in space.unbounded if item[0] == "choose"] == []
+    if name in ("davos", "corporate-times"):
+        assert space.untyped == []
 
     def visit(state):
         space.legal_ids(state)  # raises on a value outside a declared or proven bound

@@ -1,5 +1,5 @@
-"""The OpenSpiel adapter: OpenSpiel's random simulation test on every bundled ruleset at every
-player count (long games from a late state; from the start in the slow sweep), the exact
+"""The OpenSpiel adapter: OpenSpiel's random simulation test from the start on every bundled
+ruleset at every player count (more games of each in the slow sweep), the exact
 solve of tic-tac-toe against OpenSpiel's own, and CFR on Kuhn poker (which needs the engine's
 chance nodes: skipped until they exist)."""
 import pytest
@@ -10,36 +10,30 @@ from open_spiel.python.algorithms import get_all_states, minimax  # noqa: E402
 
 from interpreter.adapters.openspiel import has_chance_api, register  # noqa: E402
 
-from adapters_support import CASES, openspiel_late_state, rulesets  # noqa: E402,F401 (a fixture)
+from adapters_support import CASES, rulesets  # noqa: E402,F401 (a fixture)
 
 
 def _game(rs, players=None):
     return pyspiel.load_game(register(rs, players=players))
 
 
-# Where the default suite starts OpenSpiel's random simulation test: so many moves before the end
-# of a seeded random game (absent: at the start). The engine rebuilds an information state by
-# replaying the game's history, so one node of a long game costs 0.1-0.5 s per player; the slow
-# sweep below starts every case at the beginning.
-LATE_START = {"davos": 8, "deep-state": 2, "global-mogul": 2, "corporate-times": 1}
+# How many random games OpenSpiel's simulation test plays from the start, per ruleset (3 when
+# absent; the slow sweep plays 3 of every case). One game of Corporate Times at 5 players is
+# ~1200 nodes, each asking every seat's information state and observation (tensor and string).
+SIMULATIONS = {"global-mogul": 1, "corporate-times": 1}
 
 
 @pytest.mark.parametrize("name,players", CASES)
 def test_random_sim_test_every_player_count(rulesets, name, players):
     game = _game(rulesets[name], players)
     assert game.num_distinct_actions() > 0 and game.num_players() == players
-    if name in LATE_START:
-        start = openspiel_late_state(game, seed=players, remaining=LATE_START[name])
-        assert not start.is_terminal() and len(start.history()) > 0
-        pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False, specific_initial_state=start)
-    else:
-        pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=SIMULATIONS.get(name, 3), serialize=False, verbose=False)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,players", CASES)
-def test_random_sim_test_every_player_count_from_the_start(rulesets, name, players):
-    pyspiel.random_sim_test(_game(rulesets[name], players), num_sims=1, serialize=False, verbose=False)
+def test_random_sim_test_every_player_count_three_games(rulesets, name, players):
+    pyspiel.random_sim_test(_game(rulesets[name], players), num_sims=3, serialize=False, verbose=False)
 
 
 def test_game_type(rulesets):
@@ -135,3 +129,36 @@ def test_the_history_window_is_a_registration_parameter(rulesets):
         assert len(state.information_state_tensor(0)) == short.information_state_tensor_size()
     with pytest.raises(ValueError, match="history window"):
         register(rulesets["kuhn-poker"], name="kuhn_window_4", history_window=8)
+
+
+def test_strings_and_tensors_derived_once_per_node_are_the_fresh_ones(rulesets):
+    """The adapter keeps what it derived at a node (shared with clones) and builds the history's
+    text on from the previous node's: at every node of a random game, on the state and on a
+    clone, each player's strings and tensors are exactly those computed from scratch."""
+    import json
+    import random
+
+    import numpy as np
+
+    from interpreter.adapters.infostate import known_information
+    from interpreter.adapters.openspiel import _observation_text
+    from adapters_support import openspiel_apply, openspiel_random_step
+
+    game = _game(rulesets["davos"], 3)
+    state, rng, nodes = game.new_initial_state(), random.Random(5), 0
+    while True:
+        engine, setup = state.engine.state, state.setup
+        for node in (state, state.clone()):
+            for player in range(3):
+                known = known_information(engine, player)
+                assert node.information_state_string(player) == json.dumps(known, sort_keys=True, default=str)
+                assert np.array_equal(np.asarray(node.information_state_tensor(player), np.float32),
+                                      np.asarray(setup.infostate.encode_info(known, player), np.float32))
+                assert node.observation_string(player) == _observation_text(engine, player)
+                assert np.array_equal(np.asarray(node.observation_tensor(player), np.float32),
+                                      np.asarray(setup.layout.encode(engine, player), np.float32))
+        nodes += 1
+        if state.is_terminal():
+            break
+        openspiel_apply(state, openspiel_random_step(state, rng))
+    assert nodes > 20

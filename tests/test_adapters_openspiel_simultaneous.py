@@ -57,10 +57,9 @@ def test_deep_state_draft_has_simultaneous_and_sequential_nodes():
     assert kinds == {"simultaneous", "sequential", "chance"}
 
 
-@pytest.mark.slow
-def test_random_sim_test_on_deep_state_with_its_draft():
-    # ~15 s a game: OpenSpiel's test cannot start after a simultaneous node, so only from the start
-    pyspiel.random_sim_test(_game("deep-state", 3, ("draft",)), num_sims=1, serialize=False, verbose=False)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_sim_test_on_deep_state_with_its_draft(players):
+    pyspiel.random_sim_test(_game("deep-state", players, ("draft",)), num_sims=1, serialize=False, verbose=False)
 
 
 def test_a_seat_that_sits_out_has_only_the_pass_id():

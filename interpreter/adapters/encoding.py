@@ -170,6 +170,8 @@ class ActionSpace:
         self.blocks: list = []
         self.bounds = Bounds(ruleset, players)
         self.unbounded: list = []  # (action, parameter, source, blockers, missing ends): integers the rules do not bound
+        self.untyped: list = []  # (file:line:col, answer, source): decisions whose answers validation cannot type
+        self.decision_places: dict = {}  # (answer, source) -> file:line:col of the choose
         offset = 0
         for aid, decl in ruleset.actions.items():
             slots = tuple(self._slot(aid, name, handle) for name, handle in decl.params)
@@ -201,17 +203,20 @@ class ActionSpace:
         """The single-value answers to a decision: none, false, true, the atoms and numbers:
         the seats (0..players-1), each numeric domain's declared or proven bound, and
         0..int_bound (assumed) when a domain's numbers have no bound (noted in `unbounded`) or
-        its values have no type validation can read."""
+        its values have no type validation can read (noted in `untyped`, unless the decision
+        declares `numeric: false`: its answers are never numbers)."""
         numbers = set(range(self.players))
         declared = {(str(spec.get("from")), str(spec.get("as"))): spec for spec in decisions if isinstance(spec, dict)}
         for effect in _choices(self.rs):
             source = str(getattr(effect.options, "source", "") or "")
             spec = declared.get((source, effect.bind), {"from": source})
             element = _element(getattr(effect.options, "type", None))
-            if effect.count is not None or element == "text" or isinstance(element, tuple):
-                continue  # lists (answered by position), texts and components: no numbers
+            self.decision_places[(effect.bind, source)] = str(effect.pos or "")
+            if effect.count is not None or element == "text" or isinstance(element, tuple) or spec.get("numeric") is False:
+                continue  # lists (answered by position), texts, components, declared not numbers: no numbers
             domain = self.bounds.choice(spec, numeric=element == "number")
             if domain is None:
+                self.untyped.append((str(effect.pos or ""), effect.bind, source))
                 numbers.update(range(self.int_bound + 1))  # untyped: a number would be assumed
             elif domain.values is None:
                 self.unbounded.append(("choose", effect.bind, source, domain.blockers, domain.missing))

@@ -8,10 +8,12 @@ The layout is documented in docs/research.md. Needs no third-party package.
 """
 from __future__ import annotations
 
+import json
+
 from .encoding import value_key
 from .observation import ObservationLayout
 
-__all__ = ["known_information", "InformationStateLayout", "HISTORY_SLOTS"]
+__all__ = ["known_information", "known_information_from", "KnownHistory", "known_text", "InformationStateLayout", "HISTORY_SLOTS"]
 
 # The default history window: the most recent history entries the vector encodes (all of them
 # when the rules bound the game's length by it); earlier ones reach the vector only through the
@@ -23,11 +25,49 @@ _FLAGS = 4  # [entry present, chance outcome, chance outcome seen, another playe
 def known_information(state, player: int) -> dict:
     """`state.information_state(player)` with another player's decision answers reduced to
     who answered, and without the observation's step counter (equal knowledge, equal data)."""
+    return known_information_from(state, player, KnownHistory(player))[0]
+
+
+def known_information_from(state, player: int, earlier: "KnownHistory") -> tuple:
+    """(`known_information(state, player)`, its KnownHistory), the history built on from
+    `earlier` (the KnownHistory of an earlier node of the game: only the entries since are
+    read; any other KnownHistory of the player works too, only slower)."""
     info = state.information_state(player)
     observation = dict(info["observation"])
     observation.pop("step", None)
-    history = [_known_entry(entry, player) for entry in info["history"]]
-    return {"player": player, "observation": observation, "history": history}
+    known = earlier.extended(info["history"])
+    return {"player": player, "observation": observation, "history": list(known.known)}, known
+
+
+class KnownHistory:
+    """The history part of `known_information` for one player, with each entry's JSON text,
+    built on from the one of an earlier node of the same game: when the engine's history
+    (`information_state(player)["history"]`) starts with the entries this was built from, only
+    the new ones are read. Never changed once built (clones of a game share it)."""
+
+    __slots__ = ("player", "source", "known", "texts")
+
+    def __init__(self, player: int, source: list = (), known: list = (), texts: list = ()):
+        self.player = player
+        self.source = list(source)  # the engine's history entries this was built from
+        self.known = list(known)
+        self.texts = list(texts)
+
+    def extended(self, history: list) -> "KnownHistory":
+        """The KnownHistory of `history` (the engine's history of a later node, or any)."""
+        start = len(self.source)
+        if len(history) < start or history[:start] != self.source:  # not a later node of this game
+            start = 0
+        new = [_known_entry(entry, self.player) for entry in history[start:]]
+        return KnownHistory(self.player, history, self.known[:start] + new,
+                            self.texts[:start] + [json.dumps(entry, sort_keys=True, default=str) for entry in new])
+
+
+def known_text(info: dict, texts: list) -> str:
+    """`json.dumps(info, sort_keys=True, default=str)` of a `known_information` dict whose
+    history entries' texts are `texts` (so the entries are not encoded again)."""
+    observation = json.dumps(info["observation"], sort_keys=True, default=str)
+    return f'{{"history": [{", ".join(texts)}], "observation": {observation}, "player": {json.dumps(info["player"])}}}'
 
 
 def _known_entry(entry: dict, player: int) -> dict:

@@ -24,7 +24,7 @@ import numpy as np
 import pyspiel
 
 from .encoding import ActionSpace, acting_players, has_simultaneous_moves, uses_chance
-from .infostate import InformationStateLayout, known_information
+from .infostate import InformationStateLayout, KnownHistory, known_information_from, known_text
 from .observation import ObservationLayout
 from .returns import Utility, utility_of
 
@@ -125,6 +125,8 @@ class _Setup:
         self.manual = manual
         self.utility = utility
         self.next_seed = 0
+        self.start = None  # a new manual-chance game (copied for each new state)
+        self.derived_at_start: dict = {}  # what the observer derived from it
         self.pass_id = None  # the id of "not to choose here" at a simultaneous node (simultaneous games only)
 
     def __deepcopy__(self, memo):
@@ -132,21 +134,48 @@ class _Setup:
 
 
 class _Engine:
-    """The engine state inside an OpenSpiel state; deep-copied with `State.copy()`."""
+    """The engine state inside an OpenSpiel state; deep-copied with `State.copy()`. What the
+    observer derives from a node (information states, tensors, strings) is kept until the game
+    moves on (its history link changes): OpenSpiel asks for the same things several times per
+    node, on the node and on its clones (which share what was derived). Each player's
+    KnownHistory is kept across moves: the next node's is built on from it."""
 
-    def __init__(self, state):
+    def __init__(self, state, derived=None, histories=None):
         self.state = state
-        self.known = {}  # player -> known_information at this node; every move clears it
+        self.derived = {} if derived is None else derived  # (what, player) -> value at this node
+        self.derived_at = state._history
+        self.histories = {} if histories is None else histories  # player -> the latest KnownHistory
 
     def __deepcopy__(self, memo):
-        return _Engine(self.state.copy())
+        return _Engine(self.state.copy(), self._derived(), dict(self.histories))
+
+    def _derived(self) -> dict:
+        if self.derived_at is not self.state._history:  # the game moved on
+            self.derived, self.derived_at = {}, self.state._history
+        return self.derived
+
+    def derive(self, what: str, player: int, compute):
+        """`compute()`, once per node, what and player."""
+        derived = self._derived()
+        key = (what, player)
+        if key not in derived:
+            derived[key] = compute()
+        return derived[key]
 
     def known_to(self, player: int) -> dict:
-        """What `player` knows here, computed once per node (OpenSpiel asks for the tensor and
-        the string of the same information state; the engine rebuilds it from the history)."""
-        if player not in self.known:
-            self.known[player] = known_information(self.state, player)
-        return self.known[player]
+        """What `player` knows here (`known_information`)."""
+        return self.derive("known", player, lambda: self._known(player))[0]
+
+    def _known(self, player: int) -> tuple:
+        earlier = self.histories.get(player) or KnownHistory(player)
+        info, history = known_information_from(self.state, player, earlier)
+        self.histories[player] = history
+        return info, history
+
+    def known_text(self, player: int) -> str:
+        """`known_to(player)` as canonical JSON text."""
+        info, history = self.derive("known", player, lambda: self._known(player))
+        return self.derive("known text", player, lambda: known_text(info, history.texts))
 
 
 class RulebookGame(pyspiel.Game):
@@ -163,18 +192,31 @@ class RulebookGame(pyspiel.Game):
 
 
 class RulebookState(pyspiel.State):
-    """An OpenSpiel state over one engine state."""
+    """An OpenSpiel state over one engine state. The engine's game is set up when first used:
+    OpenSpiel clones a Python state by making a new initial state and copying this one's
+    attributes into it, so that new state's own game would be thrown away."""
 
     def __init__(self, game):
         super().__init__(game)
         setup = game.setup
         self.setup = setup
-        if setup.manual:
-            engine = setup.rs.new_game(setup.players, chance="manual")
-        else:
-            engine = setup.rs.new_game(setup.players, setup.next_seed)
+        self._engine = None
+        self._seed = None
+        if not setup.manual:  # every new state takes the next seed, as when it was set up at once
+            self._seed = setup.next_seed
             setup.next_seed += 1
-        self.engine = _Engine(engine)
+
+    @property
+    def engine(self) -> _Engine:
+        if self._engine is None:
+            setup = self.setup
+            if setup.manual:  # every new game is the same: set up once, and what is derived from it is shared
+                if setup.start is None:
+                    setup.start = setup.rs.new_game(setup.players, chance="manual")
+                self._engine = _Engine(setup.start.copy(), setup.derived_at_start)
+            else:
+                self._engine = _Engine(setup.rs.new_game(setup.players, self._seed))
+        return self._engine
 
     def current_player(self):
         state = self.engine.state
@@ -206,7 +248,6 @@ class RulebookState(pyspiel.State):
         if self.setup.pass_id is not None and self.current_player() == pyspiel.PlayerId.SIMULTANEOUS:
             self._apply_actions(self._joint_action(action))
             return
-        self.engine.known.clear()
         state = self.engine.state
         if self.setup.manual and state.is_chance():
             outcome = state.chance_outcomes()[action][0]
@@ -223,7 +264,6 @@ class RulebookState(pyspiel.State):
         if self.setup.pass_id is None or not state.is_simultaneous() or len(actions) != self.setup.players:
             raise pyspiel.SpielError(f"apply_actions takes one id per seat ({self.setup.players}) at a "
                                      "simultaneous node; elsewhere use apply_action")
-        self.engine.known.clear()
         acting = acting_players(state)
         moves = []
         for player, number in enumerate(actions):
@@ -294,14 +334,22 @@ class RulebookObserver:
         self.dict = {"info_state" if perfect_recall else "observation": self.tensor}
 
     def set_from(self, state, player):
+        engine = state.engine
         if self.perfect_recall:
-            self.tensor[:] = self.setup.infostate.encode_info(state.engine.known_to(player), player)
+            self.tensor[:] = engine.derive("information state tensor", player, lambda: np.asarray(
+                self.setup.infostate.encode_info(engine.known_to(player), player), np.float32))
         else:
-            self.tensor[:] = self.setup.layout.encode(state.engine.state, player)
+            self.tensor[:] = engine.derive("observation tensor", player, lambda: np.asarray(
+                self.setup.layout.encode(engine.state, player), np.float32))
 
     def string_from(self, state, player):
+        engine = state.engine
         if self.perfect_recall:
-            return json.dumps(state.engine.known_to(player), sort_keys=True, default=str)
-        view = state.engine.state.observe(player)
-        view.pop("step", None)
-        return json.dumps(view, sort_keys=True, default=str)
+            return engine.known_text(player)
+        return engine.derive("observation string", player, lambda: _observation_text(engine.state, player))
+
+
+def _observation_text(state, player: int) -> str:
+    view = state.observe(player)
+    view.pop("step", None)
+    return json.dumps(view, sort_keys=True, default=str)

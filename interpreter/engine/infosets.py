@@ -25,6 +25,11 @@ then the pool-swap of the current state (visibility.determinize), which matches 
 observation only. The true hidden values are read only where the player later
 saw them: a sample depends only on the trajectory and the seed.
 
+Both the trajectory and what the player saw of it are built on from an earlier state's of the
+same game (memoized per trajectory, the least recently used dropped first): a game's next state
+plays and decides only its new steps, so asking at every node of a game costs time linear in
+its length.
+
 Owns: the trajectory of a player, the public form of history entries, re-sampling by replay.
 """
 from __future__ import annotations
@@ -43,16 +48,35 @@ MAX_RESTARTS = 4
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
-_MEMO_LIMIT = 64
+_MEMO_LIMIT = 64  # replays kept; the least recently used goes first (a game's latest states stay)
 
 
 class _Steps(list):
     """A trajectory: the _Step list, whether drawing a world by replay has failed for it
-    (every restart dead-ended, so the fallback is used at once next time), and which steps the
-    player saw (`_shown_flags`)."""
+    (every restart dead-ended, so the fallback is used at once next time), which steps the
+    player saw (`shown_flags`, see `_decide_shown`), that history as the player reads it
+    (`public`), and how far that is settled for the trajectories that go on from this one
+    (`settled`, a _Settled)."""
 
     unsampleable = False
     shown_flags = None
+    public = None
+    settled = None
+
+
+class _Settled:
+    """The first steps of a trajectory whose shown flags no later step can change: the flags,
+    those steps in the player's reading (`public_entry`), whether everything up to there is
+    known to the player, and (while it is) the manual-chance game after those steps. Shared by
+    every trajectory that goes on from it and never changed (going on copies the game)."""
+
+    __slots__ = ("flags", "public", "known_prefix", "replay")
+
+    def __init__(self, flags: list, public: list, known_prefix: bool, replay):
+        self.flags = flags
+        self.public = public
+        self.known_prefix = known_prefix
+        self.replay = replay if known_prefix else None
 
 
 class _Step:
@@ -90,26 +114,42 @@ def _is_hidden_move(ruleset, entry: dict, player: int) -> bool:
     return action.get("action") == "choose" or _is_secret(ruleset, entry, player)
 
 
-def trajectory(state, player: int):
+def trajectory(state, player: int, reuse: bool = True):
     """The list of _Step of `state`'s game as `player` saw it, or None when the state cannot be
     reached again from its history (it was arranged from outside: a scenario, edited vars).
     A later state of a game whose trajectory is known extends it: only the moves and outcomes
-    since are played again."""
+    since are played again (with `reuse` False: the whole game, and nothing is memoized)."""
     link = state._history
+    if not reuse:
+        replay = _Replay(state, player)
+        return replay.play(state.history(), state)
     fresh_key = state.hash() if link is None else None  # a fresh game's link is None: the hash tells games apart
-    cached = _MEMO.get((id(state.rs), player, id(link), fresh_key))
+    cached = _recall((id(state.rs), player, id(link), fresh_key))
     if cached is not None and cached.link is link:
         return cached.steps
     earlier, entries = _known_earlier(state, player)
     replay = _Replay(state, player) if earlier is None else earlier.extended()
     steps = replay.play(entries, state)
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
     if steps is not None:
-        _MEMO[(id(state.rs), player, id(link), fresh_key)] = replay
+        _remember((id(state.rs), player, id(link), fresh_key), replay)
         if link is None:  # a seeded game's set-up: what its later states extend
-            _MEMO[_start_key(state, player)] = replay
+            _remember(_start_key(state, player), replay)
     return steps
+
+
+def _recall(key):
+    """The memoized replay under `key` (now the most recently used), or None."""
+    replay = _MEMO.pop(key, None)
+    if replay is not None:
+        _MEMO[key] = replay
+    return replay
+
+
+def _remember(key, replay) -> None:
+    _MEMO.pop(key, None)
+    while len(_MEMO) >= _MEMO_LIMIT:
+        del _MEMO[next(iter(_MEMO))]  # the least recently used
+    _MEMO[key] = replay
 
 
 def _start_key(state, player: int) -> tuple:
@@ -122,7 +162,7 @@ def _known_earlier(state, player: int):
     entries = []
     link = state._history
     while link is not None:
-        cached = _MEMO.get((id(state.rs), player, id(link), None))
+        cached = _recall((id(state.rs), player, id(link), None))
         if cached is not None and cached.link is link:
             entries.reverse()
             return cached, entries
@@ -130,7 +170,7 @@ def _known_earlier(state, player: int):
         entries.append({"action": entry.to_json()} if isinstance(entry, Action) else entry)
     entries.reverse()
     if not any("chance" in entry for entry in entries):  # a seeded game: its set-up may be known
-        cached = _MEMO.get(_start_key(state, player))
+        cached = _recall(_start_key(state, player))
         if cached is not None:
             return cached, entries
     return None, entries
@@ -148,7 +188,9 @@ class _Replay:
         self.state = State.new(state.rs, state.num_players, 0, "manual")
         self.steps = _Steps()
         self.link = None
-        link, self.manual = state._history, False  # outcomes forced from the history, not from the seed
+        # outcomes forced from the history, not recovered from the seed: a manual-chance game (no
+        # seeded RNG, even before its first outcome) or one whose history holds outcomes
+        link, self.manual = state._history, state.d["rng"] is None
         while link is not None and not self.manual:
             link, entry = link
             self.manual = isinstance(entry, dict) and "chance" in entry
@@ -158,20 +200,21 @@ class _Replay:
         twin = object.__new__(_Replay)
         twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
         twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
+        twin.steps.settled = self.steps.settled  # the shown flags go on from there
         return twin
 
     def play(self, entries: list, state):
         """Play `entries` (history entries of `state` since this replay's point), recording
         each step; the steps, or None when the game cannot be played again to `state`."""
         replay, player, steps = self.state, self.player, self.steps
-        forced = [entry for entry in entries if "chance" in entry] if self.manual else None
+        forced = [entry for entry in reversed(entries) if "chance" in entry] if self.manual else None  # popped from the end
         for entry in [entry for entry in entries if "chance" not in entry] + [None]:
             while replay.is_chance():
                 options = replay.d["chance"]["options"]
                 if forced is not None:
-                    if not forced:
-                        return None
-                    outcome = forced.pop(0)["chance"]
+                    if not forced:  # the history ends at this chance node (or cannot go on from it)
+                        break
+                    outcome = forced.pop()["chance"]
                 else:
                     outcome = options[seeded_index(self.shadow, len(options))]
                 if not replay.apply_chance(outcome):
@@ -206,73 +249,108 @@ def public_entry(ruleset, entry: dict, player: int, shown: bool = False) -> dict
     return entry
 
 
-def information_state(state, player: int) -> dict:
+def information_state(state, player: int, reuse: bool = True) -> dict:
     """Everything `player` knows, as plain data: their observation now, and the history as they
     saw it (moves in their public form, chance outcomes and others' `choose` answers only where
-    they saw them)."""
-    steps = trajectory(state, player)
+    they saw them). With `reuse` False nothing known of an earlier state is used: the game is
+    played again from its set-up and every step decided anew (the same data, only slower)."""
+    steps = trajectory(state, player, reuse)
     if steps is None:
         history = [public_entry(state.rs, entry, player) if "action" in entry else {"chance": "hidden"}
                    for entry in state.history()]
     else:
-        flags = _shown_flags(state, player, steps)
-        history = [public_entry(state.rs, step.entry, player, shown) if "action" in step.entry
-                   else {"chance": step.entry["chance"] if shown else "hidden"} for step, shown in zip(steps, flags)]
+        if steps.public is None or not reuse:
+            _decide_shown(state, player, steps, reuse)
+        history = list(steps.public)
     return {"player": player, "observation": state.observe(player), "history": history}
 
 
-def _shown_flags(state, player: int, steps) -> list:
-    """Which steps of the trajectory the player saw, decided once per trajectory (a later
-    state's trajectory shares the steps but not the flags: a later reveal must not show an
-    answer in an earlier state's history). Seen: a chance outcome or another's `choose` answer
-    for which nothing before is hidden from the player and no other outcome (answer) at the
-    same point gives the same observation — for an answer, the same observations over the
+def _decide_shown(state, player: int, steps, reuse: bool = True) -> None:
+    """Set `steps.shown_flags` and `steps.public` (the history as the player reads it).
+
+    A later state's trajectory shares the steps but not the flags: a later reveal must not show
+    an answer in an earlier state's history. Seen: a chance outcome or another's `choose`
+    answer for which nothing before is hidden from the player and no other outcome (answer) at
+    the same point gives the same observation — for an answer, the same observations over the
     REVEAL_WINDOW steps that follow, whatever hidden moves and outcomes they held (the rules
-    may reveal it a step later). Another's secret action is never shown."""
-    if steps.shown_flags is not None:
-        return steps.shown_flags
+    may reveal it a step later). Another's secret action is never shown; after a step hidden
+    from the player every later outcome and answer is hidden.
+
+    Incremental: the decisions no later step can change (every step but an answer found hidden
+    less than REVEAL_WINDOW steps before the end) are kept in `steps.settled`, and a trajectory
+    that goes on from this one decides only the steps after them."""
     from .state import State
 
-    flags: list = []
-    replay = State.new(state.rs, state.num_players, 0, "manual")
-    known_prefix = True  # everything before this step is known to the player
-    for index, step in enumerate(steps):
-        if "chance" in step.entry:
+    settled = steps.settled if reuse else None
+    if settled is None:
+        settled = _Settled([], [], True, State.new(state.rs, state.num_players, 0, "manual"))
+    flags, public = list(settled.flags), list(settled.public)
+    known_prefix = settled.known_prefix
+    replay = settled.replay.copy() if known_prefix else None
+    unsettled = None  # the _Settled before the first decision a later step may change
+    for index in range(len(flags), len(steps)):
+        step = steps[index]
+        if known_prefix:
+            known_prefix = _seen_step(state.rs, replay, steps, index, player)
+            if not known_prefix and unsettled is None and _revealable(state.rs, step, player) \
+                    and len(steps) <= index + REVEAL_WINDOW:  # a step still to come may reveal the answer
+                unsettled = _Settled(flags[:], public[:], True, replay.copy())
             if known_prefix:
-                others = [outcome for outcome, _ in replay.chance_outcomes() if not same_value(outcome, step.entry["chance"])]
-                known_prefix = not any(seen_as(_after(replay, outcome, True), player, step) for outcome in others)
-            flags.append(known_prefix)
-            replay.apply_chance(step.entry["chance"])
-            continue
-        if step.secret:
-            move = step.entry["action"]
-            if known_prefix and move.get("action") == "choose" and not _is_secret(state.rs, step.entry, player):
-                others = [action for action in replay.legal_actions()
-                          if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
-                known_prefix = not any(_explains(_after(replay, action, False), steps, index, player, [REVEAL_BUDGET])
-                                       for action in others)
-            else:
-                known_prefix = False
-        flags.append(known_prefix if step.secret else None)
-        replay.apply(step.entry["action"])
-    steps.shown_flags = flags
-    return flags
+                make_move(replay, step.entry["chance"] if "chance" in step.entry else step.entry["action"],
+                          "chance" in step.entry)
+        shown = known_prefix if "chance" in step.entry or step.secret else None
+        flags.append(shown)
+        public.append(_read_as(state.rs, step, player, shown))
+    steps.shown_flags, steps.public = flags, public
+    steps.settled = unsettled or _Settled(flags, public, known_prefix, replay)
 
 
-def _explains(trial, steps, index: int, player: int, budget: list) -> bool:
-    """Whether the game in `trial` (after step `index` was made otherwise) could give the
-    observations recorded from step `index` on over REVEAL_WINDOW steps: public moves as
-    recorded, any outcome of a hidden chance step, any answer of another's hidden move. True
-    when unsure (the search spent `budget`, a count of states kept in a list)."""
+def _seen_step(ruleset, replay, steps, index: int, player: int) -> bool:
+    """Whether step `index` (everything before it known to the player; `replay` the game just
+    before it) leaves everything known: a public move, a chance outcome no other outcome would
+    have shown the same, an answer to a `choose` no other answer explains (`_explains`)."""
+    step = steps[index]
+    if "chance" in step.entry:
+        others = [outcome for outcome, _ in replay.chance_outcomes() if not same_value(outcome, step.entry["chance"])]
+        return not any(seen_as(_after(replay, outcome, True), player, step) for outcome in others)
+    if not step.secret:
+        return True
+    if not _revealable(ruleset, step, player):
+        return False
+    move = step.entry["action"]
+    others = [action for action in replay.legal_actions()
+              if action.player == move.get("player") and not same_value(action.to_json()["args"], move.get("args"))]
+    return not any(_explains(_after(replay, action, False), steps, index, index, player, [REVEAL_BUDGET])
+                   for action in others)
+
+
+def _revealable(ruleset, step, player: int) -> bool:
+    """Whether a hidden step is another's answer to a `choose` (that the rules may reveal)."""
+    return step.secret and step.entry["action"].get("action") == "choose" and not _is_secret(ruleset, step.entry, player)
+
+
+def _read_as(ruleset, step, player: int, shown) -> dict:
+    """A step of the trajectory as `player` reads it in their history."""
+    if "action" in step.entry:
+        return public_entry(ruleset, step.entry, player, bool(shown))
+    return {"chance": step.entry["chance"] if shown else "hidden"}
+
+
+def _explains(trial, steps, index: int, origin: int, player: int, budget: list) -> bool:
+    """Whether the game in `trial` (after step `index` was made otherwise, the answer being
+    tested made at step `origin`) could give the observations recorded from step `index` on,
+    up to REVEAL_WINDOW steps after `origin`: public moves as recorded, any outcome of a hidden
+    chance step, any answer of another's hidden move. True when unsure (the search spent
+    `budget`, a count of states kept in a list)."""
     if not seen_as(trial, player, steps[index]):
         return False
     following = index + 1
-    if following >= len(steps) or following > index + REVEAL_WINDOW or budget[0] <= 0:
+    if following >= len(steps) or following > origin + REVEAL_WINDOW or budget[0] <= 0:
         return True
     for move, chance in worlds.branches(trial, steps[following]):
         budget[0] -= 1
         after = trial.copy()
-        if make_move(after, move, chance) and _explains(after, steps, following, player, budget):
+        if make_move(after, move, chance) and _explains(after, steps, following, origin, player, budget):
             return True
     return False
 
