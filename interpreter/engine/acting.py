@@ -292,6 +292,3 @@ def _rule_error_text(error) -> str:
     if pos is not None and getattr(pos, "line", 0) and str(pos) not in text:
         return f"{pos}: {text}"
     return text
-
-
-_as_action = as_action  # the name older callers import

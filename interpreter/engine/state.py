@@ -338,6 +338,3 @@ def initial_vars(ruleset, players: int, game_vars: dict) -> None:
             game_vars[name] = decl.init.fn(game_vars, {})
     if has_init:  # an init may hand back a constant: copy so nothing is shared
         game_vars.update(marshal.loads(marshal.dumps(game_vars, _NOREF)))
-
-
-_initial_vars = initial_vars  # the name older callers import
