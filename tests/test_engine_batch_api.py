@@ -1,6 +1,7 @@
 """The batch calls for agents (issue 15): `legal_action_ids()`, `legal_action(i)`,
 `action_key(i)`, `apply_id(i)` and `undo(n)`, and the log kept beside the state (built when
 read). Each is checked against the plain API on seeded games of the bundled rulesets."""
+import os
 import random
 import textwrap
 
@@ -9,6 +10,7 @@ import pytest
 import interpreter
 from interpreter.engine.effects import LOG_LIMIT
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = (("tictactoe", 2), ("kuhn-poker", 2), ("davos", 4), ("deep-state", 3))
 
 
@@ -75,6 +77,18 @@ def test_undo_of_several_moves_at_once_and_a_copy_keeps_its_own_log():
     assert state.to_json() == start
     assert twin.log == twin_log, "taking moves back does not change a copy made after them"
     assert not state.undo(1), "no undo point is left"
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_log_taken_back_by_undo_is_not_written_to_while_a_copy_holds_it(engine):
+    """undo() puts the log back to the list of its undo point; a copy (or a compiled game's
+    memoised start position) may hold that list too: the next line goes to a new list."""
+    ruleset = interpreter.load(os.path.join(ROOT, "tests", "rulesets", "private_lines"))
+    game = ruleset.new_game(3, seed=1, engine=engine)
+    copy = game.copy()
+    assert game.apply_id(0) and game.undo() and game.apply_id(0)
+    assert len(game.log) == 4
+    assert copy.log == ["— play —"] == ruleset.new_game(3, seed=1, engine=engine).log
 
 
 def test_apply_id_refuses_an_id_that_is_not_legal_and_changes_nothing():

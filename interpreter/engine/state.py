@@ -129,9 +129,12 @@ class State(Acting, Records):
 
     def _log_back(self, log: list, length: int) -> None:
         """Put the log back to its first `length` lines of `log` (a list only ever grows in
-        place while this state owns it, so those lines are still there)."""
-        self._log = log if len(log) == length else log[:length]
-        self._log_shared = self._log is log and self._log_shared
+        place while this state owns it, so those lines are still there). A list taken back
+        from an earlier point may be held by others (a copy, a start position): shared."""
+        if len(log) != length:
+            self._log, self._log_shared = log[:length], False
+        elif self._log is not log:
+            self._log, self._log_shared = log, True
 
     # ------------------------------------------------------------------ queries
     @property
