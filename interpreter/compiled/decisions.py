@@ -10,7 +10,8 @@ move's start with the answers so far (hash, copy, to_json, observe ...), and an 
 back by putting the game back at the move's start and running the move again with the answers
 before it (the game is seeded: the same moves give the same position).
 
-Owns: `Pending`, answering a decision, the reference at a decision, undoing an answer.
+Owns: `Pending`, answering a decision, the reference at a decision, undoing an answer, and
+the undo point kept whole (a move made with `apply` after one made with `apply_id`).
 """
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from ..engine.values import APPLIED, Outcome, freeze, thaw
 from ..errors import RuleRuntimeError
 from .twin import BY_REFERENCE, HandOver, actions_chain, frame_dict
 
-__all__ = ["Decisions", "Pending", "ANSWER"]
+__all__ = ["Decisions", "Pending", "ANSWER", "POSITION", "WHOLE"]
 
 _NOREF = 2
 ANSWER = "answer"  # the tag of an undo point of an answer: (ANSWER, move start, move index, answers before)
+POSITION = "position"  # the tag of an undo point kept whole: (POSITION, the reference State there)
+WHOLE = ("reference", POSITION)  # the undo points that hold a whole position (a reference State)
 
 
 class Pending:
@@ -144,22 +147,24 @@ class Decisions:
         self.V = marshal.loads(marshal.dumps(self._ref.d["vars"], _NOREF))
         self._ref = None
 
+    def _keep_whole(self) -> None:
+        """A move made with `apply` comes after the last move made with apply_id: undo() goes
+        back to before that one and takes this one back too (the reference's undo point is a
+        snapshot), whoever makes it (the generated code, the reference) and whatever it
+        changes, so the last undo point becomes its whole position, a reference State."""
+        point = self._undo[-1]
+        if point[0] == ANSWER:
+            position = self._reference_at(point[1], point[2], point[3])
+        else:
+            position = self._reference_before(point)
+        self._undo[-1] = (POSITION, position)
+
     # ------------------------------------------------------------------ the reference at a decision
     def _reference_at(self, start: tuple, index: int, answers: list) -> State:
         """The reference State of this game with the move made at `start` waiting after
-        `answers`: the position at the move's start (its vars are the vars now with the undo
-        log's values), and the move and answers applied by the reference engine."""
-        _frame, fields, step, log, log_length, rng_count, history, undo_log, _moves, _legal = start
-        game_vars = dict(self.V)
-        game_vars.update(undo_log)
-        data = {"vars": game_vars, "stack": self.below + [frame_dict(fields, self.sub)], "pending": None, "chance": None,
-                "terminal": False, "step": step, "seed": self.seed, "rng": [self.rng[0], rng_count], "error": None}
-        log = log if len(log) == log_length else log[:log_length]
-        if self._log is log:
-            self._log_shared = True
-        state = State(self.rs, marshal.loads(marshal.dumps(data, _NOREF)), log)
-        state._log_shared = True
-        state._history = actions_chain(history)
+        `answers`: the position at the move's start (`_reference_before`), and the move and
+        answers applied by the reference engine."""
+        state = self._reference_before(start)
         for move in [index, *answers]:
             outcome = state.apply_id(move)
             if not outcome:  # the generated code made this move: the reference must too
@@ -167,3 +172,19 @@ class Decisions:
         state._undo.clear()
         return state
 
+    def _reference_before(self, start: tuple) -> State:
+        """The reference State of this game at the undo point `start`: its vars are the vars
+        now with the undo log's values (the reference's vars while it holds the game: it is
+        then at a decision of the move made at `start`, see `_leave_reference`)."""
+        _frame, fields, step, log, log_length, rng_count, history, undo_log, _moves, _legal, below, sub = start
+        game_vars = dict(self._ref.d["vars"] if self._ref is not None else self.V)
+        game_vars.update(undo_log)
+        data = {"vars": game_vars, "stack": below + [frame_dict(fields, sub)], "pending": None, "chance": None,
+                "terminal": False, "step": step, "seed": self.seed, "rng": [self.rng[0], rng_count], "error": None}
+        log = log if len(log) == log_length else log[:log_length]
+        if self._log is log:
+            self._log_shared = True
+        state = State(self.rs, marshal.loads(marshal.dumps(data, _NOREF)), log)
+        state._log_shared = True
+        state._history = actions_chain(history)
+        return state

@@ -24,7 +24,7 @@ from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
-from .decisions import ANSWER, Decisions
+from .decisions import ANSWER, POSITION, WHOLE, Decisions
 from .module import listed_actions
 from .queries import Queries
 from .start import ChanceHolder, StartMemo, fresh_copier
@@ -179,6 +179,8 @@ class CompiledState(Queries, Twin, Decisions):
     # ------------------------------------------------------------------ moves
     def apply(self, action) -> Outcome:
         """Apply one action atomically (engine.State.apply); a refusal changes nothing."""
+        if self._undo and self._undo[-1][0] not in WHOLE:  # undo() will go back past this move
+            self._keep_whole()
         if self._ref is not None:
             return self._by_reference(action, False)
         actions = self._legal
@@ -223,7 +225,7 @@ class CompiledState(Queries, Twin, Decisions):
         # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
         unlogged = not undoable and not module.refusable and not self._undo
         point = None if unlogged else (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
-                                       {}, self.moves, self._legal)
+                                       {}, self.moves, self._legal, self.below, self.sub)
         undo_log = module.every_var if unlogged else point[7]
         if module.settles:
             self._settle_labels()
@@ -240,12 +242,6 @@ class CompiledState(Queries, Twin, Decisions):
             record.tried(False)
         if undoable:
             self._undo.append(point)
-        elif self._undo and self._undo[-1][0] != "reference":
-            # undo() of the last apply_id move takes this one back too (as the reference does)
-            last = self._undo[-1]
-            earlier = last[1][7] if last[0] == ANSWER else last[7]
-            for name, value in undo_log.items():
-                earlier.setdefault(name, value)
         return APPLIED
 
     def _run_move(self, move, frame, point, index: int, undo_log=None) -> None:
@@ -298,8 +294,10 @@ class CompiledState(Queries, Twin, Decisions):
             action.settle()
 
     def _back_to(self, point) -> None:
-        """Put the game back as it was at an undo point."""
-        frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, undo_log, moves, legal = point
+        """Put the game back as it was at an undo point: (frame, its fields, step, log, log length,
+        chance drawn, history, undo log (the vars' values there), moves, Actions, frames below, sub)."""
+        (frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, undo_log, moves, legal,
+         self.below, self.sub) = point
         frame[:] = frame_fields
         self.frame = frame
         self.terminal = False
@@ -319,6 +317,9 @@ class CompiledState(Queries, Twin, Decisions):
             point = self._undo.pop()
             if point[0] == "reference":  # a move the reference made: it takes it back
                 point[1].undo(1)
+                self._hand_over(point[1])
+                continue
+            if point[0] == POSITION:  # the position kept whole (decisions.py): played on from there
                 self._hand_over(point[1])
                 continue
             if self._ref is not None:  # back at a decision the reference answered (decisions.py)
