@@ -12,6 +12,7 @@ Owns:
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import signal
 from collections import deque
@@ -71,6 +72,7 @@ class _Pool:
         self.method = start_method or ("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         self.executor: Optional[ProcessPoolExecutor] = None
         self.deaths = 0
+        self.thaw = False  # this pool froze the cycle collector's view of the parent's objects
 
     def get(self) -> ProcessPoolExecutor:
         if self.executor is None:
@@ -81,6 +83,13 @@ class _Pool:
                 # the workers inherit the compiled code instead of each compiling it on first use
                 compile_waiting(self.rs.unit.ns)
                 game_module(self.rs)  # and the generated game module (play_game's compiled engine)
+                # what exists now is shared with the workers: the cycle collector of a worker
+                # leaves it alone, so it is not copied page by page into each worker (as the
+                # gc module's documentation advises for a fork without exec); thawed in close()
+                # (an embedder's own freeze is left as it is)
+                self.thaw = gc.get_freeze_count() == 0
+                if self.thaw:
+                    gc.freeze()
             else:
                 expected = (self.rs.folder, list(self.rs.modules), self.rs.digest, dict(self.rs.overrides))
             self.executor = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(self.method),
@@ -96,8 +105,9 @@ class _Pool:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
         _WORKER.clear()
-
-
+        if self.thaw:
+            gc.unfreeze()
+            self.thaw = False
 
 
 def run_in_pool(ruleset, seeds, game_args, jobs, finished, info, start_method) -> None:

@@ -279,3 +279,15 @@ def test_a_worker_that_loads_the_rules_itself_refuses_edited_rules(tmp_path):
     _edit(folder)
     with pytest.raises(RulesChanged, match="changed since the run started"):
         simulate(rs, None, 2, 4, 0, ["random"], jobs=2, start_method="spawn")
+
+
+def test_the_pool_thaws_what_it_froze_for_the_fork():
+    """Before forking, the pool freezes the parent's objects (gc.freeze: the workers' cycle
+    collectors then leave the shared pages alone); after the run the parent is as before."""
+    import gc
+
+    rs = interpreter.load("tictactoe")
+    assert gc.get_freeze_count() == 0
+    records, _ = simulate(rs, None, 2, 6, 0, ["random"], jobs=2)
+    assert [record["seed"] for record in records] == list(range(6))
+    assert gc.get_freeze_count() == 0
