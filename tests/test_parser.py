@@ -211,3 +211,69 @@ def test_random_well_formed_expressions_parse():
         parsed += outcome[0] == "tree"
     # a few are refused on purpose (keyword-named fields like `a.True`, too deep): most parse
     assert parsed > 1500
+
+
+# --- the shipped LALR tables (parser_tables.py) against the parser Lark builds from grammar.lark
+def test_the_shipped_tables_are_built_from_this_grammar():
+    from interpreter.expr import parser_tables
+
+    assert parser_tables.stale() == "", (
+        "grammar.lark (or Lark) changed since the tables were written: run `python -m interpreter.expr.parser_tables`"
+        f" ({parser_tables.stale()})")
+    assert parser_tables.load_parser() is not None
+
+
+def _full_outcome(parser, text, start, monkeypatch):
+    """The tree, or everything an ExpressionError says, parsing with `parser`."""
+    monkeypatch.setattr(P, "_parser", lambda: parser)
+    try:
+        return ("tree", P._parse(text, start))
+    except ExpressionError as e:
+        return ("error", e.message, e.line, e.column, e.hint, e.code)
+
+
+def test_the_shipped_tables_parse_exactly_as_the_grammar(monkeypatch):
+    from interpreter.expr import parser_tables
+
+    shipped, built = parser_tables.load_parser(), parser_tables.build_parser()
+    soup = random.Random(5)
+    texts = list(_bundled_expressions()) + CORNERS
+    texts += [(" ".join(soup.choice(_PIECES) for _ in range(soup.randint(1, 12))),
+               soup.choice(["expression", "statement"])) for _ in range(1500)]
+    errors = 0
+    for text, start in texts:
+        expected = _full_outcome(built, text, start, monkeypatch)
+        assert _full_outcome(shipped, text, start, monkeypatch) == expected, (text, start)
+        errors += expected[0] == "error"
+    assert errors > 1000  # the refusals (and their messages) are compared too, not only trees
+
+
+def test_tables_for_another_grammar_or_lark_are_not_used(tmp_path):
+    """A stale file is refused (the caller then builds from grammar.lark); nothing is unpickled."""
+    import json
+
+    from interpreter.expr import parser_tables
+
+    with open(parser_tables.TABLES_PATH, encoding="utf-8") as shipped:
+        document = json.load(shipped)
+    for key, value in [("grammar_sha256", "0" * 64), ("lark", "0.0.1"), ("options", {"parser": "earley"})]:
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps(dict(document, header=dict(document["header"], **{key: value}))))
+        assert parser_tables.load_parser(str(path)) is None
+        assert key in parser_tables.stale(str(path))
+    (tmp_path / "broken.json").write_text("{not json")
+    assert parser_tables.load_parser(str(tmp_path / "broken.json")) is None
+    assert parser_tables.load_parser(str(tmp_path / "missing.json")) is None
+
+
+def test_reading_the_tables_never_unpickles(monkeypatch):
+    import pickle
+
+    from interpreter.expr import parser_tables
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle used")
+
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    assert parser_tables.load_parser().parse("a + 1", start="expression").data == "expression"

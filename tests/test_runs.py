@@ -104,7 +104,7 @@ def test_davos_with_every_agent_gives_the_same_games_for_one_and_two_jobs(tmp_pa
 
 
 def test_tasks_shrink_towards_the_end_and_cover_every_seed_once():
-    from interpreter.runs import _MAX_CHUNK, _chunks
+    from interpreter.runs_pool import _MAX_CHUNK, _chunks
 
     for games in (1, 7, 60, 300, 1000):
         chunks = _chunks(list(range(games)), 2)
@@ -148,8 +148,8 @@ def test_the_lost_game_is_among_the_results(tmp_path):
 
 
 def test_workers_that_always_die_end_the_run_with_every_game_lost():
-    done = run_script("import os, interpreter.runs as runs\n"
-                      "runs._init_worker = lambda expected: os._exit(1)  # every worker dies as it starts\n"
+    done = run_script("import os, interpreter.runs_pool as runs_pool\n"
+                      "runs_pool._init_worker = lambda expected: os._exit(1)  # every worker dies as it starts\n"
                       + cli_script("simulate", "tictactoe", "--games", "6", "--jobs", "2", "--json"))
     summary = json.loads(done.stdout)
     assert done.returncode == 1 and summary["lost"] == 6 and summary["completed"] == 0
@@ -279,3 +279,15 @@ def test_a_worker_that_loads_the_rules_itself_refuses_edited_rules(tmp_path):
     _edit(folder)
     with pytest.raises(RulesChanged, match="changed since the run started"):
         simulate(rs, None, 2, 4, 0, ["random"], jobs=2, start_method="spawn")
+
+
+def test_the_pool_thaws_what_it_froze_for_the_fork():
+    """Before forking, the pool freezes the parent's objects (gc.freeze: the workers' cycle
+    collectors then leave the shared pages alone); after the run the parent is as before."""
+    import gc
+
+    rs = interpreter.load("tictactoe")
+    assert gc.get_freeze_count() == 0
+    records, _ = simulate(rs, None, 2, 6, 0, ["random"], jobs=2)
+    assert [record["seed"] for record in records] == list(range(6))
+    assert gc.get_freeze_count() == 0

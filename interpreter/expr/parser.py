@@ -16,16 +16,15 @@ __all__ = ["parse", "position_of", "MAX_DEPTH"]
 
 @bounded_memo(1)
 def _parser():
-    """The LALR parser of the grammar, built once per process with Lark's documented API.
+    """The LALR parser of the grammar, once per process: read from the tables shipped beside
+    grammar.lark (parser_tables.py: JSON, checked against the grammar's digest and Lark's
+    version), or, when they are stale, built from grammar.lark with Lark's documented API.
     Tokens carry their line and column; a tree node's position is its first token's (see
     `position_of`). (No `cache=True`: Lark would unpickle a file from the shared temporary
-    directory.) Lark's standalone generator was measured as the alternative: a 220 KB generated
-    module that loads ~0.03 s faster than importing Lark plus this call (~0.13 s CPU together), and
-    Lark is imported anyway for its tokens and errors — not worth a second copy of the grammar."""
-    from lark import Lark
+    directory.)"""
+    from .parser_tables import build_parser, load_parser
 
-    return Lark.open("grammar.lark", rel_to=__file__, parser="lalr", start=["expression", "statement"],
-                     maybe_placeholders=True)
+    return load_parser() or build_parser()
 
 
 def position_of(node) -> tuple:

@@ -1,9 +1,12 @@
-"""Startup and validation time: `rulebook --help` (target under 0.3 s) and validating every
-bundled ruleset with all its module combinations (target under 2 s in total).
+"""Startup and validation time: `rulebook --help` (target under 0.3 s), validating every
+bundled ruleset with all its module combinations (target under 2 s in total), and the CPU of a
+one-game `rulebook simulate davos` (the start-up that `simulate --jobs N` does not split: see
+games.py's measure_jobs).
 
 Run: .venv/bin/python tools/bench/startup.py
 """
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -47,6 +50,19 @@ def main():
     print(f"rulebook validate {' '.join(names)} --all-combinations:")
     print(f"  {walls[2]:.3f} s median of 5 (min {walls[0]:.3f}, max {walls[-1]:.3f}), "
           f"{len(r.stdout.splitlines())} combinations valid, including Python start-up (target < 2 s)")
+
+    # the start-up of a simulate run, in CPU seconds of a fresh process (os.wait4: the machine is
+    # shared, wall clock would measure the load): what games.py charges as not splitting
+    command = [sys.executable, "-m", "interpreter", "simulate", "davos", "--players", "4", "--games", "1",
+               "--json"]
+    cpu = []
+    for _ in range(7):
+        child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=dict(os.environ, PYTHONPATH=ROOT, RULEBOOK_CACHE="0"))
+        _, _, usage = os.wait4(child.pid, 0)
+        cpu.append(usage.ru_utime + usage.ru_stime)
+    print(f"rulebook simulate davos --players 4 --games 1: {statistics.median(cpu):.3f} s CPU, median of 7 fresh "
+          f"processes (min {min(cpu):.3f}, max {max(cpu):.3f})")
 
     # where the time goes, per ruleset, in one process
     code = (
