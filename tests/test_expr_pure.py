@@ -18,7 +18,8 @@ DEFINES = {
     "held": (["p"], "gold[p]"),  # reads a state var
     "via_held": (["p"], "held(p) + table(p)"),  # calls a define that reads one
     "mine": ([], "player"),  # reads a local
-    "ratio": (["a", "b"], "a // b"),
+    "ratio": (["a", "b"], "a // b"),  # pure, but cheaper than keeping its values
+    "share": (["a", "b"], "sum(range(a)) // b"),
 }
 
 
@@ -41,7 +42,8 @@ def _call(unit, namespace, name, *args):
 
 def test_a_define_is_pure_when_it_and_what_it_calls_read_no_var_and_no_local():
     unit, _ = _unit()
-    assert pure_defines(unit.define_reads, unit.define_calls) == {"table", "twice_table", "shown", "evens", "ratio"}
+    assert pure_defines(unit.define_reads, unit.define_calls) == {"table", "twice_table", "shown", "evens", "ratio",
+                                                                  "share"}
 
 
 def test_a_kept_value_is_the_computed_one_and_charges_the_same_work():
@@ -71,20 +73,26 @@ def test_numbers_and_booleans_of_equal_value_are_told_apart():
     assert len(set(shown[:3])) == 3 and shown[3:] == [shown[0], shown[2]]
 
 
-def test_lists_are_neither_kept_as_values_nor_as_arguments():
+def test_only_a_define_that_goes_through_a_collection_keeps_its_values():
+    _, namespace = _unit()
+    assert {name[3:] for name in namespace if name.startswith("_M_")} == {"table", "shown", "evens", "share"}
+
+
+def test_lists_are_neither_kept_as_values_nor_as_arguments_and_then_the_define_stops_keeping():
     unit, namespace = _unit()
     first, _ = _call(unit, namespace, "evens", 6)
     first.append(99)  # a caller's list is its own
+    assert not namespace["_M_evens"] and namespace["d_evens"] is namespace["d_evens_body"]
     assert _call(unit, namespace, "evens", 6)[0] == [0, 2, 4]
-    assert not namespace["_M_evens"]
+    assert _call(unit, namespace, "shown", 4)[0] == namespace["_f_str"](4)
     assert _call(unit, namespace, "shown", [1, 2])[0] == namespace["_f_str"]([1, 2])
-    assert not any(type(key[0]) is list for key in namespace["_M_shown"])
+    assert len(namespace["_M_shown"]) == 1 and namespace["d_shown"] is namespace["d_shown_body"]
 
 
 def test_an_error_is_raised_each_time_and_nothing_is_kept():
     unit, namespace = _unit()
     for _ in range(2):
         with pytest.raises(RuleRuntimeError, match="division by zero"):
-            _call(unit, namespace, "ratio", 1, 0)
-    assert not namespace["_M_ratio"]
-    assert _call(unit, namespace, "ratio", 7, 2)[0] == 3
+            _call(unit, namespace, "share", 3, 0)
+    assert not namespace["_M_share"]
+    assert _call(unit, namespace, "share", 3, 2)[0] == 1

@@ -193,7 +193,7 @@ class CodeUnit:
         namespace["_at"] = functools.partial(_located, self.pending)
         namespace["_RRE"] = RuleRuntimeError
         namespace["_UN"] = _NOT_YET
-        namespace.update(slot_helpers(self.budget), **memo_helpers(self.budget))
+        namespace.update(slot_helpers(self.budget), **memo_helpers(self.budget, namespace))
         # each generated function is compiled once per process (by its source text) and bound
         # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
         # A function not compiled yet is bound as a stub that compiles it on its first call and

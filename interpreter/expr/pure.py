@@ -14,8 +14,14 @@ Owns: which defines are pure (`pure_defines`), the generated wrapper that keeps 
 """
 from __future__ import annotations
 
+import re
+
+from .builtins import CHARGED, ITERATING
+
 KEPT_PER_DEFINE = 4096  # values kept per define (then new arguments are computed, not kept)
 _PLAIN = (int, str, bool, float, type(None))
+# the defines whose values are worth keeping: their code goes through a collection
+_GOES_THROUGH = re.compile(r"\b_T\(|\b_f_(" + "|".join(sorted(ITERATING | CHARGED)) + r")\(")
 
 
 def pure_defines(reads_state: dict, calls: dict) -> set:
@@ -40,7 +46,7 @@ def with_kept_values(entries: list, pure: set, params: dict, namespace: dict) ->
         # (a define's function is the last its entry defines: after its checked `d_x_safe`)
         defined = [line[4:line.index("(")] for line in entry.splitlines() if line.startswith("def ")]
         name = defined[-1][2:] if defined and defined[-1].startswith("d_") else None
-        if name not in pure:
+        if name not in pure or not _GOES_THROUGH.search(entry):  # (a cheap one costs less than its memo)
             out.append(entry)
             continue
         namespace[f"_M_{name}"] = {}
@@ -51,22 +57,28 @@ def with_kept_values(entries: list, pure: set, params: dict, namespace: dict) ->
                    f"    _key = ({key})\n"
                    f"    try:\n        _hit = _M_{name}[_key]\n"
                    f"    except _LE:\n"
-                   f"        return _remember(_M_{name}, _key, _B.left, d_{name}_body({arguments}))\n"
+                   f"        return _remember({name!r}, _key, _B.left, d_{name}_body({arguments}))\n"
                    f"    _B.left -= _hit[1]\n"
                    f"    if _B.left < 0:\n        _B.exceeded()\n"
                    f"    return _hit[0]\n")
     return out
 
 
-def memo_helpers(budget) -> dict:
-    def remember(memo: dict, key: tuple, before: int, value):
-        """Keep `value` (computed from `before`, the work left then) when it and the arguments
-        are plain data."""
-        if type(value) in _PLAIN and len(memo) < KEPT_PER_DEFINE:
-            try:
-                memo[key] = (value, before - budget.left)
-            except TypeError:  # an argument that is a list or a map: not kept
-                pass
+def memo_helpers(budget, namespace: dict) -> dict:
+    def remember(name: str, key: tuple, before: int, value):
+        """Keep the value of define `name` for `key` (computed from `before`, the work left
+        then) when it and the arguments are plain data; the first time they are not, the
+        define stops keeping values (its name is bound to its body: the memo would cost
+        without paying)."""
+        memo = namespace[f"_M_{name}"]
+        if len(memo) >= KEPT_PER_DEFINE:
+            return value
+        try:
+            if type(value) not in _PLAIN:
+                raise TypeError
+            memo[key] = (value, before - budget.left)
+        except TypeError:  # a list or a map given or returned
+            namespace["d_" + name] = namespace[f"d_{name}_body"]
         return value
 
     return {"_remember": remember}
