@@ -166,11 +166,11 @@ class SharingCode:
     def kept_across(self, call: str):
         """With `keep_across` (the local names that change between the evaluations this code
         is made for: a requirement's parameter, while the legal moves go through its values):
-        a call of a named expression or of a builtin that goes through a collection, reading
-        none of those names and no variable bound inside the expression, computed at its first
-        use and kept in the slots `_k` the caller gives (then read again, the work it cost is
-        charged again: the work bound counts as if it were computed each time). None otherwise.
-        (A variable the call reads that is not bound around it is bound inside it.)"""
+        a call of a named expression or of a builtin that goes through a collection or charges
+        the work bound, reading none of those names and no variable bound around the call (one
+        it reads that is not bound around it is bound inside it), computed at its first use and
+        kept in the slots `_k` the caller gives (then read again, the work it cost is charged
+        again: the work bound counts as if it were computed each time). None otherwise."""
         if self.keep_across is None or not self.sharing or not _COSTLY.match(call):
             return None
         if _TEMPORARY.search(call) or KEPT.search(call):
