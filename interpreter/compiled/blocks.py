@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
+from ..expr.keeping import keeping_variant
 from ..ruleset import ENGINE_VARS
 
 __all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "may_choose",
@@ -291,9 +292,9 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
             out.emit(depth + 1, f"cached{level} = {domain}")
         out.emit(depth, "else:")
         out.emit(depth + 1, f"{domain} = _take(cached{level})")
+    checks = _level_checks(out, action, level, depth)
     out.emit(depth, f"for {value} in {domain}:")
     out.emit(depth + 1, f"L[{text(param)}] = {value}")
-    checks = " and ".join(out.call_function(check, "L") for check in action.req_levels[level + 1])
     inner = depth + 1
     if checks:
         out.emit(depth + 1, f"if {checks}:")
@@ -308,6 +309,25 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         out.emit(inner + 1, f"raise _Error({text(message)})")
         out.emit(inner, f"{target}.append(({text(action.id)}, args{level}, None, {parts}, {context}))")
     out.emit(depth, f"L.pop({text(param)}, None)")
+
+
+def _level_checks(out: Writer, action, level: int, depth: int) -> str:
+    """The requirements checked once parameter `level` is bound, as one condition. A
+    requirement with calls that read none of that parameter keeps them across its values
+    (expr/keeping.py): its slots are made fresh here, before the loop over the values."""
+    handles = {handle.fn: handle for handle, _, _ in action.requires if handle is not None}
+    param = action.params[level][0]
+    calls = []
+    for check in action.req_levels[level + 1]:
+        variant = keeping_variant(out.rs.unit, handles[check], (param,)) if check in handles else None
+        if variant is None:
+            calls.append(out.call_function(check, "L"))
+            continue
+        function, fresh = variant
+        slots = out.fresh("kept")
+        out.emit(depth, f"{slots} = {out.value(fresh, '_slots')}[:]")
+        calls.append(f"{out.value(function, '_h')}(V, L, {slots})")
+    return " and ".join(calls)
 
 
 def write_procedures(out: Writer) -> None:

@@ -25,6 +25,8 @@ from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
 from .generate_sharing import kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
+from .keeping import slot_helpers
+from .pure import memo_helpers, pure_defines, with_kept_values
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
 from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _stored_copy,
@@ -65,6 +67,8 @@ class CodeUnit:
         # of each expression, statement and define, and each define's (text, scope, params)
         self.typed: list = []
         self.define_sources: dict = {}
+        self.variants: dict = {}  # (handle name, names) -> a variant that keeps calls (keeping.py)
+        self.define_reads: dict = {}  # define -> does its own text read a state var or a local (pure.py)
 
     def _gen(self, source: str, start: str, scope: Scope):
         tree = parse(source, start)
@@ -99,6 +103,7 @@ class CodeUnit:
         name, entries = _expression_source(str(source), code, fcode)
         self.lines.extend(entries)
         handle = Handle(name, str(source), typ, set(names_used))
+        handle.origin = (scope, lex)
         self.pending.append(handle)
         return handle
 
@@ -165,6 +170,7 @@ class CodeUnit:
             names_used = generator.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.lines.append(_define_source(name, params, code, fcode))
+        self.define_reads[name] = bool(set(names_used) - set(params) & (set(scope.vars) | set(scope.locals)))
         self.define_calls[name] = sorted(set(names_used) & set(scope.defines) - set(params) - {name}
                                          | ({name} if name in names_used else set()))
         return typ, set(names_used)
@@ -187,12 +193,14 @@ class CodeUnit:
         namespace["_at"] = functools.partial(_located, self.pending)
         namespace["_RRE"] = RuleRuntimeError
         namespace["_UN"] = _NOT_YET
+        namespace.update(slot_helpers(self.budget), **memo_helpers(self.budget, namespace))
         # each generated function is compiled once per process (by its source text) and bound
         # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
         # A function not compiled yet is bound as a stub that compiles it on its first call and
         # then becomes it (the same function object takes the compiled code): validating a
         # ruleset compiles only what its set-up runs, and play pays once per function it uses.
-        entries = list(dict.fromkeys(self.lines))
+        entries = with_kept_values(list(dict.fromkeys(self.lines)), pure_defines(self.define_reads, self.define_calls),
+                                   {name: given[2] for name, given in self.define_sources.items()}, namespace)
         lazy: dict = {}
         for entry in entries:
             if "_R_" in entry:
@@ -390,7 +398,7 @@ def _guard(name: str, source: str) -> str:
 
 
 class Handle:
-    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos")
+    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos", "origin")
 
     def __init__(self, name, source, typ, names):
         self.name = name
@@ -400,6 +408,7 @@ class Handle:
         self.fn = None
         self.target = None
         self.pos = None
+        self.origin = None  # (scope, lex) of an expression: what a variant is generated from
 
 
 class CompiledExpression:

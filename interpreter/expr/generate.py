@@ -65,10 +65,13 @@ _SIMPLE_CONSTANTS = (int, float, str)
 class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
     """Tree -> Python source, with name resolution and light type checks."""
 
-    def __init__(self, scope: Scope, source: str, fast: bool = False):
+    def __init__(self, scope: Scope, source: str, fast: bool = False, keep_across=None):
         self.scope = scope
         self.source = source
         self.fast = fast
+        # the local names that change between the evaluations the code is made for, when the
+        # calls that read none of them are kept across evaluations (generate_sharing.py)
+        self.keep_across = keep_across
         self.uses_budget = False
         self.names_used: set = set()
         self.start_sharing()

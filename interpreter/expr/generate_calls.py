@@ -99,6 +99,7 @@ class CallCode:
     def g_call(self, node, lex):
         fname = str(node.children[0])
         pos_args, kw_args = self._call_arguments(fname, node.children[1], lex)
+        self.lexical = lex  # (the names bound around the call: generate_sharing.py `kept_across`)
         if fname in self.scope.defines and (fname not in lex):
             return self._call_define(node, fname, pos_args, kw_args)
         if fname not in BUILTINS:

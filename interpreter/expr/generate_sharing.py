@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
+from .builtins import CHARGED, ITERATING
+
 # string literals of the generated code (a call's text inside one is not a call)
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 # names a comprehension or a lambda binds in the generated code
@@ -39,6 +41,9 @@ KEPT = re.compile(r"\b_h\d+\b")
 
 
 _OPPOSITE = {"true": "false", "false": "true"}
+# the calls worth keeping across evaluations: a named expression, or a builtin that goes
+# through a collection or charges the work bound
+_COSTLY = re.compile(r"^(d_\w+|_f_(" + "|".join(sorted(ITERATING | CHARGED)) + r"))\(")
 
 
 class SharingCode:
@@ -54,6 +59,8 @@ class SharingCode:
         self.kept: dict = {}  # call code -> the name its value is kept under
         self.item_variables: list = []  # the variables of the comprehensions being generated
         self.sharing = ENABLED  # (also folds constants, inlines `get` and attributes: generate_calls.py)
+        self.slots: dict = {}  # call code -> its slot in `_k` (calls kept across evaluations, below)
+        self.lexical: dict = {}  # the names bound around the call being generated (set by g_call)
 
     @contextmanager
     def depth(self, *names):
@@ -125,9 +132,11 @@ class SharingCode:
         bound value instead."""
         if self.no_walrus or not self.sharing:
             return first, later
+        kept_spans = _slot_spans(first) if self.slots else ()
         for call in sorted(set(calls), key=len, reverse=True):
-            if _occurrences(first, call) != 1:
-                continue
+            found = _calls_in(first, call)
+            if len(found) != 1 or any(start <= found[0].start() < end for start, end in kept_spans):
+                continue  # (inside a call kept across evaluations it is not made every time)
             if not any(_occurrences(code, call) for code in later):
                 continue
             if any(_rebinds(code, call) for code in later):
@@ -149,8 +158,31 @@ class SharingCode:
 
     def call_code(self, call: str) -> str:
         """The code of a call: kept (see `kept_call`) or noted for sharing (`note_call`)."""
-        kept = self.kept_call(call)
-        return self.note_call(call) if kept is None else kept
+        across = self.kept_across(call)
+        code = call if across is None else across  # (shared like a call when it is made again)
+        kept = self.kept_call(code)
+        return self.note_call(code) if kept is None else kept
+
+    def kept_across(self, call: str):
+        """With `keep_across` (the local names that change between the evaluations this code
+        is made for: a requirement's parameter, while the legal moves go through its values):
+        a call of a named expression or of a builtin that goes through a collection or charges
+        the work bound, reading none of those names and no variable bound around the call (one
+        it reads that is not bound around it is bound inside it), computed at its first use and
+        kept in the slots `_k` the caller gives (then read again, the work it cost is charged
+        again: the work bound counts as if it were computed each time). None otherwise."""
+        if self.keep_across is None or not self.sharing or not _COSTLY.match(call):
+            return None
+        if _TEMPORARY.search(call) or KEPT.search(call):
+            return None
+        if set(_VARIABLES.findall(call)) & {"u_" + name for name in self.lexical}:
+            return None
+        if any(f"_L[{name!r}]" in call for name in self.keep_across):
+            return None
+        slot = self.slots.get(call)
+        if slot is None:
+            slot = self.slots[call] = 2 * len(self.slots)  # (the value, then the work it cost)
+        return f"(_again(_k, {slot}) if _k[{slot}] is not _UN else _keep(_k, {slot}, _B.left, {call}))"
 
     def kept_call(self, call: str):
         """A call in a comprehension's body that reads none of the comprehension's variables
@@ -173,6 +205,23 @@ def kept_names_preamble(*codes: str) -> str:
     if not names:
         return ""
     return "    " + " = ".join(names) + " = _UN\n"
+
+
+def _slot_spans(code: str) -> list:
+    """[(start, end)] of the calls kept across evaluations in `code` (`_keep(_k, ...)`): what
+    is inside is computed only at the first evaluation."""
+    spans = []
+    for found in re.finditer(r"_keep\(_k, ", code):
+        depth, position = 1, found.end()
+        while depth and position < len(code):
+            literal = _STRINGS.match(code, position)
+            if literal:
+                position = literal.end()
+                continue
+            depth += {"(": 1, ")": -1}.get(code[position], 0)
+            position += 1
+        spans.append((found.start(), position))
+    return spans
 
 
 def _pattern(call: str):
