@@ -88,7 +88,7 @@ class CompiledState(Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "_chance",
-                 "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
+                 "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
                  "_moving", "_players")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
@@ -105,6 +105,7 @@ class CompiledState(Queries, Twin, Decisions):
         self._chance = None  # the ChanceHolder, made when chance is first drawn
         self.moves = []  # the legal moves now, as engine/legal.py lists them
         self._legal = None  # their Action objects, once asked for
+        self._handed = None  # (version, {id: Action}) of the Actions built alone (legal_action)
         self._history = None  # a chain (earlier, (move, player) or Action)
         self._undo: list = []
         self._log: list = []
@@ -160,15 +161,40 @@ class CompiledState(Queries, Twin, Decisions):
             return self._ref.legal_actions(player)
         actions = self._legal
         if actions is None:
-            actions = self._legal = listed_actions(self.module, self.moves, self.current_player)
+            actions = listed_actions(self.module, self.moves, self.current_player)
+            handed = self._handed
+            if handed is not None and handed[0] == self._version:  # the same objects as legal_action gave
+                for index, action in handed[1].items():
+                    actions[index] = action
+            self._legal = actions
         if player is not None and actions and actions[0].player != player:
             return []
         return actions
 
     def legal_action(self, index: int) -> Action:
+        """`legal_actions()[index]`, built alone (as engine.State does): a random agent's pick
+        costs one Action, and one label settled before the move, not every listed move's."""
         if self._ref is not None:
             return self._ref.legal_action(index)
-        return self.legal_actions()[index]
+        actions = self._legal
+        if actions is not None:
+            return actions[index]
+        move = self.moves[index]
+        if index < 0:
+            index += len(self.moves)
+        handed = self._handed_now()
+        action = handed.get(index)
+        if action is None:  # kept: apply() finds it at once, and its label is settled in time
+            action = handed[index] = listed_actions(self.module, (move,), self.current_player)[0]
+        return action
+
+    def _handed_now(self) -> dict:
+        """{id: Action} of the Actions legal_action built alone at this position (the entry of
+        an earlier position, tagged with its version, is dropped)."""
+        handed = self._handed
+        if handed is None or handed[0] != self._version:
+            handed = self._handed = (self._version, {})
+        return handed[1]
 
     def action_key(self, index: int) -> tuple:
         if self._ref is not None:
@@ -184,6 +210,11 @@ class CompiledState(Queries, Twin, Decisions):
         actions = self._legal
         if actions is not None and type(action) is Action:
             for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return self._apply_index(index, False)
+        handed = self._handed
+        if handed is not None and handed[0] == self._version:
+            for index, candidate in handed[1].items():
                 if candidate is action:
                     return self._apply_index(index, False)
         if self.terminal:
@@ -296,6 +327,10 @@ class CompiledState(Queries, Twin, Decisions):
     def _settle_labels(self) -> None:
         for action in self._legal or ():
             action.settle()
+        handed = self._handed
+        if handed is not None and handed[0] == self._version:
+            for action in handed[1].values():
+                action.settle()
 
     def _back_to(self, point) -> None:
         """Put the game back as it was at an undo point."""
