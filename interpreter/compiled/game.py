@@ -291,6 +291,12 @@ class CompiledState(Queries, Twin, Decisions):
         if step > ruleset.max_steps:
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
+        self._moving = (point, index)
+        self._act(move, frame, undo_log)
+
+    def _act(self, move, frame, undo_log: dict) -> None:
+        """The move's history entry and effects (its step counted), then the flow: up to its
+        first decision (or a sub-phase it enters, decisions.py) or the next player's turn."""
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
             label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
@@ -303,7 +309,6 @@ class CompiledState(Queries, Twin, Decisions):
         self.moves = self._legal = None
         self._version += 1
         module = self.module
-        self._moving = (point, index)
         if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
             self._wait_in(module.act_named[move[0]](self, self.V, local_names, undo_log), False, undo_log)
             return
@@ -371,7 +376,9 @@ class CompiledState(Queries, Twin, Decisions):
             return
         self._version += 1
         self._legal = None
-        if self._pending is None and not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
+        pending = self._pending
+        if (pending is None or pending.decision is None) and not self.terminal and self.frame is not None and \
+                self.frame[PLAYER] is not None:  # (a turn of a sub-phase the move entered: decision None)
             legal = self.module.legal[self.module.phase_index[self.frame[0]]]
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
 

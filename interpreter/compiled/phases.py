@@ -280,9 +280,12 @@ def _leave(out: Writer, phase, number: int, phase_index: dict, end_if) -> None:
 
 
 def _end_or_return(out: Writer, depth: int, target: str) -> None:
-    """flow.py `_leave`: `end` ends the game; `return` leaves a sub-phase (the reference engine
-    makes the move: the effects below go on) and ends the game in a phase not entered."""
+    """flow.py `_leave`: `end` ends the game; `return` leaves a sub-phase (the effects that
+    entered it go on: sent on by the game when the generated code entered it, else the
+    reference engine makes the move) and ends the game in a phase not entered."""
     if target == "return":
+        out.emit(depth, "if st.entered_here():")
+        out.emit(depth + 1, "return st.return_from_sub(S)")
         out.emit(depth, "if st.sub:")
         out.emit(depth + 1, "raise _HandOver()")
     out.emit(depth, "st.terminal = True")

@@ -30,8 +30,9 @@ class Queries:
     def current_player(self) -> Optional[int]:
         if self._ref is not None:
             return self._ref.current_player
-        if self._pending is not None:
-            return self._pending.decision[0]
+        pending = self._pending
+        if pending is not None and pending.decision is not None:
+            return pending.decision[0]
         if self.terminal or self.frame is None:
             return None
         return self.frame[PLAYER]
