@@ -140,7 +140,7 @@ class Decisions:
             raise RuleRuntimeError("the game exceeded its bound of steps")  # the reference says it
         if pending.decision is None:  # a turn of the sub-phase
             pending.answers.append(index)
-            self._act(move, self.frame, pending.undo_log)
+            self._act(move, index, self.frame, pending.undo_log)
             return
         self._history = (self._history, (move, pending.decision[0]))
         pending.answers.append(index)

@@ -188,6 +188,14 @@ class CompiledState(Queries, Twin, Decisions):
             action = handed[index] = listed_actions(self.module, (move,), self.current_player)[0]
         return action
 
+    def _built_action(self, index: int) -> Optional[Action]:
+        """The Action of listed move `index` if one was built at this position, else None."""
+        actions = self._legal
+        if actions is not None:
+            return actions[index]
+        handed = self._handed
+        return handed[1].get(index) if handed is not None and handed[0] == self._version else None
+
     def _handed_now(self) -> dict:
         """{id: Action} of the Actions legal_action built alone at this position (the entry of
         an earlier position, tagged with its version, is dropped)."""
@@ -292,15 +300,17 @@ class CompiledState(Queries, Twin, Decisions):
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
         self._moving = (point, index)
-        self._act(move, frame, undo_log)
+        self._act(move, index, frame, undo_log)
 
-    def _act(self, move, frame, undo_log: dict) -> None:
-        """The move's history entry and effects (its step counted), then the flow: up to its
-        first decision (or a sub-phase it enters, decisions.py) or the next player's turn."""
+    def _act(self, move, index: int, frame, undo_log: dict) -> None:
+        """Listed move `index`'s history entry and effects (its step counted), then the flow: up
+        to its first decision (or a sub-phase it enters, decisions.py) or the next player's turn."""
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
-            label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
-            move = (move[0], move[1], label, None, None)
+            action = self._built_action(index)  # (its label settled already)
+            if action is None:
+                action = Action.listed(move[0], move[1], player, move[2], move[3], move[4])
+            move = (move[0], move[1], action.label, None, None)
         self._history = (self._history, (move, player))
         local_names = {"player": player, "round": frame[ROUND]}
         for key, value in move[1]:
