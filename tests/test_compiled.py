@@ -413,16 +413,26 @@ def test_a_sub_phase_is_played_by_the_generated_code_and_undo_crosses_its_edges(
             generated_in_sub_phase += compiled._ref is None and compiled.sub
             index = rng.randrange(len(reference.legal_action_ids()))
             if generated_in_sub_phase == 1 and compiled._ref is None:  # a copy in a sub-phase plays on alone
-                twin, reference_twin, before = compiled.copy(), reference.copy(), compiled.hash()
-                assert twin.apply_id(index) and reference_twin.apply_id(index)
-                assert twin.hash() == reference_twin.hash() and compiled.hash() == before
+                _copy_plays_on_alone(compiled, reference, index)
             assert reference.apply_id(index) and compiled.apply_id(index)
             assert compiled.hash() == reference.hash(), (seed, len(hashes))
             hashes.append(compiled.hash())
         assert generated_in_sub_phase > len(hashes) // 2
-        while len(hashes) > 1:
-            hashes.pop()
-            assert compiled.undo() and compiled.hash() == hashes[-1]
+        _undo_back_through(compiled, hashes)
+
+
+def _copy_plays_on_alone(compiled, reference, index):
+    """A copy makes move `index` as the reference's copy does; the game copied is unchanged."""
+    twin, reference_twin, before = compiled.copy(), reference.copy(), compiled.hash()
+    assert twin.apply_id(index) and reference_twin.apply_id(index)
+    assert twin.hash() == reference_twin.hash() and compiled.hash() == before
+
+
+def _undo_back_through(compiled, hashes):
+    """undo() one move at a time gives the hashes seen, newest first, back to the first."""
+    while len(hashes) > 1:
+        hashes.pop()
+        assert compiled.undo() and compiled.hash() == hashes[-1]
 
 
 def test_a_sub_phase_entered_inside_a_move_is_entered_played_and_left_by_the_generated_code():
@@ -444,16 +454,43 @@ def test_a_sub_phase_entered_inside_a_move_is_entered_played_and_left_by_the_gen
             index = rng.randrange(len(reference.legal_action_ids()))
             if in_sub_phase and not copied:  # a copy in a sub-phase plays on alone
                 copied = True
-                twin, reference_twin, before = compiled.copy(), reference.copy(), compiled.hash()
-                assert twin.apply_id(index) and reference_twin.apply_id(index)
-                assert twin.hash() == reference_twin.hash() and compiled.hash() == before
+                _copy_plays_on_alone(compiled, reference, index)
             assert reference.apply_id(index) and compiled.apply_id(index)
             assert compiled.hash() == reference.hash(), (seed, len(hashes))
             hashes.append(compiled.hash())
-        while len(hashes) > 1:
-            hashes.pop()
-            assert compiled.undo() and compiled.hash() == hashes[-1]
+        _undo_back_through(compiled, hashes)
     assert met > 5, "no sub-phase was met: pick seeds that enter one"
+
+
+@pytest.mark.parametrize("name,players", [("corporate-times", 4), ("davos", 4)])
+def test_evaluate_reads_the_game_s_own_vars_at_every_step_without_a_twin(name, players):
+    """`evaluate` (play_game's end assertions, agents' heuristics) gives the reference's value at
+    every step, decisions and sub-phases inside moves included, and builds no reference twin."""
+    ruleset = load(name)
+    handles = [ruleset.heuristic] + [handle for _when, handle, _message, _pos in ruleset.assertions if handle]
+    reference, compiled = _both(ruleset, players, 3)
+    rng = random.Random(3)
+    for _ in range(300):
+        for handle in handles:
+            for seat in range(players):
+                names = {"p": seat, "player": seat}
+                assert _value_or_error(compiled, handle, names) == _value_or_error(reference, handle, names)
+        if reference.is_terminal:
+            break
+        index = rng.randrange(len(reference.legal_action_ids()))
+        assert reference.apply_id(index) and compiled.apply_id(index)
+    assert compiled._twin is None and compiled._ref is None
+    assert compiled.hash() == reference.hash()
+
+
+def _value_or_error(state, handle, names):
+    """The value of `handle` in `state`, or the message of the rule error it raises."""
+    from interpreter.errors import RuleRuntimeError
+
+    try:
+        return state.evaluate(handle, names)
+    except RuleRuntimeError as error:
+        return f"error: {error}"
 
 
 def test_a_construct_the_generator_does_not_write_keeps_the_game_on_the_reference(monkeypatch):

@@ -70,6 +70,12 @@ class Queries:
     def seed_text(self) -> str:
         return self.rng[0] if self._ref is None else self._ref.seed_text
 
+    def evaluate(self, handle, local_names: Optional[dict] = None):
+        """The value of a compiled expression of the ruleset here (engine.State.evaluate): read
+        on the game's vars, which are the reference's at a decision too (no twin built)."""
+        self.rs.budget.reset()
+        return handle.fn(self.vars, local_names or {})
+
     def is_simultaneous(self) -> bool:
         """Several players choose at once: only while the reference holds the game (a
         simultaneous phase or `choose_together` is handed over); a decision inside a move the
