@@ -7,8 +7,9 @@ the game again from set-up), and the log kept beside the state, its lines built 
 
 Anything else (observe, information_state, determinize, to_json, ...) is answered by an
 identical reference State, and a move the generated code cannot make is made by the reference
-engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision inside a
-move (a `choose`) is the mixin Decisions (decisions.py); the queries are Queries (queries.py).
+engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision or a
+sub-phase inside a move (`choose`, `enter`) is the mixin Decisions (decisions.py); the legal
+moves as ids and Actions are Listing (listing.py); the queries are Queries (queries.py).
 
 Owns: CompiledState, `start_game`.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import marshal
 from types import GeneratorType
-from typing import Optional
 
 from ..engine.acting import as_action
 from ..engine.flow import FLOW_GUARD
@@ -25,7 +25,7 @@ from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
 from .decisions import ANSWER, Decisions
-from .module import listed_actions
+from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin
@@ -84,7 +84,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     return state
 
 
-class CompiledState(Queries, Twin, Decisions):
+class CompiledState(Listing, Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "_chance",
@@ -150,81 +150,14 @@ class CompiledState(Queries, Twin, Decisions):
                 return
         raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
 
-    # ------------------------------------------------------------------ legal actions
-    def legal_action_ids(self) -> list:
-        if self._ref is not None:
-            return self._ref.legal_action_ids()
-        return list(range(len(self.moves)))
-
-    def legal_actions(self, player: Optional[int] = None) -> list:
-        if self._ref is not None:
-            return self._ref.legal_actions(player)
-        actions = self._legal
-        if actions is None:
-            actions = listed_actions(self.module, self.moves, self.current_player)
-            handed = self._handed
-            if handed is not None and handed[0] == self._version:  # the same objects as legal_action gave
-                for index, action in handed[1].items():
-                    actions[index] = action
-            self._legal = actions
-        if player is not None and actions and actions[0].player != player:
-            return []
-        return actions
-
-    def legal_action(self, index: int) -> Action:
-        """`legal_actions()[index]`, built alone (as engine.State does): a random agent's pick
-        costs one Action, and one label settled before the move, not every listed move's."""
-        if self._ref is not None:
-            return self._ref.legal_action(index)
-        actions = self._legal
-        if actions is not None:
-            return actions[index]
-        move = self.moves[index]
-        if index < 0:
-            index += len(self.moves)
-        handed = self._handed_now()
-        action = handed.get(index)
-        if action is None:  # kept: apply() finds it at once, and its label is settled in time
-            action = handed[index] = listed_actions(self.module, (move,), self.current_player)[0]
-        return action
-
-    def _built_action(self, index: int) -> Optional[Action]:
-        """The Action of listed move `index` if one was built at this position, else None."""
-        actions = self._legal
-        if actions is not None:
-            return actions[index]
-        handed = self._handed
-        return handed[1].get(index) if handed is not None and handed[0] == self._version else None
-
-    def _handed_now(self) -> dict:
-        """{id: Action} of the Actions legal_action built alone at this position (the entry of
-        an earlier position, tagged with its version, is dropped)."""
-        handed = self._handed
-        if handed is None or handed[0] != self._version:
-            handed = self._handed = (self._version, {})
-        return handed[1]
-
-    def action_key(self, index: int) -> tuple:
-        if self._ref is not None:
-            return self._ref.action_key(index)
-        move = self.moves[index]
-        return move[0], move[1]
-
     # ------------------------------------------------------------------ moves
     def apply(self, action) -> Outcome:
         """Apply one action atomically (engine.State.apply); a refusal changes nothing."""
         if self._ref is not None:
             return self._by_reference(action, False)
-        actions = self._legal
-        if actions is not None and type(action) is Action:
-            for index, candidate in enumerate(actions):
-                if candidate is action:
-                    return self._apply_index(index, False)
-        handed = self._handed
-        if handed is not None and handed[0] == self._version:
-            for index, candidate in handed[1].items():
-                if candidate is action:
-                    return self._apply_index(index, False)
+        index = self._index_of(action)
+        if index is not None:
+            return self._apply_index(index, False)
         if self.terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(action) is not Action:  # its JSON form or its label
@@ -338,14 +271,6 @@ class CompiledState(Queries, Twin, Decisions):
             self._wait_in(stage, True, undo_log)
         else:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
-
-    def _settle_labels(self) -> None:
-        for action in self._legal or ():
-            action.settle()
-        handed = self._handed
-        if handed is not None and handed[0] == self._version:
-            for action in handed[1].values():
-                action.settle()
 
     def _back_to(self, point) -> None:
         """Put the game back as it was at an undo point."""
