@@ -435,16 +435,19 @@ def _undo_back_through(compiled, hashes):
         assert compiled.undo() and compiled.hash() == hashes[-1]
 
 
-def test_a_sub_phase_entered_inside_a_move_is_entered_played_and_left_by_the_generated_code():
-    """`enter` inside a move (Corporate Times' bidding war, entered by a News card): the
-    generated code enters the sub-phase, plays its turns and, at its `return`, sends the
-    effects that entered it on; no move is handed to the reference engine. The hash at every
-    step, a copy made in the sub-phase, and apply_id/undo back across all of it are the
-    reference's."""
-    ruleset = load("corporate-times")
+@pytest.mark.parametrize("folder", ["corporate-times", os.path.join(ROOT, "tests", "rulesets", "auction"),
+                                    os.path.join(ROOT, "tests", "rulesets", "reaction_window")], ids=os.path.basename)
+def test_a_sub_phase_entered_inside_a_move_is_entered_played_and_left_by_the_generated_code(folder):
+    """`enter` inside a move (Corporate Times' bidding war, entered by a News card; an auction;
+    a reaction window): the generated code enters the sub-phase, plays its turns and, at its
+    `return`, sends the effects that entered it on; no move is handed to the reference engine.
+    The hash at every step, a copy made in the sub-phase, and apply_id/undo back across all of
+    it are the reference's."""
+    ruleset = load(folder)
+    players = max(ruleset.players)
     met = 0
     for seed in range(2):
-        reference, compiled = _both(ruleset, 4, seed)
+        reference, compiled = _both(ruleset, players, seed)
         rng = random.Random(seed)
         hashes, copied = [compiled.hash()], False
         while not reference.is_terminal and len(hashes) < 500:
@@ -459,7 +462,7 @@ def test_a_sub_phase_entered_inside_a_move_is_entered_played_and_left_by_the_gen
             assert compiled.hash() == reference.hash(), (seed, len(hashes))
             hashes.append(compiled.hash())
         _undo_back_through(compiled, hashes)
-    assert met > 5, "no sub-phase was met: pick seeds that enter one"
+    assert met > 2, "no sub-phase was met: pick seeds that enter one"
 
 
 @pytest.mark.parametrize("name,players", [("corporate-times", 4), ("davos", 4)])

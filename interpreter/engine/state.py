@@ -129,9 +129,12 @@ class State(Acting, Records):
 
     def _log_back(self, log: list, length: int) -> None:
         """Put the log back to its first `length` lines of `log` (a list only ever grows in
-        place while this state owns it, so those lines are still there)."""
+        place while this state owns it, so those lines are still there). A list other than the
+        one held now counts as shared: this state copied it since (it was a copy's or a start
+        position's), and appending to it would write into another state's log."""
+        held, shared = self._log, self._log_shared
         self._log = log if len(log) == length else log[:length]
-        self._log_shared = self._log is log and self._log_shared
+        self._log_shared = self._log is log and (log is not held or shared)
 
     # ------------------------------------------------------------------ queries
     @property
