@@ -1,7 +1,7 @@
 """The compiled game (interpreter/compiled/) against the reference engine: the same seeds give the
 same state hash at every step, the same legal actions and labels, the same scores, log (each
 player's too) and save, for every ruleset and every bundled module combination (all compile:
-`enter`, `choose_together` and simultaneous phases are handed to the reference engine)."""
+`choose_together` and simultaneous phases are handed to the reference engine)."""
 import os
 import random
 
@@ -64,9 +64,7 @@ def test_compiled_games_are_the_reference_games_step_by_step(folder):
 
 
 def test_what_is_handed_to_the_reference_is_named_with_where_it_is_written():
-    (enter,) = handed_over(load("corporate-times"))
-    assert enter.construct == "enter (a sub-phase)"
-    assert enter.where.startswith("rulesets/corporate-times/rules/bidding_war.yaml:") and enter.where.count(":") == 2
+    assert handed_over(load("corporate-times")) == []  # its sub-phase (`enter`) is generated code
     (together,) = handed_over(load("deep-state", modules=("draft",)))
     assert together.construct.startswith("choose_together") and "draft.yaml:" in together.where
     (simultaneous,) = handed_over(load(os.path.join(ROOT, "tests", "rulesets", "goofspiel")))
@@ -83,14 +81,15 @@ def test_rulebook_info_says_whether_the_game_is_compiled_and_what_the_reference_
 
     assert describe(load("tictactoe"), 2)["compiled"] == {"supported": True, "construct": None, "where": None,
                                                          "handed_over": []}
-    corporate = describe(load("corporate-times"), 4)["compiled"]
-    assert corporate["supported"] is True
-    (enter,) = corporate["handed_over"]
-    assert enter["construct"] == "enter (a sub-phase)" and "bidding_war.yaml:" in enter["where"]
+    draft = load("deep-state", modules=("draft",))
+    deep_state = describe(draft, 3)["compiled"]
+    assert deep_state["supported"] is True
+    (together,) = deep_state["handed_over"]
+    assert together["construct"].startswith("choose_together") and "draft.yaml:" in together["where"]
     out = io.StringIO()
-    run_info(SimpleNamespace(json=False, history_window=None), out, load("corporate-times"), 4)
+    run_info(SimpleNamespace(json=False, history_window=None), out, draft, 3)
     line = next(line for line in out.getvalue().splitlines() if line.startswith("compiled play:"))
-    assert line.startswith("compiled play: yes") and "bidding_war.yaml:" in line and "enter (a sub-phase)" in line
+    assert line.startswith("compiled play: yes") and "draft.yaml:" in line and "choose_together" in line
 
 
 def test_manual_chance_and_the_reference_engine_are_the_interpreter():
@@ -401,9 +400,10 @@ def test_end_phase_is_run_by_the_generated_code_in_every_block(tmp_path):
 
 
 def test_a_sub_phase_is_played_by_the_generated_code_and_undo_crosses_its_edges():
-    """The generated code holds the game in a sub-phase (`enter`), the reference's frames kept
-    below; the moves that enter it and return from it are made by the reference; apply_id/undo
-    go back exactly across all of them."""
+    """A sub-phase the reference entered (here in set-up, which the reference makes: every
+    later sub-phase is entered by effects it runs on): the generated code holds the game in
+    it, the reference's frames kept below; the moves that return from it are made by the
+    reference; apply_id/undo go back exactly across all of them."""
     ruleset = load(os.path.join(ROOT, "tests", "rulesets", "subturns"))
     for seed in range(3):
         reference, compiled = _both(ruleset, 3, seed)
@@ -413,16 +413,87 @@ def test_a_sub_phase_is_played_by_the_generated_code_and_undo_crosses_its_edges(
             generated_in_sub_phase += compiled._ref is None and compiled.sub
             index = rng.randrange(len(reference.legal_action_ids()))
             if generated_in_sub_phase == 1 and compiled._ref is None:  # a copy in a sub-phase plays on alone
-                twin, reference_twin, before = compiled.copy(), reference.copy(), compiled.hash()
-                assert twin.apply_id(index) and reference_twin.apply_id(index)
-                assert twin.hash() == reference_twin.hash() and compiled.hash() == before
+                _copy_plays_on_alone(compiled, reference, index)
             assert reference.apply_id(index) and compiled.apply_id(index)
             assert compiled.hash() == reference.hash(), (seed, len(hashes))
             hashes.append(compiled.hash())
         assert generated_in_sub_phase > len(hashes) // 2
-        while len(hashes) > 1:
-            hashes.pop()
-            assert compiled.undo() and compiled.hash() == hashes[-1]
+        _undo_back_through(compiled, hashes)
+
+
+def _copy_plays_on_alone(compiled, reference, index):
+    """A copy makes move `index` as the reference's copy does; the game copied is unchanged."""
+    twin, reference_twin, before = compiled.copy(), reference.copy(), compiled.hash()
+    assert twin.apply_id(index) and reference_twin.apply_id(index)
+    assert twin.hash() == reference_twin.hash() and compiled.hash() == before
+
+
+def _undo_back_through(compiled, hashes):
+    """undo() one move at a time gives the hashes seen, newest first, back to the first."""
+    while len(hashes) > 1:
+        hashes.pop()
+        assert compiled.undo() and compiled.hash() == hashes[-1]
+
+
+@pytest.mark.parametrize("folder", ["corporate-times", os.path.join(ROOT, "tests", "rulesets", "auction"),
+                                    os.path.join(ROOT, "tests", "rulesets", "reaction_window")], ids=os.path.basename)
+def test_a_sub_phase_entered_inside_a_move_is_entered_played_and_left_by_the_generated_code(folder):
+    """`enter` inside a move (Corporate Times' bidding war, entered by a News card; an auction;
+    a reaction window): the generated code enters the sub-phase, plays its turns and, at its
+    `return`, sends the effects that entered it on; no move is handed to the reference engine.
+    The hash at every step, a copy made in the sub-phase, and apply_id/undo back across all of
+    it are the reference's."""
+    ruleset = load(folder)
+    players = max(ruleset.players)
+    met = 0
+    for seed in range(2):
+        reference, compiled = _both(ruleset, players, seed)
+        rng = random.Random(seed)
+        hashes, copied = [compiled.hash()], False
+        while not reference.is_terminal and len(hashes) < 500:
+            assert compiled._ref is None, "a move was handed over to the reference engine"
+            in_sub_phase = compiled.entered_here() and compiled._pending.decision is None
+            met += in_sub_phase
+            index = rng.randrange(len(reference.legal_action_ids()))
+            if in_sub_phase and not copied:  # a copy in a sub-phase plays on alone
+                copied = True
+                _copy_plays_on_alone(compiled, reference, index)
+            assert reference.apply_id(index) and compiled.apply_id(index)
+            assert compiled.hash() == reference.hash(), (seed, len(hashes))
+            hashes.append(compiled.hash())
+        _undo_back_through(compiled, hashes)
+    assert met > 2, "no sub-phase was met: pick seeds that enter one"
+
+
+@pytest.mark.parametrize("name,players", [("corporate-times", 4), ("davos", 4)])
+def test_evaluate_reads_the_game_s_own_vars_at_every_step_without_a_twin(name, players):
+    """`evaluate` (play_game's end assertions, agents' heuristics) gives the reference's value at
+    every step, decisions and sub-phases inside moves included, and builds no reference twin."""
+    ruleset = load(name)
+    handles = [ruleset.heuristic] + [handle for _when, handle, _message, _pos in ruleset.assertions if handle]
+    reference, compiled = _both(ruleset, players, 3)
+    rng = random.Random(3)
+    for _ in range(300):
+        for handle in handles:
+            for seat in range(players):
+                names = {"p": seat, "player": seat}
+                assert _value_or_error(compiled, handle, names) == _value_or_error(reference, handle, names)
+        if reference.is_terminal:
+            break
+        index = rng.randrange(len(reference.legal_action_ids()))
+        assert reference.apply_id(index) and compiled.apply_id(index)
+    assert compiled._twin is None and compiled._ref is None
+    assert compiled.hash() == reference.hash()
+
+
+def _value_or_error(state, handle, names):
+    """The value of `handle` in `state`, or the message of the rule error it raises."""
+    from interpreter.errors import RuleRuntimeError
+
+    try:
+        return state.evaluate(handle, names)
+    except RuleRuntimeError as error:
+        return f"error: {error}"
 
 
 def test_a_construct_the_generator_does_not_write_keeps_the_game_on_the_reference(monkeypatch):

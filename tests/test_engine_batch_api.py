@@ -91,6 +91,30 @@ def test_a_log_taken_back_by_undo_is_not_written_to_while_a_copy_holds_it(engine
     assert copy.log == ["— play —"] == ruleset.new_game(3, seed=1, engine=engine).log
 
 
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+@pytest.mark.parametrize("name", ["davos", "kuhn-poker", "corporate-times"])
+def test_a_copy_that_moves_undoes_and_moves_again_leaves_the_original_s_log_alone(name, engine):
+    """A copy shares the log list until it writes; a move taken back gives it the shared list
+    again, which it must copy before the next line (it wrote into the original's log)."""
+    ruleset = interpreter.load(name)
+    tried = 0
+    for seed in range(10):
+        state = ruleset.new_game(ruleset.players[0], seed=seed, engine=engine)
+        rng = random.Random(seed)
+        for _ in range(30):
+            if state.is_terminal:
+                break
+            index = rng.randrange(len(state.legal_action_ids()))
+            before, twin = list(state.log), state.copy()
+            assert twin.apply_id(index)
+            if len(twin.log) > len(before):  # the move writes a line
+                assert twin.undo() and twin.apply_id(index)
+                assert list(state.log) == before
+                tried += 1
+            assert state.apply_id(index)
+    assert tried, "no move wrote a line: pick other seeds"
+
+
 def test_apply_id_refuses_an_id_that_is_not_legal_and_changes_nothing():
     state = interpreter.load("tictactoe").new_game(2)
     before = state.to_json()

@@ -6,7 +6,7 @@ docs/performance.md, "Compiled play").
   support(ruleset)        None, or the Gap (construct, file:line) that keeps it on the reference engine
   support.handed_over(ruleset)
                           the constructs whose moves the generated game hands to the reference engine
-                          (a sub-phase's `enter`, `choose_together`, a simultaneous phase)
+                          (`choose_together`, a simultaneous phase)
   new_game(ruleset, players, seed, chance, engine)
                           a CompiledState when the ruleset is supported and chance is seeded,
                           else an engine.State (the reference, which stays the definition)
@@ -14,8 +14,9 @@ docs/performance.md, "Compiled play").
 Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
 in-memory memo, the shared listed Actions and the runtime helpers), start.py (start positions
 memoised by set-up's chance outcomes, the chance a game draws from), game.py (CompiledState,
-the public API), queries.py (its queries), decisions.py (a `choose` inside a move), twin.py (the
-reference twin, and moves handed over to the reference engine).
+the public API), listing.py (its legal moves as ids and Actions), queries.py (its queries),
+decisions.py (a `choose` or a sub-phase's `enter` inside a move), twin.py (the reference twin,
+and moves handed over to the reference engine).
 """
 from __future__ import annotations
 

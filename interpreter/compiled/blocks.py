@@ -20,6 +20,7 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..expr.keeping import keeping_variant
 from ..ruleset import ENGINE_VARS
+from .support import SubPhase
 
 __all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "may_choose",
            "FRAME_FIELDS"]
@@ -202,14 +203,22 @@ def _end_phase(out, effect, depth, local):
 
 
 def _hand_over(out, effect, depth, local):
-    """`enter` (a sub-phase) and `choose_together`: the reference engine makes the move; its
-    stack of frames waits in the middle of these effects, which straight-line code cannot."""
+    """`choose_together`: the reference engine makes the move (several players' answers wait
+    together in its frames)."""
     out.emit(depth, "raise _HandOver()")
+
+
+def _enter(out, effect, depth, local):
+    """`enter`: the function yields the sub-phase (a generator, as at a `choose`); the game
+    plays it (decisions.py) and, when it returns, sends the function on to the effects after."""
+    number = list(out.rs.phases).index(effect.phase)
+    out.emit(depth, f"yield {out.value(SubPhase(number), '_sub')}")
+    out.yielded = True
 
 
 _EFFECTS = {fx.Stmt: _stmt, fx.If: _if, fx.Let: _let, fx.For: _for, fx.Call: _call, fx.Move: _move,
             fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail, fx.Choose: _choose,
-            fx.EndPhase: _end_phase, fx.Enter: _hand_over, fx.ChooseTogether: _hand_over}
+            fx.EndPhase: _end_phase, fx.Enter: _enter, fx.ChooseTogether: _hand_over}
 
 
 # ----------------------------------------------------------------------------- legal moves
@@ -346,13 +355,14 @@ def write_procedures(out: Writer) -> None:
 
 
 def may_choose(ruleset, block, seen=None) -> bool:
-    """Can running `block` meet a `choose` (in it, its branches and loops, the procedures it
-    calls)? A procedure written as a function that may is a generator, called with `yield from`."""
+    """Can running `block` meet a `choose` or an `enter` (in it, its branches and loops, the
+    procedures it calls)? A procedure written as a function that may is a generator, called
+    with `yield from`."""
     if block is None:
         return False
     seen = set() if seen is None else seen
     for effect in ruleset.blocks[block] or ():
-        if isinstance(effect, fx.Choose):
+        if isinstance(effect, (fx.Choose, fx.Enter)):
             return True
         nested = []
         if isinstance(effect, fx.If):

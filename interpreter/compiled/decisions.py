@@ -10,8 +10,14 @@ move's start with the answers so far (hash, copy, to_json, observe ...), and an 
 back by putting the game back at the move's start and running the move again with the answers
 before it (the game is seeded: the same moves give the same position).
 
-Owns: `Pending`, answering a decision, the reference at a decision, undoing an answer, and
-the undo point kept whole (a move made with `apply` after one made with `apply_id`).
+A sub-phase entered by `enter` inside a move is played the same way: the generated effects
+yield a SubPhase, the game keeps the generator (`Pending.outer`, with the frame it was running
+in) and plays the sub-phase's flow; each move made in it counts as one more answer of the move
+that entered it (replayed the same way), and its `return` sends the kept generator on.
+
+Owns: `Pending`, answering a decision, the moves of a sub-phase entered inside a move and its
+return, the reference at a decision, undoing an answer, and the undo point kept whole (a move
+made with `apply` after one made with `apply_id`).
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import marshal
 from ..engine.state import State
 from ..engine.values import APPLIED, Outcome, freeze, thaw
 from ..errors import RuleRuntimeError
+from .support import SubPhase
 from .twin import BY_REFERENCE, HandOver, actions_chain, frame_dict
 
 __all__ = ["Decisions", "Pending", "ANSWER", "POSITION", "WHOLE"]
@@ -35,9 +42,11 @@ class Pending:
     log keeps growing until the move is over; None in set-up, which the reference then makes),
     the index of the move among the legal moves there, the answers given so far (ids), the
     generator waiting now (an action's, or a phase stage's: `in_flow`, its return value is the
-    next stage), and the decision now (player, options, labels or None, prompt)."""
+    next stage), the decision now (player, options, labels or None, prompt; None at a turn of
+    a sub-phase the move entered), and `outer`: for each sub-phase entered, innermost last,
+    (generator, in_flow, frame) of the effects waiting for it to return."""
 
-    __slots__ = ("start", "index", "undo_log", "answers", "generator", "in_flow", "decision")
+    __slots__ = ("start", "index", "undo_log", "answers", "generator", "in_flow", "decision", "outer")
 
     def __init__(self, moving, undo_log: dict):
         self.start, self.index = moving if moving is not None else (None, None)
@@ -46,6 +55,7 @@ class Pending:
         self.generator = None
         self.in_flow = False
         self.decision = None
+        self.outer: list = []
 
 
 class Decisions:
@@ -78,8 +88,11 @@ class Decisions:
                 self.run(stop.value, pending.undo_log)
             elif self.terminal:
                 self.moves = []
-            if pending.generator is None:  # no other decision in this move
+            if pending.generator is None and not pending.outer:  # no other decision in this move
                 self._pending = None
+            return
+        if type(decision) is SubPhase:
+            self._enter_sub(pending, decision)
             return
         end_if = self.module.end_if
         if pending.start is None or (end_if is not None and end_if(self.V, {})):
@@ -89,14 +102,49 @@ class Decisions:
         self.moves = [("choose", (("value", freeze(option)),), labels[number] if labels else None, None, None)
                       for number, option in enumerate(options)]
 
+    def _enter_sub(self, pending: Pending, sub_phase: SubPhase) -> None:
+        """`enter` in the waiting generator: it is kept with the frame it runs in, and the
+        sub-phase's flow runs (engine/effects.py `_enter`, then the flow) up to its first turn."""
+        if pending.start is None:
+            raise HandOver()  # set-up enters a sub-phase: the reference sets the game up
+        pending.outer.append((pending.generator, pending.in_flow, self.frame))
+        pending.generator = pending.decision = None
+        self.run(self.module.enter[sub_phase.number], pending.undo_log)
+
+    def entered_here(self) -> bool:
+        """Is the phase now a sub-phase that generated effects entered (its `return` sends them
+        on, `return_from_sub`)? (One the reference entered is `sub`, its effects in `below`.)"""
+        pending = self._pending
+        return pending is not None and bool(pending.outer)
+
+    def return_from_sub(self, undo_log: dict) -> None:
+        """`next: return` of a sub-phase entered by generated effects (engine/flow.py `_leave`):
+        the phase below is the phase again and the effects that entered it go on (to their
+        next decision or sub-phase, or to their end and the flow after them). None: the flow
+        of the sub-phase stops here (the game went on from the effects)."""
+        pending = self._pending
+        generator, in_flow, frame = pending.outer.pop()
+        self.frame = frame
+        if "current_phase" not in undo_log:
+            undo_log["current_phase"] = self.V["current_phase"]
+        self.V["current_phase"] = frame[0]
+        pending.generator, pending.in_flow = generator, in_flow
+        self._resume(None)
+        return None
+
     def _answer_step(self, index: int) -> None:
-        """Answer the decision with its option `index`: a step and a history entry, then on."""
+        """Answer the decision with its option `index`: a step and a history entry, then on
+        (at a turn of a sub-phase the move entered, the move `index` of the turn is made)."""
         pending = self._pending
         move = self.moves[index]
         self.rs.budget.reset()
         self.step += 1
         if self.step > self.rs.max_steps:
             raise RuleRuntimeError("the game exceeded its bound of steps")  # the reference says it
+        if pending.decision is None:  # a turn of the sub-phase
+            pending.answers.append(index)
+            self._act(move, index, self.frame, pending.undo_log)
+            return
         self._history = (self._history, (move, pending.decision[0]))
         pending.answers.append(index)
         self.moves = None
@@ -108,6 +156,8 @@ class Decisions:
         """Apply the answer with id `index` (the game is at a decision)."""
         pending = self._pending
         before = list(pending.answers)
+        if self.module.settles:  # (a sub-phase's moves may have labels that read the state)
+            self._settle_labels()
         try:
             self._answer_step(index)
         except BY_REFERENCE:

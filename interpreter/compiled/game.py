@@ -7,8 +7,9 @@ the game again from set-up), and the log kept beside the state, its lines built 
 
 Anything else (observe, information_state, determinize, to_json, ...) is answered by an
 identical reference State, and a move the generated code cannot make is made by the reference
-engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision inside a
-move (a `choose`) is the mixin Decisions (decisions.py); the queries are Queries (queries.py).
+engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision or a
+sub-phase inside a move (`choose`, `enter`) is the mixin Decisions (decisions.py); the legal
+moves as ids and Actions are Listing (listing.py); the queries are Queries (queries.py).
 
 Owns: CompiledState, `start_game`.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import marshal
 from types import GeneratorType
-from typing import Optional
 
 from ..engine.acting import as_action
 from ..engine.flow import FLOW_GUARD
@@ -25,7 +25,7 @@ from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
 from .decisions import ANSWER, POSITION, WHOLE, Decisions
-from .module import listed_actions
+from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin
@@ -84,11 +84,11 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     return state
 
 
-class CompiledState(Queries, Twin, Decisions):
+class CompiledState(Listing, Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "_chance",
-                 "moves", "_legal", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
+                 "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
                  "_moving", "_players")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str):
@@ -105,6 +105,7 @@ class CompiledState(Queries, Twin, Decisions):
         self._chance = None  # the ChanceHolder, made when chance is first drawn
         self.moves = []  # the legal moves now, as engine/legal.py lists them
         self._legal = None  # their Action objects, once asked for
+        self._handed = None  # (version, {id: Action}) of the Actions built alone (legal_action)
         self._history = None  # a chain (earlier, (move, player) or Action)
         self._undo: list = []
         self._log: list = []
@@ -149,33 +150,6 @@ class CompiledState(Queries, Twin, Decisions):
                 return
         raise RuleRuntimeError(f"the flow did not come back to a player (phase '{self.phase}')")
 
-    # ------------------------------------------------------------------ legal actions
-    def legal_action_ids(self) -> list:
-        if self._ref is not None:
-            return self._ref.legal_action_ids()
-        return list(range(len(self.moves)))
-
-    def legal_actions(self, player: Optional[int] = None) -> list:
-        if self._ref is not None:
-            return self._ref.legal_actions(player)
-        actions = self._legal
-        if actions is None:
-            actions = self._legal = listed_actions(self.module, self.moves, self.current_player)
-        if player is not None and actions and actions[0].player != player:
-            return []
-        return actions
-
-    def legal_action(self, index: int) -> Action:
-        if self._ref is not None:
-            return self._ref.legal_action(index)
-        return self.legal_actions()[index]
-
-    def action_key(self, index: int) -> tuple:
-        if self._ref is not None:
-            return self._ref.action_key(index)
-        move = self.moves[index]
-        return move[0], move[1]
-
     # ------------------------------------------------------------------ moves
     def apply(self, action) -> Outcome:
         """Apply one action atomically (engine.State.apply); a refusal changes nothing."""
@@ -183,11 +157,9 @@ class CompiledState(Queries, Twin, Decisions):
             self._keep_whole()
         if self._ref is not None:
             return self._by_reference(action, False)
-        actions = self._legal
-        if actions is not None and type(action) is Action:
-            for index, candidate in enumerate(actions):
-                if candidate is action:
-                    return self._apply_index(index, False)
+        index = self._index_of(action)
+        if index is not None:
+            return self._apply_index(index, False)
         if self.terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(action) is not Action:  # its JSON form or its label
@@ -256,10 +228,18 @@ class CompiledState(Queries, Twin, Decisions):
         if step > ruleset.max_steps:
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
+        self._moving = (point, index)
+        self._act(move, index, frame, undo_log)
+
+    def _act(self, move, index: int, frame, undo_log: dict) -> None:
+        """Listed move `index`'s history entry and effects (its step counted), then the flow: up
+        to its first decision (or a sub-phase it enters, decisions.py) or the next player's turn."""
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
-            label = Action.listed(move[0], move[1], player, move[2], move[3], move[4]).label
-            move = (move[0], move[1], label, None, None)
+            action = self._built_action(index)  # (its label settled already)
+            if action is None:
+                action = Action.listed(move[0], move[1], player, move[2], move[3], move[4])
+            move = (move[0], move[1], action.label, None, None)
         self._history = (self._history, (move, player))
         local_names = {"player": player, "round": frame[ROUND]}
         for key, value in move[1]:
@@ -268,7 +248,6 @@ class CompiledState(Queries, Twin, Decisions):
         self.moves = self._legal = None
         self._version += 1
         module = self.module
-        self._moving = (point, index)
         if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
             self._wait_in(module.act_named[move[0]](self, self.V, local_names, undo_log), False, undo_log)
             return
@@ -288,10 +267,6 @@ class CompiledState(Queries, Twin, Decisions):
             self._wait_in(stage, True, undo_log)
         else:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
-
-    def _settle_labels(self) -> None:
-        for action in self._legal or ():
-            action.settle()
 
     def _back_to(self, point) -> None:
         """Put the game back as it was at an undo point: (frame, its fields, step, log, log length,
@@ -337,7 +312,9 @@ class CompiledState(Queries, Twin, Decisions):
             return
         self._version += 1
         self._legal = None
-        if self._pending is None and not self.terminal and self.frame is not None and self.frame[PLAYER] is not None:
+        pending = self._pending
+        if (pending is None or pending.decision is None) and not self.terminal and self.frame is not None and \
+                self.frame[PLAYER] is not None:  # (a turn of a sub-phase the move entered: decision None)
             legal = self.module.legal[self.module.phase_index[self.frame[0]]]
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
 

@@ -58,11 +58,12 @@ class GameModule:
         # every var counts as recorded already, so nothing is copied; read-only when shared
         self.every_var = MappingProxyType(dict.fromkeys(set(ruleset.vars) | set(ENGINE_VARS)))
         self.settles = generated.settles  # some action's label reads the state (rendered before a move)
-        # some effect can refuse a move (`fail`), wait for a decision inside it (`choose`) or give
-        # it to the reference (`enter`, `return`, a simultaneous phase: support.handed_over): a
-        # move made with `apply` then keeps an undo log too, to be put back exactly
-        self.refusable = bool(handed_over(ruleset)) or any(type(effect) in (fx.Fail, fx.Choose, fx.ChooseTogether)
-                                                           for block in ruleset.blocks for effect in block)
+        # some effect can refuse a move (`fail`), wait inside it (a decision, `choose`, or a
+        # sub-phase, `enter`: the reference at the wait is built from the undo log) or give it
+        # to the reference (support.handed_over): a move made with `apply` then keeps an undo
+        # log too, to be put back exactly
+        self.refusable = bool(handed_over(ruleset)) or any(
+            type(effect) in (fx.Fail, fx.Choose, fx.ChooseTogether, fx.Enter) for block in ruleset.blocks for effect in block)
         self.initial_vars: dict = {}  # players -> a function that returns the vars before set-up (new each call)
         self.start_positions: dict = {}  # players -> start.StartMemo
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's

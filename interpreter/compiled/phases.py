@@ -10,12 +10,15 @@ are in `st.moves`) or the game is over (`st.terminal`); a stage whose blocks hol
 a generator that yields its decisions and returns the same (game.py runs it, decisions.py).
 The phase frame is a list at the constant offsets of blocks.FRAME_FIELDS; `S` is the move's
 undo log (blocks.py). After a block that may run `end_phase` the flow goes on from the frame's
-stage (`STAGES[P]`, as flow.py does). The generated flow holds the innermost phase frame only:
-entering a sub-phase (`enter`) and a simultaneous phase hand the move over to the reference
-engine, and so does leaving a sub-phase by `return` (the effects that entered it go on from the
-middle); the generated code plays the sub-phase's turns in between, with the reference's frames
-below it kept as they are (`st.below`; `st.sub` is the frame's `sub`). `next: return` of a phase
-not entered by `enter` ends the game, as the reference's does.
+stage (`STAGES[P]`, as flow.py does). The generated flow holds the innermost phase frame only.
+`enter` inside generated effects yields the sub-phase (blocks.py): the game keeps the waiting
+effects with the frame below (decisions.py) and runs `enter_P` of the sub-phase; its `return`
+(`st.entered_here()`) hands the effects back to the game (`st.return_from_sub`), which sends
+them on. A sub-phase the reference engine entered (the game was handed over to it) is played
+with the reference's frames below it kept as they are (`st.below`; `st.sub` is the frame's
+`sub`), and its `return` hands the move over to the reference (the effects below go on from
+the middle of its frames); so does entering a simultaneous phase. `next: return` of a phase not
+entered by `enter` ends the game, as the reference's does.
 
 Owns: `generate(ruleset) -> GeneratedSource` (the source, the values it names, and the tables
 of functions by phase and action). The source does not depend on the number of players.
@@ -280,9 +283,12 @@ def _leave(out: Writer, phase, number: int, phase_index: dict, end_if) -> None:
 
 
 def _end_or_return(out: Writer, depth: int, target: str) -> None:
-    """flow.py `_leave`: `end` ends the game; `return` leaves a sub-phase (the reference engine
-    makes the move: the effects below go on) and ends the game in a phase not entered."""
+    """flow.py `_leave`: `end` ends the game; `return` leaves a sub-phase (the effects that
+    entered it go on: sent on by the game when the generated code entered it, else the
+    reference engine makes the move) and ends the game in a phase not entered."""
     if target == "return":
+        out.emit(depth, "if st.entered_here():")
+        out.emit(depth + 1, "return st.return_from_sub(S)")
         out.emit(depth, "if st.sub:")
         out.emit(depth + 1, "raise _HandOver()")
     out.emit(depth, "st.terminal = True")

@@ -30,8 +30,9 @@ class Queries:
     def current_player(self) -> Optional[int]:
         if self._ref is not None:
             return self._ref.current_player
-        if self._pending is not None:
-            return self._pending.decision[0]
+        pending = self._pending
+        if pending is not None and pending.decision is not None:
+            return pending.decision[0]
         if self.terminal or self.frame is None:
             return None
         return self.frame[PLAYER]
@@ -68,6 +69,12 @@ class Queries:
     @property
     def seed_text(self) -> str:
         return self.rng[0] if self._ref is None else self._ref.seed_text
+
+    def evaluate(self, handle, local_names: Optional[dict] = None):
+        """The value of a compiled expression of the ruleset here (engine.State.evaluate): read
+        on the game's vars, which are the reference's at a decision too (no twin built)."""
+        self.rs.budget.reset()
+        return handle.fn(self.vars, local_names or {})
 
     def is_simultaneous(self) -> bool:
         """Several players choose at once: only while the reference holds the game (a

@@ -3,9 +3,10 @@ hands to the reference engine while they run, each with the place in the rule fi
 is written.
 
 Owns: `support(ruleset)` and the `Gap` it reports; `handed_over(ruleset)`, the constructs the
-generated code gives to the reference (a sub-phase entered by `enter`, `choose_together`, a
-simultaneous phase); `phase_enders(ruleset)`, the blocks that may run `end_phase`. A ruleset
-with a gap is played by the reference engine (engine/); the gap is a report, not an error.
+generated code gives to the reference (`choose_together`, a simultaneous phase);
+`phase_enders(ruleset)`, the blocks that may run `end_phase`; `SubPhase`, what generated code
+yields at `enter`. A ruleset with a gap is played by the reference engine (engine/); the gap is
+a report, not an error.
 """
 from __future__ import annotations
 
@@ -14,15 +15,24 @@ from typing import Optional
 
 from ..engine import effects as fx
 
-__all__ = ["Gap", "support", "handed_over", "phase_enders", "SUPPORTED_EFFECTS", "HANDED_OVER"]
+__all__ = ["Gap", "support", "handed_over", "phase_enders", "SubPhase", "SUPPORTED_EFFECTS", "HANDED_OVER"]
 
-# the effects the generator writes: as straight-line code (a `choose` with several options makes
-# the function a generator that yields the decision: decisions.py), or (HANDED_OVER) as the
-# hand-over of the move to the reference engine (game.py), which plays on until the next plain turn
+# the effects the generator writes: as straight-line code (a `choose` with several options, or an
+# `enter`, makes the function a generator that yields the decision or the SubPhase: decisions.py),
+# or (HANDED_OVER) as the hand-over of the move to the reference engine (game.py), which plays on
+# until the next plain turn
 SUPPORTED_EFFECTS = (fx.Stmt, fx.If, fx.Let, fx.For, fx.Call, fx.Move, fx.Shuffle, fx.Random, fx.Log, fx.Fail,
                      fx.Choose, fx.EndPhase, fx.Enter, fx.ChooseTogether)
-# why each is handed over: the reference's stack of frames waits in the middle of the effects
-HANDED_OVER = {fx.Enter: "enter (a sub-phase)", fx.ChooseTogether: "choose_together (several players answer at once)"}
+# why each is handed over: several players' answers wait together in the reference's frames
+HANDED_OVER = {fx.ChooseTogether: "choose_together (several players answer at once)"}
+
+
+@dataclass(frozen=True)
+class SubPhase:
+    """What generated effects yield at `enter`: the number of the phase entered (phases.py's
+    numbering). The game plays the sub-phase and sends the effects on when it returns."""
+
+    number: int
 _PHASE_KINDS = ("turns", "auto", "end")
 
 
