@@ -99,12 +99,10 @@ def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(ru
     space = ActionSpace(rs, players)
     bounds = Bounds(rs, players)
     assert [item for item in space.unbounded if item[0] != "choose"] == []
-    # every decision's numeric answers are bounded (declared or proven); in Davos and Corporate Times
-    # every decision validation cannot type declares its bound or `numeric: false` (deep-state and
-    # global-mogul do not yet: `rulebook info` notes each such decision)
+    # every decision's numeric answers are bounded (declared or proven), and every decision validation
+    # cannot type declares its bound or `numeric: false` (`rulebook info` would note it)
     assert [item for item in space.unbounded if item[0] == "choose"] == []
-    if name in ("davos", "corporate-times"):
-        assert space.untyped == []
+    assert space.untyped == []
 
     def visit(state):
         space.legal_ids(state)  # raises on a value outside a declared or proven bound
@@ -113,6 +111,17 @@ def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(ru
     for seed in (1, 2):
         random_game(rs, players, seed, visit)
     assert space.dropped == 0
+
+
+@pytest.mark.parametrize("name", ["deep-state", "global-mogul"])
+def test_every_module_combination_declares_its_decisions(name):
+    """The modules' decisions are declared too; what is left is the Standard Game's opening bid
+    (multiples of $10 up to cash plus available venture capital: no rule bounds them, README)."""
+    for combo in interpreter.load(name).combinations:
+        modules = sorted(combo.get("modules") or [])
+        space = ActionSpace(interpreter.load(name, modules=modules), max(combo.get("players")))
+        left = [(answer, source) for _, answer, source in space.untyped]
+        assert left == ([("b", "opening_bids(player, c, kind)")] if "standard" in modules else []), (modules, left)
 
 
 def test_scaled_observation(rulesets):
