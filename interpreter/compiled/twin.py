@@ -22,7 +22,7 @@ __all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict"]
 _NOREF = 2
 # what a compiled game answers by asking its reference twin (these change nothing)
 _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
-                        "diff", "evaluate", "replayed", "is_simultaneous", "chance_outcomes"})
+                        "diff", "replayed", "is_simultaneous", "chance_outcomes"})
 
 
 class HandOver(Exception):

@@ -42,7 +42,7 @@ from .chance import seeded_index
 from .values import Action
 from .worlds import make_move, same_value, seen_as, view_text
 
-__all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
+__all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory"]
 
 MAX_RESTARTS = 4
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
@@ -384,15 +384,27 @@ def play_on(state, earlier, player: int, seed: int):
     played on along what happened since, with the new hidden choices drawn as in a fresh
     world: a world consistent with everything `player` has seen now, or None when something
     seen since contradicts it (or `earlier` is no such world)."""
+    return play_on_each(state, earlier, player, [seed])[0]
+
+
+def play_on_each(state, earlier, player: int, seeds: list) -> list:
+    """`play_on` for each of `seeds` (a list of the worlds, or None each): the public moves
+    that follow `earlier`, which no seed changes, are played once for all of them."""
     kept = getattr(earlier, "_world", None)
     if kept is None or kept[0] != player or earlier.rs is not state.rs:
-        return None
+        return [None] * len(seeds)
     steps = trajectory(state, player)
     known = len(kept[1])
     if steps is None or not 0 < known <= len(steps) or steps[known - 1] is not kept[1][-1]:
-        return None  # not the same game (a trajectory extended from the same replay shares its steps)
-    world = worlds.continue_world(kept[2], player, steps, known, random.Random(seed))
-    return None if world is None else _seeded(world, player, steps, seed)
+        return [None] * len(seeds)  # not the same game (a trajectory extended from the same replay shares its steps)
+    world, start = worlds.play_public(kept[2], player, steps, known)
+    if world is None:
+        return [None] * len(seeds)
+    played = []
+    for seed in seeds:
+        world_now = worlds.continue_world(world, player, steps, start, random.Random(seed))
+        played.append(None if world_now is None else _seeded(world_now, player, steps, seed))
+    return played
 
 
 def _seeded(world, player: int, steps, seed: int):
