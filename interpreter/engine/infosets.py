@@ -22,7 +22,8 @@ choice drawn anew so that the player's observation is as recorded after every st
 `worlds`); after a bounded number of restarts, a bounded search (`world_search`: other answers
 to the latest hidden steps, exchanges of unseen items that explain the failing step), and only
 then the pool-swap of the current state (visibility.determinize), which matches the present
-observation only. The true hidden values are read only where the player later
+observation only. A trajectory for which all of that failed is marked `unsampleable`, and so
+is every later trajectory of the game that extends it: their worlds are the pool-swap at once. The true hidden values are read only where the player later
 saw them: a sample depends only on the trajectory and the seed.
 
 Both the trajectory and what the player saw of it are built on from an earlier state's of the
@@ -201,6 +202,10 @@ class _Replay:
         twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
         twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
         twin.steps.settled = self.steps.settled  # the shown flags go on from there
+        # a history that could not be drawn anew up to here is not searched again at every
+        # later step (every world consistent with the longer one is consistent with this one:
+        # only a luckier draw would find one, at up to a second a state late in a Davos game)
+        twin.steps.unsampleable = self.steps.unsampleable
         return twin
 
     def play(self, entries: list, state):
