@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 
 import pytest
 
@@ -14,20 +15,15 @@ from interpreter.agents import MCTSAgent
 from interpreter.compiled import played_on
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "bench"))
+import mcts as mcts_bench  # noqa: E402
 
 
-def _decisions(name, players, count, seed=3):
-    """(state, player) of a seeded random game where the mover has a real choice."""
-    ruleset = interpreter.load(name if "/" not in name else os.path.join(HERE, name))
-    rng = random.Random(seed)
-    state = ruleset.new_game(players, seed=seed)
-    found = []
-    while not state.is_terminal and len(found) < count:
-        legal = state.legal_actions()
-        if len(legal) > 1:
-            found.append((state.copy(), legal[0].player))
-        state.apply(legal[rng.randrange(len(legal))])
-    return found
+def _decisions(name, players, count):
+    """(state, player) of a seeded random game where the mover has a real choice (the states
+    tools/bench/mcts.py times)."""
+    return mcts_bench.decision_states(interpreter, name if "/" not in name else os.path.join(HERE, name),
+                                      players, count, False)
 
 
 def _choices(decisions, engine, repeat=1):
