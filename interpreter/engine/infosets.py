@@ -19,12 +19,13 @@ What is public:
 
 `determinize(player, seed)` draws a world by playing the trajectory again with every hidden
 choice drawn anew so that the player's observation is as recorded after every step (module
-`worlds`); after a bounded number of restarts, a bounded search (`world_search`: other answers
-to the latest hidden steps, exchanges of unseen items that explain the failing step), and only
-then the pool-swap of the current state (visibility.determinize), which matches the present
-observation only. A trajectory for which all of that failed is marked `unsampleable`, and so
-is every later trajectory of the game that extends it: their worlds are the pool-swap at once. The true hidden values are read only where the player later
-saw them: a sample depends only on the trajectory and the seed.
+`worlds`); when its repairs dead-end (MAX_RESTARTS attempts), a bounded search
+(`world_search`: other answers to the latest hidden steps, exchanges of unseen items that
+explain the failing step), and only then the pool-swap of the current state
+(visibility.determinize), which matches the present observation only. A trajectory for which
+all of that failed is marked `unsampleable`, and so is every later trajectory of the game that
+extends it: their worlds are the pool-swap at once. The true hidden values are read only where
+the player later saw them: a sample depends only on the trajectory and the seed.
 
 Both the trajectory and what the player saw of it are built on from an earlier state's of the
 same game (memoized per trajectory, the least recently used dropped first): a game's next state
@@ -45,7 +46,10 @@ from .worlds import make_move, same_value, seen_as, view_text
 
 __all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory"]
 
-MAX_RESTARTS = 4
+# repaired draws tried before the search: late in a Davos game a draw whose repairs dead-end
+# rarely fits when dealt again (2 of 26 draws did, in a game where the search found 6 of 6),
+# and four attempts cost more than the search (docs/performance.md, "MCTS on the compiled engine")
+MAX_RESTARTS = 1
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
