@@ -122,3 +122,16 @@ def test_worlds_played_on_together_are_the_worlds_played_on_one_by_one():
         for sample in together:
             if sample is not None:
                 assert sample.information_state(player) == later.information_state(player)
+
+
+def test_rules_counted_for_coverage_stay_on_the_reference_engine():
+    """analyze plays a copy of the rules whose blocks count coverage (no rule expression in
+    them): the generator cannot write those, so `support` names them and MCTS plays the worlds."""
+    from interpreter.analyze.runner import counting_copy
+    from interpreter.compiled.support import support
+
+    counted = counting_copy(interpreter.load("tictactoe"))
+    assert support(counted) is not None
+    state = counted.new_game(2, seed=0)
+    assert played_on(state) is None
+    assert MCTSAgent(1, iterations=10).act(state, 0) in state.legal_actions()
