@@ -6,7 +6,9 @@ outcomes and the others' secret moves drawn anew) and plays only in those; of th
 reads only its own legal actions. Two states with the same `information_state(player)` give the
 same choice for the same seed. Agents use only `legal_actions()`, `apply()`, `copy()`, the batch
 calls `legal_action_ids()`, `legal_action()`, `action_key()`, `apply_id()` and `undo()` (MCTS plays
-its iterations in place and takes the moves back), scores and the ruleset's heuristic.
+its iterations in place and takes the moves back), scores and the ruleset's heuristic. MCTS
+plays its drawn worlds as compiled games (`compiled.played_on`) when the ruleset compiles: the
+same game, with faster moves.
 """
 from __future__ import annotations
 
