@@ -75,6 +75,23 @@ def test_an_empty_budget_finds_nothing(monkeypatch):
     assert world_search.search_world(state, 0, steps, 0) is None
 
 
+def test_a_later_state_of_a_history_that_could_not_be_drawn_falls_back_at_once(monkeypatch):
+    state = _targets_shown()
+    with monkeypatch.context() as patched:  # no restart, no search: this history cannot be drawn
+        patched.setattr(infosets, "MAX_RESTARTS", 0)
+        patched.setattr(world_search, "SEARCH_STEPS", 0)
+        assert not state.determinize(0, 1).replayed
+    assert infosets.trajectory(state, 0).unsampleable
+    later = state.copy()
+    assert later.apply("add 1")
+    searched = []
+    monkeypatch.setattr(world_search, "search_world", lambda *args: searched.append(args))
+    world = later.determinize(0, 2)  # the full budget again, but its history extends the one above
+    assert not world.replayed and not searched
+    assert infosets.trajectory(later, 0).unsampleable
+    assert world.information_state(0) == later.information_state(0)
+
+
 _DAVOS_WORLDS = """
 import hashlib, json, random, sys
 sys.path.insert(0, sys.argv[1])

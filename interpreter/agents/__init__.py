@@ -6,7 +6,9 @@ outcomes and the others' secret moves drawn anew) and plays only in those; of th
 reads only its own legal actions. Two states with the same `information_state(player)` give the
 same choice for the same seed. Agents use only `legal_actions()`, `apply()`, `copy()`, the batch
 calls `legal_action_ids()`, `legal_action()`, `action_key()`, `apply_id()` and `undo()` (MCTS plays
-its iterations in place and takes the moves back), scores and the ruleset's heuristic.
+its iterations in place and takes the moves back), scores and the ruleset's heuristic. MCTS
+plays its drawn worlds as compiled games (`compiled.played_on`) when the ruleset compiles: the
+same game, with faster moves.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import math
 import random
 import time
 from typing import Optional
+
+from ..compiled import played_on
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "make_agent", "AGENTS"]
 
@@ -108,8 +112,15 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 200, rollout_limit: int = 400,
-                 exploration: float = 0.7, worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 2):
+                 exploration: float = 0.7, worlds: int = 16, seconds: Optional[float] = None, new_worlds: int = 2,
+                 engine: str = "auto"):
         super().__init__(seed)
+        if engine not in ("auto", "reference"):
+            raise ValueError(f"engine is 'auto' or 'reference', not {engine!r}")
+        # "auto": the iterations play each world on the compiled engine when the ruleset compiles
+        # (compiled.played_on: the same game, so the same choices, with faster apply_id/undo);
+        # "reference": on the drawn worlds themselves
+        self.engine = engine
         self.iterations = iterations
         # a time budget per move: no iteration starts once `seconds` have passed since the move
         # began (at least one runs; `iterations` still caps them). Not reproducible across machines.
@@ -133,7 +144,7 @@ class MCTSAgent(Agent):
             return actions[0]
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         root = _Node()
-        worlds = self._draw_worlds(state, player)
+        worlds = self._played(self._draw_worlds(state, player))
         for iteration in range(self.iterations):
             if deadline is not None and iteration and time.perf_counter() >= deadline:
                 break
@@ -161,9 +172,15 @@ class MCTSAgent(Agent):
         in place of one that does not, a world drawn anew (up to `new_worlds`), then the worlds
         that fit, in turn."""
         seeds = [self.rng.randrange(1 << 30) for _ in range(max(1, min(self.worlds, self.iterations)))]
-        kept = self._kept.get(player, [])
-        worlds = [state.determinize_from(earlier, player, seed) for earlier, seed in zip(kept, seeds)]
-        worlds += [None] * (len(seeds) - len(worlds))
+        kept = self._kept.get(player, [])[:len(seeds)]
+        worlds = [None] * len(seeds)
+        copies: dict = {}  # a kept world (the same object may be kept several times) -> its places
+        for index, earlier in enumerate(kept):
+            copies.setdefault(id(earlier), []).append(index)
+        for places in copies.values():  # the moves since are played once per kept world
+            played = state.determinize_from_each(kept[places[0]], player, [seeds[index] for index in places])
+            for index, world in zip(places, played):
+                worlds[index] = world
         fitting = [world for world in worlds if world is not None]
         drawn = []
         for index, seed in enumerate(seeds):
@@ -177,6 +194,17 @@ class MCTSAgent(Agent):
                 worlds[index] = pool[index % len(pool)]
         self._kept[player] = worlds
         return worlds
+
+    def _played(self, worlds: list) -> list:
+        """The games the iterations play: each distinct world as a compiled game at its position
+        (engine "auto", when the ruleset compiles), else the world itself."""
+        if self.engine == "reference":
+            return worlds
+        games: dict = {}
+        for world in worlds:
+            if id(world) not in games:
+                games[id(world)] = played_on(world) or world
+        return [games[id(world)] for world in worlds]
 
     def _descend(self, node, sample, player) -> tuple:
         """Selection and expansion in `sample` (changed in place): the path of (node, mover)

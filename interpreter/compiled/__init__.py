@@ -10,6 +10,8 @@ docs/performance.md, "Compiled play").
   new_game(ruleset, players, seed, chance, engine)
                           a CompiledState when the ruleset is supported and chance is seeded,
                           else an engine.State (the reference, which stays the definition)
+  played_on(state)        a CompiledState at a seeded engine.State's position (a drawn world that
+                          a tree search plays with apply_id/undo), or None
 
 Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
 in-memory memo, the shared listed Actions and the runtime helpers), start.py (start positions
@@ -20,12 +22,14 @@ and moves handed over to the reference engine).
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ..engine import State
-from .game import start_game
+from .game import CompiledState, start_game
 from .module import game_module
 from .support import Gap, support
 
-__all__ = ["support", "Gap", "new_game", "ENGINES"]
+__all__ = ["support", "Gap", "new_game", "played_on", "ENGINES"]
 
 ENGINES = ("reference", "compiled")
 
@@ -40,3 +44,22 @@ def new_game(ruleset, players: int, seed=0, chance: str = "seeded", engine: str 
         if module is not None:
             return start_game(ruleset, module, players, seed)
     return State.new(ruleset, players, seed, chance)
+
+
+def played_on(state: State) -> Optional[CompiledState]:
+    """A compiled game at the position of `state` (a seeded engine.State, say a world drawn by
+    `determinize`), to be played on with `apply_id`/`undo`: the same moves, ids and positions
+    as a copy of `state` gives (the reference holds the game until it is back at a plain turn,
+    as after a move handed over). None when the ruleset does not compile or chance is manual.
+    `state` is copied, never changed. (A move made with `apply` that fails halfway is put right
+    by playing the game again from its set-up, which a position arranged from outside has not:
+    play such a game with apply_id.)"""
+    if state.d["rng"] is None:
+        return None
+    module = game_module(state.rs)
+    if module is None:
+        return None
+    game = CompiledState(state.rs, module, {}, state.d["seed"])
+    game._players = state.num_players
+    game._hand_over(state.copy())
+    return game

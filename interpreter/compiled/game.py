@@ -288,7 +288,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if type(moves) is not int or not 1 <= moves <= len(self._undo):
             return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
                                                      f"taken back, not {moves!r}"[:200])
-        for _ in range(moves):
+        for taken in range(1, moves + 1):
             point = self._undo.pop()
             if point[0] == "reference":  # a move the reference made: it takes it back
                 point[1].undo(1)
@@ -300,6 +300,8 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             if self._ref is not None:  # back at a decision the reference answered (decisions.py)
                 self._leave_reference()
             if point[0] == ANSWER:  # an answer to a decision inside a move
+                if taken < moves and _back_to_start_next(self._undo, point[1]):
+                    continue  # the move is put back at its start next: no need to make it again first
                 self._restart(point[1], point[2], point[3])
             else:
                 self._back_to(point)
@@ -334,6 +336,17 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         twin._log = self._log
         self._log_shared = twin._log_shared = True
         return twin
+
+
+def _back_to_start_next(points: list, start: tuple) -> bool:
+    """Whether the next undo point to take back (the last of `points`) puts the game back at
+    the move start `start` (it is that start, or an earlier answer of the same move): taking
+    an answer back then needs no replay of the move (its undo log holds the vars' values at
+    the start)."""
+    if not points:
+        return False
+    following = points[-1]
+    return following is start or (following[0] == ANSWER and following[1] is start)
 
 
 def _play_again(state: CompiledState, history) -> None:

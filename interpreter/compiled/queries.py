@@ -39,6 +39,8 @@ class Queries:
 
     @property
     def current_players(self) -> list:
+        if self._ref is not None:  # a simultaneous phase is handed over: every seat still to choose
+            return self._ref.current_players
         player = self.current_player
         return [] if player is None else [player]
 
@@ -81,6 +83,12 @@ class Queries:
         simultaneous phase or `choose_together` is handed over); a decision inside a move the
         generated code makes is one player's."""
         return self._ref.is_simultaneous() if self._ref is not None else False
+
+    def evaluate(self, handle, local_names: Optional[dict] = None):
+        """The value of a compiled expression of this ruleset here (engine.State.evaluate: it
+        reads the vars only, so no reference is built)."""
+        self.rs.budget.reset()
+        return handle.fn(self.vars, local_names or {})
 
     def is_chance(self) -> bool:
         return False  # a compiled game is seeded: chance is resolved as it happens

@@ -56,6 +56,9 @@ def support(ruleset) -> Optional[Gap]:
         for effect, location in _effects(ruleset, block, where):
             if not isinstance(effect, SUPPORTED_EFFECTS):
                 return Gap(f"the effect '{type(effect).__name__.lower()}'", location)
+            if isinstance(effect, fx.Stmt) and not hasattr(effect.handle, "target"):
+                # not a rule's expression (the counter analyze's coverage puts in its copy of the rules)
+                return Gap("a statement that is no rule expression", location)
     return None
 
 

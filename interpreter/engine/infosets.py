@@ -19,11 +19,13 @@ What is public:
 
 `determinize(player, seed)` draws a world by playing the trajectory again with every hidden
 choice drawn anew so that the player's observation is as recorded after every step (module
-`worlds`); after a bounded number of restarts, a bounded search (`world_search`: other answers
-to the latest hidden steps, exchanges of unseen items that explain the failing step), and only
-then the pool-swap of the current state (visibility.determinize), which matches the present
-observation only. The true hidden values are read only where the player later
-saw them: a sample depends only on the trajectory and the seed.
+`worlds`); when its repairs dead-end (MAX_RESTARTS attempts), a bounded search
+(`world_search`: other answers to the latest hidden steps, exchanges of unseen items that
+explain the failing step), and only then the pool-swap of the current state
+(visibility.determinize), which matches the present observation only. A trajectory for which
+all of that failed is marked `unsampleable`, and so is every later trajectory of the game that
+extends it: their worlds are the pool-swap at once. The true hidden values are read only where
+the player later saw them: a sample depends only on the trajectory and the seed.
 
 Both the trajectory and what the player saw of it are built on from an earlier state's of the
 same game (memoized per trajectory, the least recently used dropped first): a game's next state
@@ -42,9 +44,12 @@ from .chance import seeded_index
 from .values import Action
 from .worlds import make_move, same_value, seen_as, view_text
 
-__all__ = ["information_state", "determinize_by_history", "play_on", "public_entry", "trajectory"]
+__all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory"]
 
-MAX_RESTARTS = 4
+# repaired draws tried before the search: late in a Davos game a draw whose repairs dead-end
+# rarely fits when dealt again (2 of 26 draws did, in a game where the search found 6 of 6),
+# and four attempts cost more than the search (docs/performance.md, "MCTS on the compiled engine")
+MAX_RESTARTS = 1
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
@@ -201,6 +206,10 @@ class _Replay:
         twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
         twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
         twin.steps.settled = self.steps.settled  # the shown flags go on from there
+        # a history that could not be drawn anew up to here is not searched again at every
+        # later step (every world consistent with the longer one is consistent with this one:
+        # only a luckier draw would find one, at up to a second a state late in a Davos game)
+        twin.steps.unsampleable = self.steps.unsampleable
         return twin
 
     def play(self, entries: list, state):
@@ -384,15 +393,27 @@ def play_on(state, earlier, player: int, seed: int):
     played on along what happened since, with the new hidden choices drawn as in a fresh
     world: a world consistent with everything `player` has seen now, or None when something
     seen since contradicts it (or `earlier` is no such world)."""
+    return play_on_each(state, earlier, player, [seed])[0]
+
+
+def play_on_each(state, earlier, player: int, seeds: list) -> list:
+    """`play_on` for each of `seeds` (a list of the worlds, or None each): the public moves
+    that follow `earlier`, which no seed changes, are played once for all of them."""
     kept = getattr(earlier, "_world", None)
     if kept is None or kept[0] != player or earlier.rs is not state.rs:
-        return None
+        return [None] * len(seeds)
     steps = trajectory(state, player)
     known = len(kept[1])
     if steps is None or not 0 < known <= len(steps) or steps[known - 1] is not kept[1][-1]:
-        return None  # not the same game (a trajectory extended from the same replay shares its steps)
-    world = worlds.continue_world(kept[2], player, steps, known, random.Random(seed))
-    return None if world is None else _seeded(world, player, steps, seed)
+        return [None] * len(seeds)  # not the same game (a trajectory extended from the same replay shares its steps)
+    world, start = worlds.play_public(kept[2], player, steps, known)
+    if world is None:
+        return [None] * len(seeds)
+    played = []
+    for seed in seeds:
+        world_now = worlds.continue_world(world, player, steps, start, random.Random(seed))
+        played.append(None if world_now is None else _seeded(world_now, player, steps, seed))
+    return played
 
 
 def _seeded(world, player: int, steps, seed: int):

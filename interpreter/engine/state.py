@@ -271,6 +271,11 @@ class State(Acting, Records):
         than a new one; None when something seen since contradicts it."""
         return infosets.play_on(self, earlier, player, seed)
 
+    def determinize_from_each(self, earlier: "State", player: int, seeds: list) -> list:
+        """`determinize_from(earlier, player, seed)` for each of `seeds`, in order (the same
+        worlds), with the public moves since `earlier` played once for all of them."""
+        return infosets.play_on_each(self, earlier, player, seeds)
+
     def evaluate(self, handle, local_names: Optional[dict] = None):
         """The value of a compiled expression of this ruleset in this state."""
         self.rs.budget.reset()

@@ -22,7 +22,7 @@ from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
 
-__all__ = ["draw_world", "continue_world", "view_text", "seen_as", "make_move", "same_value",
+__all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "same_value",
            "Plan", "play_plan", "exchange", "branches"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
@@ -85,8 +85,10 @@ class Plan:
             if isinstance(outcome, str) and outcome in entities:
                 runs.setdefault((run, entities[outcome]["type"]), []).append(index)
         for indices in runs.values():
-            later = [step.seen for step in steps[indices[0]:]]  # from the run on: what it put in view
-            seen = lambda item: any(json.dumps(item) in view for view in later)  # noqa: E731
+            # from the run on, what it put in view: the observations as one text (JSON text holds
+            # no newline, so an item's text is found in it only where it is in one observation)
+            later = "\n".join(step.seen for step in steps[indices[0]:])
+            seen = lambda item: json.dumps(item) in later  # noqa: E731
             unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
             unseen = [steps[index].entry["chance"] for index in unseen_at]
             for index in indices:
@@ -144,11 +146,12 @@ def draw_world(state, player: int, steps, chooser):
 
 def continue_world(world, player: int, steps, start: int, chooser):
     """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
-    steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now, or None
-    when a new observation contradicts it (the caller then draws a world anew)."""
+    steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now (`world`
+    itself when nothing happened since: the caller copies it), or None when a new observation
+    contradicts it (the caller then draws a world anew)."""
     if start == len(steps):
-        return world.copy()
-    sample, failed, _ = play_plan(world.copy(), start, steps, Plan(steps), player, chooser)
+        return world
+    sample, failed, _ = play_plan(world, start, steps, Plan(steps), player, chooser)  # (it changes no state it is given)
     return sample if failed is None else None
 
 
@@ -178,13 +181,9 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         plan.before[index] = sample
         step = steps[index]
         if "chance" not in step.entry and not step.secret:
-            if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
-                return sample, index, None  # a label that reads what is hidden (a price) tells more
-            after = sample.copy()
-            if not after.apply(step.entry["action"]):
-                return sample, index, REFUSED
-            if not seen_as(after, player, step):
-                return sample, index, view_text(after, player)
+            after, seen_instead = _public_move(sample, step, player)
+            if after is None:
+                return sample, index, seen_instead
             sample = after
             continue
         chance = "chance" in step.entry
@@ -203,6 +202,35 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         plan.choices[index] = chosen
         sample = after
     return sample, None, None
+
+
+def _public_move(sample, step, player: int) -> tuple:
+    """(the state after the public move of `step`, None) when the player's observation is as
+    recorded after it, else (None, what they saw instead: REFUSED for a move the state refuses,
+    None for a label other than recorded, a label that reads what is hidden: a price)."""
+    if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
+        return None, None
+    after = sample.copy()
+    if not after.apply(step.entry["action"]):
+        return None, REFUSED
+    if not seen_as(after, player, step):
+        return None, view_text(after, player)
+    return after, None
+
+
+def play_public(world, player: int, steps, start: int) -> tuple:
+    """The public moves of steps[start:] up to the first hidden step (a chance outcome, another's
+    hidden move) played on `world`, which stays as it is: (the state then, the index of that
+    step or len(steps)), or (None, the step) when one gives another observation than recorded.
+    The part of `continue_world` that no seed changes."""
+    for index in range(start, len(steps)):
+        step = steps[index]
+        if "chance" in step.entry or step.secret:
+            return world, index
+        world, _ = _public_move(world, step, player)
+        if world is None:
+            return None, index
+    return world, len(steps)
 
 
 def _label_of(state, move: dict):

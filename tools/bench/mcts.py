@@ -5,13 +5,16 @@ the first tree. Decisions are taken from a seeded random game: the first ones (a
 `davos_decision_states`) or spread over the whole game (`--spread`), where determinizing a
 world replays a long history.
 
+`--repeat K` goes K times round the decisions with one agent, as games.py's `measure_mcts` does
+(the worlds kept from the last round's later decisions then meet earlier states).
+
 `--game N` measures instead every decision of seat 0 along N whole seeded random games, the
 agent deciding at each as `simulate` has it play (its worlds kept from one decision to the
 next, drawn anew where the game contradicts them); the random move is played, so every tree
 meets the same states.
 
 Run: /work/venv/bin/python tools/bench/mcts.py [--ruleset davos --players 4] [--spread | --game N]
-         [--decisions 12] [--rounds 3] [--agent mcts:40:10] [TREE ...]
+         [--decisions 12] [--repeat 1] [--rounds 3] [--agent mcts:40:10] [TREE ...]
 TREE is a directory holding an `interpreter` package (default: this tree); export a commit with
 `git archive REV | tar -x -C DIR`.
 """
@@ -53,10 +56,11 @@ def measure_here(args):
     states = decision_states(interpreter, args.ruleset, args.players, args.decisions, args.spread)
     agent = make_agent(args.agent, seed=5)
     start = time.process_time()
-    for state, player in states:
-        agent.act(state, player)
+    for _ in range(args.repeat):
+        for state, player in states:
+            agent.act(state, player)
     seconds = time.process_time() - start
-    return {"iterations_per_s": agent.iterations * len(states) / seconds, "cpu_s": seconds,
+    return {"iterations_per_s": agent.iterations * len(states) * args.repeat / seconds, "cpu_s": seconds,
             "tree": os.path.dirname(os.path.dirname(interpreter.__file__))}
 
 
@@ -91,6 +95,7 @@ def main(argv=None):
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--decisions", type=int, default=12)
     parser.add_argument("--spread", action="store_true", help="decisions spread over a whole game")
+    parser.add_argument("--repeat", type=int, default=1, help="times round the decisions, one agent")
     parser.add_argument("--game", type=int, default=0, metavar="GAMES",
                         help="instead: every decision of seat 0 along GAMES whole random games")
     parser.add_argument("--rounds", type=int, default=3)
@@ -101,7 +106,7 @@ def main(argv=None):
         print(json.dumps(measure_here(args)))
         return 0
     options = ["--ruleset", args.ruleset, "--players", str(args.players), "--decisions", str(args.decisions),
-               "--agent", args.agent, "--game", str(args.game)] + (["--spread"] if args.spread else [])
+               "--agent", args.agent, "--game", str(args.game), "--repeat", str(args.repeat)] + (["--spread"] if args.spread else [])
     rates: dict = {tree: [] for tree in args.trees}
     for _ in range(args.rounds):
         for tree in args.trees:
@@ -111,7 +116,8 @@ def main(argv=None):
             rates[tree].append(json.loads(finished.stdout.strip().splitlines()[-1])["iterations_per_s"])
     first = statistics.median(rates[args.trees[0]])
     what = (f"every decision of seat 0 along {args.game} random games" if args.game else
-            f"{args.decisions} decisions{' spread over a game' if args.spread else ''}")
+            f"{args.decisions} decisions{' spread over a game' if args.spread else ''}"
+            f"{f', {args.repeat} times round' if args.repeat > 1 else ''}")
     print(f"{args.agent} on {args.ruleset} {args.players}p, {what}, {args.rounds} interleaved rounds (CPU time)")
     for tree, values in rates.items():
         middle = statistics.median(values)
