@@ -84,12 +84,6 @@ class Queries:
         generated code makes is one player's."""
         return self._ref.is_simultaneous() if self._ref is not None else False
 
-    def evaluate(self, handle, local_names: Optional[dict] = None):
-        """The value of a compiled expression of this ruleset here (engine.State.evaluate: it
-        reads the vars only, so no reference is built)."""
-        self.rs.budget.reset()
-        return handle.fn(self.vars, local_names or {})
-
     def is_chance(self) -> bool:
         return False  # a compiled game is seeded: chance is resolved as it happens
 
