@@ -131,8 +131,13 @@ class CodeUnit:
                 body.append(f"    {tgt} = _cp({vcode})")
             else:
                 body.append(f"    {tgt} = _aug({tgt}, {operator[:-1]!r}, {vcode})")
+        elif root in scope.locals:
+            # a local has value semantics: assigning into a part of it first gives it its own
+            # copy, so what it was bound to (a constant, a component's record, a var) is unchanged
+            body.append(f"    _o = {base} = _cp({base})")
         else:
             body.append(f"    _o = {base}")
+        if path:
             for step_key in path[:-1]:
                 body.append(f"    _o = _I(_o, {step_key})")
             body.append(f"    _k = _key(_o, {path[-1]})")
