@@ -132,3 +132,15 @@ def test_a_move_of_an_item_named_by_a_constant_moves_the_zones_own_item(tmp_path
     assert state.apply("act")
     assert state.vars["pile"] == [[9, 2]] and state.vars["rows"] == []
     assert ruleset.unit.ns["_K"]["grid"] == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_copying_a_large_local_again_and_again_is_stopped_by_the_work_bound(tmp_path, engine):
+    effects = '[{let: {t: "list(range(0, 20000))"}}, {for: "i in range(0, 20000)", do: ["t[0] = i"]}]'
+    ruleset = interpreter.load(_write(tmp_path, effects), check=False)
+    state = ruleset.new_game(2, seed=1, engine=engine)
+    before = state.hash()
+    outcome = state.apply("act")
+    assert not outcome and outcome.code == "rule_error"
+    assert "work bound" in outcome.reason and "copying a local to assign into it" in outcome.reason
+    assert state.hash() == before
