@@ -128,8 +128,8 @@ class EffectCompiler:
         name, as_list = self.move_binding(move, source, item)
         if name:
             bound[name] = (source.type if source else None) if as_list else element_type(source)
-        self.unchangeable_zone(move.get("from"), scope, value_pos(move, "from"), "move from")
-        self.unchangeable_zone(move.get("to"), scope, value_pos(move, "to"), "move to")
+        self.refuse_constant_zone(move.get("from"), scope, value_pos(move, "from"), "move from")
+        self.refuse_constant_zone(move.get("to"), scope, value_pos(move, "to"), "move to")
         return fx.Move(source, target, count, item, str(move.get("from_end", "top")), str(move.get("to_end", "top")),
                        name, pos, as_list, self.fixed_parts(scope))
 
@@ -155,7 +155,7 @@ class EffectCompiler:
     def effect_shuffle(self, spec, scope, pos, bound, keys):
         handle = self.expr(spec["shuffle"], scope, spec, "shuffle")
         self.operand(handle, LISTS, "'shuffle' needs", value_pos(spec, "shuffle"))
-        self.unchangeable_zone(spec["shuffle"], scope, value_pos(spec, "shuffle"), "shuffle")
+        self.refuse_constant_zone(spec["shuffle"], scope, value_pos(spec, "shuffle"), "shuffle")
         return fx.Shuffle(handle, pos, self.fixed_parts(scope))
 
     def fixed_parts(self, scope: Scope) -> dict:
@@ -165,7 +165,7 @@ class EffectCompiler:
             self._fixed_parts = fx.constant_parts(scope.constants, self.entities)
         return self._fixed_parts
 
-    def unchangeable_zone(self, text, scope: Scope, pos, what: str) -> None:
+    def refuse_constant_zone(self, text, scope: Scope, pos, what: str) -> None:
         """A validation error for a zone written as a constant or a part of one (`table`,
         `grid[0]`): a move or shuffle would change what every game of the ruleset shares."""
         root = zone_root(text)

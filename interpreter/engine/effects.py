@@ -324,14 +324,12 @@ def constant_parts(constants: dict, entities: dict) -> dict:
     return parts
 
 
-def _changeable(zone, effect, kind: str):
-    """`zone`, unless it is (a part of) a constant or a component record: then a rule error
-    (reached through a local, a parameter or a define; a zone written as a constant is refused
-    by validation)."""
+def _refuse_a_constant(zone, effect, kind: str) -> None:
+    """A rule error when `zone` is (a part of) a constant or a component record, reached through
+    a local, a parameter or a define (a zone written as a constant is refused by validation)."""
     if effect.fixed and id(zone) in effect.fixed:
         raise RuleRuntimeError(f"{kind} would change {effect.fixed[id(zone)]}: a rule cannot change a constant; "
                                f"copy it into a var first")
-    return zone
 
 
 def run_move(state, effect, frame, game_vars, names):
@@ -340,8 +338,8 @@ def run_move(state, effect, frame, game_vars, names):
     target = effect.target.fn(game_vars, names)
     if not isinstance(source, list) or not isinstance(target, list):
         raise RuleRuntimeError("move needs two lists (zones)")
-    _changeable(source, effect, "this move")
-    _changeable(target, effect, "this move")
+    _refuse_a_constant(source, effect, "this move")
+    _refuse_a_constant(target, effect, "this move")
     moved = []
     if effect.item is not None:
         chosen = effect.item.fn(game_vars, names)
@@ -376,7 +374,7 @@ def run_shuffle(state, effect, frame, game_vars, names):
     zone = effect.zone.fn(game_vars, names)
     if not isinstance(zone, list):
         raise RuleRuntimeError(f"shuffle needs a list (a zone), not {fmt(zone)}")
-    _changeable(zone, effect, "this shuffle")
+    _refuse_a_constant(zone, effect, "this shuffle")
     order = list(zone)
     for position in range(len(order) - 1, 0, -1):  # all draws first: a suspended shuffle changed nothing
         pick = draw(state.d, frame, order, position + 1)
