@@ -93,6 +93,17 @@ def _write(tmp_path, effects, extra=""):
     return str(folder)
 
 
+def _refusal(tmp_path, effects, engine):
+    """(the ruleset, the reason) of `act` refused as a rule error, the state left unchanged."""
+    ruleset = interpreter.load(_write(tmp_path, effects), check=False)
+    state = ruleset.new_game(2, seed=1, engine=engine)
+    before = state.hash()
+    outcome = state.apply("act")
+    assert not outcome and outcome.code == "rule_error"
+    assert state.hash() == before
+    return ruleset, outcome.reason
+
+
 @pytest.mark.parametrize("effect, where", [
     ('{move: {from: deck0, to: pile}}', "'move from' would change 'deck0'"),
     ('{move: {from: pile, to: "grid[1]"}}', "'move to' would change 'grid'"),
@@ -112,13 +123,8 @@ def test_a_move_or_shuffle_of_a_zone_written_as_a_constant_is_a_validation_error
 @pytest.mark.parametrize("effect", ['{do: draw, with: {zone: deck0}}', '{do: mix, with: {zone: deck0}}',
                                     '{let: {g: grid}}, {move: {from: "g[0]", to: pile}}'])
 def test_a_move_or_shuffle_of_a_constant_named_by_a_local_is_refused_when_it_runs(tmp_path, engine, effect):
-    ruleset = interpreter.load(_write(tmp_path, f"[{effect}]"), check=False)
-    state = ruleset.new_game(2, seed=1, engine=engine)
-    before = state.hash()
-    outcome = state.apply("act")
-    assert not outcome and outcome.code == "rule_error"
-    assert "would change the constant" in outcome.reason and "copy it into a var first" in outcome.reason
-    assert state.hash() == before
+    ruleset, reason = _refusal(tmp_path, f"[{effect}]", engine)
+    assert "would change the constant" in reason and "copy it into a var first" in reason
     assert ruleset.unit.ns["_K"] == {"deck0": ["a", "b", "c"], "grid": [[1, 2], [3, 4]]}
 
 
@@ -137,10 +143,5 @@ def test_a_move_of_an_item_named_by_a_constant_moves_the_zones_own_item(tmp_path
 @pytest.mark.parametrize("engine", ENGINES)
 def test_copying_a_large_local_again_and_again_is_stopped_by_the_work_bound(tmp_path, engine):
     effects = '[{let: {t: "list(range(0, 20000))"}}, {for: "i in range(0, 20000)", do: ["t[0] = i"]}]'
-    ruleset = interpreter.load(_write(tmp_path, effects), check=False)
-    state = ruleset.new_game(2, seed=1, engine=engine)
-    before = state.hash()
-    outcome = state.apply("act")
-    assert not outcome and outcome.code == "rule_error"
-    assert "work bound" in outcome.reason and "copying a local to assign into it" in outcome.reason
-    assert state.hash() == before
+    _, reason = _refusal(tmp_path, effects, engine)
+    assert "work bound" in reason and "copying a local to assign into it" in reason
