@@ -9,11 +9,11 @@ Owns: `EffectCompiler`, the base of compile_play.PlayCompiler; the ruleset compi
 from __future__ import annotations
 
 from .engine import effects as fx
-from .errors import suggest
-from .expr.compiler import Scope
+from .errors import ExpressionError, suggest
+from .expr.compiler import Scope, parse
 from .loader import Map, Seq, Text, key_pos, pos_of, value_pos
 
-__all__ = ["EffectCompiler", "PROVENANCE_KEYS", "LISTS", "NUMBERS", "element_type"]
+__all__ = ["EffectCompiler", "PROVENANCE_KEYS", "LISTS", "NUMBERS", "element_type", "zone_root"]
 
 PROVENANCE_KEYS = ("source", "reconstructed", "interpretation")
 # the types an effect operand or a phase setting must have, where its type is known statically
@@ -128,8 +128,10 @@ class EffectCompiler:
         name, as_list = self.move_binding(move, source, item)
         if name:
             bound[name] = (source.type if source else None) if as_list else element_type(source)
+        self.refuse_constant_zone(move.get("from"), scope, value_pos(move, "from"), "move from")
+        self.refuse_constant_zone(move.get("to"), scope, value_pos(move, "to"), "move to")
         return fx.Move(source, target, count, item, str(move.get("from_end", "top")), str(move.get("to_end", "top")),
-                       name, pos, as_list)
+                       name, pos, as_list, self.fixed_parts(scope))
 
     def move_binding(self, move, source, item):
         """`(name, as_list)` of a move's binding: `as: NAME` binds the one item moved (a move
@@ -153,7 +155,23 @@ class EffectCompiler:
     def effect_shuffle(self, spec, scope, pos, bound, keys):
         handle = self.expr(spec["shuffle"], scope, spec, "shuffle")
         self.operand(handle, LISTS, "'shuffle' needs", value_pos(spec, "shuffle"))
-        return fx.Shuffle(handle, pos)
+        self.refuse_constant_zone(spec["shuffle"], scope, value_pos(spec, "shuffle"), "shuffle")
+        return fx.Shuffle(handle, pos, self.fixed_parts(scope))
+
+    def fixed_parts(self, scope: Scope) -> dict:
+        """The lists and maps of the constants and component records (engine/effects.py
+        `constant_parts`), found once: a move or shuffle refuses to change them when it runs."""
+        if getattr(self, "_fixed_parts", None) is None:
+            self._fixed_parts = fx.constant_parts(scope.constants, self.entities)
+        return self._fixed_parts
+
+    def refuse_constant_zone(self, text, scope: Scope, pos, what: str) -> None:
+        """A validation error for a zone written as a constant or a part of one (`table`,
+        `grid[0]`): a move or shuffle would change what every game of the ruleset shares."""
+        root = zone_root(text)
+        if root is not None and root in scope.constants and root not in scope.vars and root not in scope.locals:
+            self.err("assign", f"'{what}' would change '{root}', a constant: a rule cannot change a constant",
+                     pos, f"copy it into a var first, e.g. vars: {{my_{root}: {{init: {root}}}}}")
 
     def effect_random(self, spec, scope, pos, bound, keys):
         pick = spec["random"]
@@ -244,6 +262,21 @@ _EFFECT_KINDS = (("if", "effect_if"), ("for", "effect_for"), ("let", "effect_let
                  ("shuffle", "effect_shuffle"), ("random", "effect_random"), ("choose", "effect_choose"),
                  ("enter", "effect_enter"), ("do", "effect_call"), ("log", "effect_log"), ("fail", "effect_fail"),
                  ("end_phase", "effect_end_phase"))
+
+
+def zone_root(text):
+    """The name a zone expression starts from when it is a name, or a name indexed or read
+    by attribute (`deck`, `grid[0]`, `x.cards`); None for anything else (a call, a literal)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        node = parse(text, "expression")
+    except ExpressionError:
+        return None  # (reported where the expression is compiled)
+    node = node.children[0] if node.data == "expression" and len(node.children) == 1 else node
+    while node.data in ("index", "attr"):
+        node = node.children[0]
+    return str(node.children[0]) if node.data == "name" else None
 
 
 def element_type(handle):

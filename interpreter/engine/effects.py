@@ -12,7 +12,7 @@ block.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..errors import RuleRuntimeError
@@ -24,7 +24,7 @@ __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Cho
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS", "log_entry",
            "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "run_move", "run_shuffle",
-           "run_random"]
+           "run_random", "constant_parts"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -88,12 +88,14 @@ class Move:
     bind: Optional[str]  # `as`/`as_list`: the name bound to what moved
     pos: Any = None
     bind_list: bool = False  # `as_list`: bind the list of what moved; `as`: the one item (none if none moved)
+    fixed: Any = field(default=None, compare=False, hash=False)  # the ruleset's constant parts (`constant_parts`)
 
 
 @dataclass(frozen=True, slots=True)
 class Shuffle:
     zone: Any
     pos: Any = None
+    fixed: Any = field(default=None, compare=False, hash=False)  # as Move's
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,12 +306,40 @@ def _call(state, effect, frame, game_vars, names):
     return run_block(state, state.rs.proc_blocks[effect.procedure], bound)
 
 
+def constant_parts(constants: dict, entities: dict) -> dict:
+    """id -> what it is, for every list and map inside the ruleset's constants and component
+    records: the values every game of the loaded ruleset shares, which no effect may change."""
+    parts: dict = {}
+
+    def walk(value, what):
+        if isinstance(value, (list, dict)) and id(value) not in parts:
+            parts[id(value)] = what
+            for inner in (value.values() if isinstance(value, dict) else value):
+                walk(inner, what)
+
+    for name, value in constants.items():
+        walk(value, f"the constant '{name}'")
+    for component_id, record in entities.items():
+        walk(record, f"component '{component_id}'")
+    return parts
+
+
+def _refuse_a_constant(zone, effect, kind: str) -> None:
+    """A rule error when `zone` is (a part of) a constant or a component record, reached through
+    a local, a parameter or a define (a zone written as a constant is refused by validation)."""
+    if effect.fixed and id(zone) in effect.fixed:
+        raise RuleRuntimeError(f"{kind} would change {effect.fixed[id(zone)]}: a rule cannot change a constant; "
+                               f"copy it into a var first")
+
+
 def run_move(state, effect, frame, game_vars, names):
     """The `move` effect (the generated game, interpreter/compiled/, calls it too)."""
     source = effect.source.fn(game_vars, names)
     target = effect.target.fn(game_vars, names)
     if not isinstance(source, list) or not isinstance(target, list):
         raise RuleRuntimeError("move needs two lists (zones)")
+    _refuse_a_constant(source, effect, "this move")
+    _refuse_a_constant(target, effect, "this move")
     moved = []
     if effect.item is not None:
         chosen = effect.item.fn(game_vars, names)
@@ -317,8 +347,7 @@ def run_move(state, effect, frame, game_vars, names):
         for item in items:
             if item not in source:
                 raise RuleRuntimeError(f"{fmt(item)} is not in the zone it should move from")
-            source.remove(item)
-            moved.append(item)
+            moved.append(source.pop(source.index(item)))  # the zone's own item, not the value naming it
     else:
         count = effect.count.fn(game_vars, names) if effect.count is not None else 1
         if not isinstance(count, int) or isinstance(count, bool):
@@ -345,6 +374,7 @@ def run_shuffle(state, effect, frame, game_vars, names):
     zone = effect.zone.fn(game_vars, names)
     if not isinstance(zone, list):
         raise RuleRuntimeError(f"shuffle needs a list (a zone), not {fmt(zone)}")
+    _refuse_a_constant(zone, effect, "this shuffle")
     order = list(zone)
     for position in range(len(order) - 1, 0, -1):  # all draws first: a suspended shuffle changed nothing
         pick = draw(state.d, frame, order, position + 1)

@@ -29,7 +29,7 @@ from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
-from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _stored_copy,
+from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _own_copy, _stored_copy,
                       _runtime_error)
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name",
@@ -131,8 +131,13 @@ class CodeUnit:
                 body.append(f"    {tgt} = _cp({vcode})")
             else:
                 body.append(f"    {tgt} = _aug({tgt}, {operator[:-1]!r}, {vcode})")
+        elif root in scope.locals:
+            # a local has value semantics: assigning into a part of it first gives it its own
+            # copy, so what it was bound to (a constant, a component's record, a var) is unchanged
+            body.append(f"    _o = {base} = _own({base})")
         else:
             body.append(f"    _o = {base}")
+        if path:
             for step_key in path[:-1]:
                 body.append(f"    _o = _I(_o, {step_key})")
             body.append(f"    _k = _key(_o, {path[-1]})")
@@ -187,6 +192,7 @@ class CodeUnit:
         namespace["_key"] = _key
         namespace["_get_or0"] = _get_or0
         namespace["_cp"] = _stored_copy
+        namespace["_own"] = functools.partial(_own_copy, self.budget)
         namespace["_PE"] = _PY_ERRORS
         namespace["_NOV"] = _NO_VALUES
         namespace["_rt"] = functools.partial(_runtime_error, self.pending)

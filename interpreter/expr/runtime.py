@@ -1,5 +1,5 @@
-"""The helpers generated code calls that are not builtins: assignment (`_aug`, `_key`, `_cp`:
-value semantics, text map keys, bounded numbers, plain data only) and the translation of a
+"""The helpers generated code calls that are not builtins: assignment (`_aug`, `_key`, `_cp`,
+`_own`: value semantics, text map keys, bounded numbers, plain data only) and the translation of a
 Python error met at run time into a RuleRuntimeError in the designer's words, with the failing
 expression and its position (`_runtime_error`, `_located`).
 """
@@ -151,6 +151,20 @@ def _stored_copy(value):
 
 
 _PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+def _own_copy(budget, value):
+    """The copy a local gets before a part of it is assigned (locals are values): `_stored_copy`,
+    charged to the work bound one element per 8 bytes copied, so a loop assigning into a large
+    local is stopped like any other work."""
+    if type(value) is list or type(value) is dict:
+        try:
+            data = _marshal.dumps(value, 2)
+        except ValueError:
+            return _stored_copy(value)  # (it says why it cannot be copied)
+        budget.charge(len(data) // 8 + 1, "copying a local to assign into it")
+        return _marshal.loads(data)
+    return value
 
 
 def _not_data(value):
