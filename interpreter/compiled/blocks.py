@@ -16,6 +16,8 @@ Owns: the `Writer` of generated source, the code of each effect kind, legal move
 """
 from __future__ import annotations
 
+import re
+
 from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..expr.keeping import keeping_variant
@@ -82,6 +84,19 @@ class Writer:
         """Before an effect changes a zone it reads through expressions: the vars they read."""
         for name in sorted(set().union(*(handle.names for handle in handles if handle is not None)) & self.var_names):
             self.save_var(depth, name)
+
+    def save_zone_vars(self, depth: int, handles) -> None:
+        """Before `move`/`shuffle` changes zones: the vars their expressions read when each
+        zone is written as a var's own part (`hand[player]`, `players[p].deck`); otherwise (a
+        parameter, a `let`, a define's value may be a var's list) every var."""
+        for handle in handles:
+            written = _VAR_PART.match(handle.source) if handle is not None else None
+            if handle is not None and (written is None or written.group(1) not in self.var_names):
+                name = self.fresh("name")
+                self.emit(depth, f"for {name} in V:")
+                self.emit(depth + 1, f"if {name} not in S: S[{name}] = _copy(V[{name}])")
+                return
+        self.save_read_vars(depth, handles)
 
 
 def text(value) -> str:
@@ -159,12 +174,12 @@ def _call(out, effect, depth, local):
 
 
 def _move(out, effect, depth, local):
-    out.save_read_vars(depth, (effect.source, effect.target))
+    out.save_zone_vars(depth, (effect.source, effect.target))
     out.emit(depth, f"_run_move(None, {out.value(effect)}, None, V, {local})")
 
 
 def _shuffle(out, effect, depth, local):
-    out.save_read_vars(depth, (effect.zone,))
+    out.save_zone_vars(depth, (effect.zone,))
     out.emit(depth, f"_run_shuffle(st.chance_holder, {out.value(effect)}, None, V, {local})")
 
 
@@ -215,6 +230,10 @@ def _enter(out, effect, depth, local):
     out.emit(depth, f"yield {out.value(SubPhase(number), '_sub')}")
     out.yielded = True
 
+
+# a zone written as a var's own part: the var's name, then indexes without brackets inside or
+# attributes (`hand[player]`, `players[p].deck`); any other zone may be a var's list too
+_VAR_PART = re.compile(r"\s*([A-Za-z_]\w*)(?:\[[^\[\]]*\]|\.\w+)*\s*$")
 
 _EFFECTS = {fx.Stmt: _stmt, fx.If: _if, fx.Let: _let, fx.For: _for, fx.Call: _call, fx.Move: _move,
             fx.Shuffle: _shuffle, fx.Random: _random, fx.Log: _log, fx.Fail: _fail, fx.Choose: _choose,
