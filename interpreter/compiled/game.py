@@ -33,6 +33,7 @@ from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
 _NOREF = 2
+_NONE_LISTED: dict = {}  # (read-only) no move of the player was listed yet
 
 
 def start_game(ruleset, module, players: int, seed) -> "CompiledState":
@@ -162,7 +163,12 @@ class CompiledState(Queries, Twin, Decisions):
         if actions is None:
             # the mover is the frame's player at a plain turn (current_player, without its checks)
             mover = self.frame[PLAYER] if self._pending is None and self.frame is not None else self.current_player
-            actions = self._legal = listed_actions(self.module, self.moves, mover)
+            by_move = self.module.listed_by_move.get(mover, _NONE_LISTED)
+            try:  # every move kept by the generated code and listed before (the common case): in C
+                actions = list(map(by_move.__getitem__, map(id, self.moves)))
+            except KeyError:
+                actions = listed_actions(self.module, self.moves, mover)
+            self._legal = actions
         if player is not None and actions and actions[0].player != player:
             return []
         return actions

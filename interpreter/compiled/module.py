@@ -120,14 +120,12 @@ class HandOvers(dict):
 def listed_actions(module: GameModule, moves: list, mover) -> list:
     """The Action of each listed move of `mover`; one whose label does not read the state is the
     same object in every game of the ruleset (an Action does not change once built), found by
-    the move's identity when the generated code keeps the move (`listed_by_move`)."""
+    the move's identity when the generated code keeps the move (`listed_by_move`: the game
+    looks there first, game.py `legal_actions`)."""
     by_move = module.listed_by_move.get(mover)
     if by_move is None:
         by_move = module.listed_by_move[mover] = {}
-    try:  # every move kept by the generated code and listed before (the common case): one pass
-        return [by_move[id(move)] for move in moves]
-    except KeyError:
-        return [by_move.get(id(move)) or _listed_action(module, move, mover, by_move) for move in moves]
+    return [by_move.get(id(move)) or _listed_action(module, move, mover, by_move) for move in moves]
 
 
 def _listed_action(module: GameModule, move: tuple, mover, by_move: dict) -> Action:
