@@ -113,6 +113,21 @@ def test_missing_openspiel_leaves_its_rows_empty():
     assert rows["Kuhn poker ours / OpenSpiel py"] is None
 
 
+def test_the_target_rows_time_the_compiled_engine_and_the_reference_has_rows_of_its_own():
+    import interpreter
+
+    assert games.fastest_engine(interpreter) == ("compiled", "reference")
+    state = games.api_playout(interpreter.load("tictactoe"), random.Random(1), 3, "compiled")
+    assert type(state).__name__ == "CompiledState" and state.is_terminal
+    results = fake_results(1, 1.0, 1.0)
+    results["peers"].update({"tictactoe_reference": {"ratio": 0.05}, "kuhn_reference": {"ratio": 0.05}})
+    rows = {label.strip(): value for label, value, _ in games.metrics(results)}
+    assert rows["tic-tac-toe API / hand-written (int board)"] == 0.25
+    assert rows["reference engine: tic-tac-toe API / int board"] == 0.05
+    assert rows["reference engine: tic-tac-toe / OpenSpiel py"] == pytest.approx(0.5)
+    assert rows["reference engine: Kuhn poker / OpenSpiel py"] == pytest.approx(0.25)
+
+
 def test_the_compiled_bench_times_another_checkout_beside_this_one():
     """tools/bench/compiled.py --against TREE: that tree's package is imported under another name
     (its modules apart from this tree's), and each compiled playout gets a this-tree/that-tree row."""

@@ -170,6 +170,22 @@ def test_what_the_compiled_state_does_not_implement_comes_from_an_identical_refe
         compiled.enter_phase("showdown")
 
 
+def test_every_name_of_the_reference_state_is_answered_without_a_fallback_getattr():
+    """CompiledState has no `__getattr__` (with one Python looks every attribute of the state up
+    the slow way): each public name of engine.State is its own or a property that asks the
+    reference twin (always for the read-only ones, any while the reference holds the game)."""
+    assert not any("__getattr__" in vars(klass) for klass in CompiledState.__mro__[:-1])
+    assert all(hasattr(CompiledState, name) for name in dir(State) if not name.startswith("_"))
+    ruleset = load("kuhn-poker")
+    reference, compiled = _both(ruleset, 2, 5)
+    assert compiled.to_json() == reference.to_json() and compiled.hidden_vars(0) == reference.hidden_vars(0)
+    assert not hasattr(compiled, "apply_chance")  # not read-only, and the generated code holds the game
+    with pytest.raises(AttributeError, match="engine='reference'"):
+        compiled.reseed(3)
+    compiled.is_terminal = compiled.is_terminal  # a plain attribute (what a playout reads at each step)
+    assert compiled.terminal is compiled.is_terminal is False
+
+
 def test_a_copy_plays_on_alone():
     ruleset = load("tictactoe")
     game = ruleset.new_game(2, seed=2, engine="compiled")

@@ -16,7 +16,7 @@ RULESET = os.path.join(ROOT, "tests", "rulesets", "zone_alias")
                                    "drop a card through a let, then change your mind",
                                    "drop a card through a define, then change your mind"])
 def test_a_refused_move_through_an_aliased_zone_leaves_the_var_as_it_was(engine, label):
-    ruleset = interpreter.load(RULESET)
+    ruleset = interpreter.load(RULESET, settings={"change_mind": 1})
     state = ruleset.new_game(2, seed=1, engine=engine)
     before = state.hash()
     action = next(action for action in state.legal_actions() if action.label == label)

@@ -28,7 +28,7 @@ from .decisions import ANSWER, POSITION, WHOLE, Decisions
 from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartMemo, fresh_copier
-from .twin import BY_REFERENCE, HandOver, Twin
+from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
@@ -54,7 +54,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
-        state.moves, state.terminal, state.step = moves, terminal, step
+        state.moves, state.is_terminal, state.step = moves, terminal, step
         if actions is not None:
             state._legal = list(actions)
         return state
@@ -79,7 +79,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         # the Actions of the first moves too, when their labels do not read the state
         actions = tuple(state.legal_actions()) if all(move[4] is None for move in state.moves) else None
         memo.add(drawn, (fresh_copier(state.V), list(state.frame) if state.frame else None,
-                         state._log, state.moves, actions, state.terminal, state.step))
+                         state._log, state.moves, actions, state.is_terminal, state.step))
         state._log_shared = True
     return state
 
@@ -87,7 +87,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
 class CompiledState(Listing, Queries, Twin, Decisions):
     """A game played by generated code; see the module's docstring."""
 
-    __slots__ = ("rs", "module", "V", "frame", "sub", "below", "terminal", "step", "seed", "rng", "_chance",
+    __slots__ = ("rs", "module", "V", "frame", "sub", "below", "is_terminal", "step", "seed", "rng", "_chance",
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
                  "_moving", "_players")
 
@@ -98,7 +98,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self.frame = None  # the phase frame: a list in blocks.FRAME_FIELDS order
         self.sub = False  # the frame's `sub`: a sub-phase's (entered by `enter`, played by the reference)
         self.below = []  # the reference's frames below it in a sub-phase (never changed here)
-        self.terminal = False
+        self.is_terminal = False
         self.step = 0
         self.seed = seed
         self.rng = [seed, 0]
@@ -142,7 +142,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         for _ in range(FLOW_GUARD):
             stage = stage(self, variables, undo_log)
             if stage is None:
-                if self.terminal:
+                if self.is_terminal:
                     self.moves = []
                 return
             if type(stage) is GeneratorType:  # a stage that may wait for a decision (decisions.py)
@@ -160,7 +160,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         index = self._index_of(action)
         if index is not None:
             return self._apply_index(index, False)
-        if self.terminal:
+        if self.is_terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(action) is not Action:  # its JSON form or its label
             action = as_action(self, action)
@@ -176,7 +176,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
     def apply_id(self, index: int) -> Outcome:
         if self._ref is not None:
             return self._by_reference(index, True)
-        if self.terminal:
+        if self.is_terminal:
             return Outcome(False, "game_over", "the game is over")
         if type(index) is not int or not 0 <= index < len(self.moves):
             return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
@@ -189,13 +189,19 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             return self._answer(index, undoable)
         move = self.moves[index]
         module = self.module
+        history = self._history
+        # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
+        unlogged = not undoable and not module.refusable and not self._undo
+        if unlogged and not module.hand_overs and not module.settles:  # the common case, in short
+            try:
+                self._run_move(move, self.frame, None, index, module.every_var)
+            except BY_REFERENCE:
+                return self._move_again_by_reference(move, index, history)
+            return APPLIED
         record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
         frame = self.frame
-        history = self._history
-        # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
-        unlogged = not undoable and not module.refusable and not self._undo
         point = None if unlogged else (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
                                        {}, self.moves, self._legal, self.below, self.sub)
         undo_log = module.every_var if unlogged else point[7]
@@ -204,10 +210,9 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         try:
             self._run_move(move, frame, point, index, undo_log)
         except BY_REFERENCE:
-            if unlogged:  # a rule failed halfway (a bug in the rules, or a bound reached)
-                _play_again(self, history)
-            else:
-                self._back_to(point)
+            if unlogged:
+                return self._move_again_by_reference(move, index, history)
+            self._back_to(point)
             module.hand_overs.tried(move[0], True)
             return self._move_by_reference(index, undoable)
         if record is not None:
@@ -216,6 +221,14 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             self._undo.append(point)
         return APPLIED
 
+    def _move_again_by_reference(self, move, index: int, history) -> Outcome:
+        """A move made without an undo log that the generated code gave up halfway (a rule
+        failed: a bug in the rules, or a bound reached): the game is played again up to it, and
+        the reference makes it."""
+        _play_again(self, history)
+        self.module.hand_overs.tried(move[0], True)
+        return self._move_by_reference(index, False)
+
     def _run_move(self, move, frame, point, index: int, undo_log=None) -> None:
         """Make move `index` (from the undo point `point`, None when the move keeps no undo log:
         then `undo_log` is the module's every_var), up to its first decision or the next
@@ -223,7 +236,8 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if undo_log is None:
             undo_log = point[7]
         ruleset = self.rs
-        ruleset.budget.reset()
+        budget = ruleset.budget
+        budget.left = budget.limit  # a new step: the whole work bound again (Budget.reset, inline)
         step = self.step = self.step + 1
         if step > ruleset.max_steps:
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
@@ -261,7 +275,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         stage = (module.turns_named[frame[0]] if frame[STAGE] == "turns" else
                  module.stages_named[frame[0]][frame[STAGE]])(self, self.V, undo_log)
         if stage is None:
-            if self.terminal:
+            if self.is_terminal:
                 self.moves = []
         elif type(stage) is GeneratorType:  # the turn's blocks may wait for a decision
             self._wait_in(stage, True, undo_log)
@@ -275,7 +289,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
          self.below, self.sub) = point
         frame[:] = frame_fields
         self.frame = frame
-        self.terminal = False
+        self.is_terminal = False
         self.V.update(undo_log)
         self._log_back(log, log_length)
         self.moves = moves
@@ -315,7 +329,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._version += 1
         self._legal = None
         pending = self._pending
-        if (pending is None or pending.decision is None) and not self.terminal and self.frame is not None and \
+        if (pending is None or pending.decision is None) and not self.is_terminal and self.frame is not None and \
                 self.frame[PLAYER] is not None:  # (a turn of a sub-phase the move entered: decision None)
             legal = self.module.legal[self.module.phase_index[self.frame[0]]]
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
@@ -329,7 +343,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
         twin.sub, twin.below = self.sub, self.below
-        twin.terminal, twin.step, twin._players = self.terminal, self.step, self._players
+        twin.is_terminal, twin.step, twin._players = self.is_terminal, self.step, self._players
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
@@ -349,6 +363,9 @@ def _back_to_start_next(points: list, start: tuple) -> bool:
     return following is start or (following[0] == ANSWER and following[1] is start)
 
 
+forward_to_reference(CompiledState)  # what it does not implement itself: the reference's (twin.py)
+
+
 def _play_again(state: CompiledState, history) -> None:
     """Put `state` back at the position after `history` (a chain of its moves) by setting the
     game up again and making those moves: a seeded game is the same game every time. For a move
@@ -359,7 +376,7 @@ def _play_again(state: CompiledState, history) -> None:
         outcome = fresh.apply(action)
         if not outcome:
             raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
-    for name in ("V", "frame", "sub", "below", "terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
+    for name in ("V", "frame", "sub", "below", "is_terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
                  "_log", "_log_shared", "_twin", "_ref"):
         setattr(state, name, getattr(fresh, name))
     state._version += 1

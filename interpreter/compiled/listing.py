@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import Optional
 
 from ..engine.values import Action
+from .blocks import PLAYER
 from .module import listed_actions
 
 __all__ = ["Listing"]
+
+_NONE_LISTED: dict = {}  # (read-only) no move of the player was listed yet
 
 
 class Listing:
@@ -31,7 +34,13 @@ class Listing:
             return self._ref.legal_actions(player)
         actions = self._legal
         if actions is None:
-            actions = listed_actions(self.module, self.moves, self.current_player)
+            # the mover is the frame's player at a plain turn (current_player, without its checks)
+            mover = self.frame[PLAYER] if self._pending is None and self.frame is not None else self.current_player
+            by_move = self.module.listed_by_move.get(mover, _NONE_LISTED)
+            try:  # every move kept by the generated code and listed before (the common case): in C
+                actions = list(map(by_move.__getitem__, map(id, self.moves)))
+            except KeyError:
+                actions = listed_actions(self.module, self.moves, mover)
             handed = self._handed
             if handed is not None and handed[0] == self._version:  # the same objects as legal_action gave
                 for index, action in handed[1].items():

@@ -69,9 +69,12 @@ class GameModule:
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's
         # method call cost a tenth of a tic-tac-toe playout); emptied when it reaches LISTED_BOUND
         self.listed_actions: dict = {}
-        # player -> {id(move): (move, Action)}: a move the generated code keeps (built once per
-        # value, or a constant) is found by identity, without hashing its name and args
+        # player -> {id(move): Action}: a move the generated code keeps (built once per value, or
+        # a constant) is found by identity, without hashing its name and args; kept_moves holds
+        # those moves (an id stays theirs while they live)
         self.listed_by_move: dict = {}
+        self.kept_moves: list = []
+        self.plain_moves = None if self.refusable or self.settles or generated.waiting else frozenset(ruleset.actions)
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
         self.waiting = generated.waiting  # actions whose act_A is a generator (a decision may wait)
         self.end_if = ruleset.end_if.fn if ruleset.end_if is not None else None
@@ -118,17 +121,12 @@ class HandOvers(dict):
 def listed_actions(module: GameModule, moves: list, mover) -> list:
     """The Action of each listed move of `mover`; one whose label does not read the state is the
     same object in every game of the ruleset (an Action does not change once built), found by
-    the move's identity when the generated code keeps the move (`listed_by_move`)."""
+    the move's identity when the generated code keeps the move (`listed_by_move`: the game
+    looks there first, game.py `legal_actions`)."""
     by_move = module.listed_by_move.get(mover)
     if by_move is None:
         by_move = module.listed_by_move[mover] = {}
-    seen = by_move.get
-    actions = []
-    for move in moves:
-        entry = seen(id(move))
-        actions.append(entry[1] if entry is not None and entry[0] is move else
-                       _listed_action(module, move, mover, by_move))
-    return actions
+    return [by_move.get(id(move)) or _listed_action(module, move, mover, by_move) for move in moves]
 
 
 def _listed_action(module: GameModule, move: tuple, mover, by_move: dict) -> Action:
@@ -140,12 +138,15 @@ def _listed_action(module: GameModule, move: tuple, mover, by_move: dict) -> Act
     if action is None:
         if len(module.listed_actions) >= LISTED_BOUND:
             module.listed_actions.clear()
+            module.kept_moves.clear()
             for table in module.listed_by_move.values():
                 table.clear()
         action = module.listed_actions[key] = Action.listed(move[0], move[1], mover, move[2], move[3], None)
         # the first move of its kind: if the generated code keeps it, it is found by identity
-        # from now on (the entry holds the move, so its id is not given to another object)
-        by_move[id(move)] = (move, action)
+        # from now on (kept_moves holds the move, so its id is not given to another object
+        # while the entry lasts)
+        by_move[id(move)] = action
+        module.kept_moves.append(move)
     return action
 
 

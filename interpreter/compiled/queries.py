@@ -22,9 +22,15 @@ class Queries:
 
     __slots__ = ()
 
+    # `is_terminal` is a plain attribute of CompiledState (read at every step of a playout);
+    # the generated code and the mixins set it as `terminal`
     @property
-    def is_terminal(self) -> bool:
-        return self.terminal
+    def terminal(self) -> bool:
+        return self.is_terminal
+
+    @terminal.setter
+    def terminal(self, value: bool) -> None:
+        self.is_terminal = value
 
     @property
     def current_player(self) -> Optional[int]:
@@ -33,7 +39,7 @@ class Queries:
         pending = self._pending
         if pending is not None and pending.decision is not None:
             return pending.decision[0]
-        if self.terminal or self.frame is None:
+        if self.is_terminal or self.frame is None:
             return None
         return self.frame[PLAYER]
 
@@ -93,7 +99,7 @@ class Queries:
         if self._ref is not None or self._pending is not None:
             return self.reference().d
         stack = self.below + ([] if self.frame is None else [frame_dict(self.frame, self.sub)])
-        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.terminal,
+        return {"vars": self.V, "stack": stack, "pending": None, "chance": None, "terminal": self.is_terminal,
                 "step": self.step, "seed": self.seed, "rng": self.rng, "error": None}
 
     @property

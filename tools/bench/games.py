@@ -2,8 +2,9 @@
 
 Owns the measurements of issue 15's targets: the hand-written tic-tac-toe random playout of the
 issue (integer board, no any()), a stricter one (bitboards, lines through the last move only),
-and rulebook's tic-tac-toe through the API against both; OpenSpiel's
-pure-Python tic-tac-toe and Kuhn poker against ours (when open_spiel is installed); random games/s
+and rulebook's tic-tac-toe through the API against both (on the compiled engine, with rows
+for the reference engine too; a tree without the compiled engine plays the reference in
+both); OpenSpiel's pure-Python tic-tac-toe and Kuhn poker against ours (when open_spiel is installed); random games/s
 of the real bundled games as a ratio to the hand-written reference; MCTS iterations/s on Davos
 (`mcts:40:10`); `simulate --jobs 2` against `--jobs 1` (and identical results); peak RSS of a
 Davos `simulate` in a child process. With --baseline REV (default 7d90d55, "today" in the issue)
@@ -16,6 +17,7 @@ a reference measured alongside it.
 Run: .venv/bin/python tools/bench/games.py [--quick] [--baseline REV | --no-baseline]
 """
 import argparse
+import inspect
 import json
 import os
 import random
@@ -80,9 +82,13 @@ def integer_board_playout(rng):
         mark = 3 - mark
 
 
-def api_playout(ruleset, rng, seed):
-    """One random game through the public API (new_game, legal_actions, apply)."""
-    state = ruleset.new_game(ruleset.players[0], seed=seed)
+def api_playout(ruleset, rng, seed, engine=None):
+    """One random game through the public API (new_game, legal_actions, apply) on `engine`
+    (None: new_game's default, for a tree whose new_game has no engine parameter)."""
+    if engine is None:
+        state = ruleset.new_game(ruleset.players[0], seed=seed)
+    else:
+        state = ruleset.new_game(ruleset.players[0], seed=seed, engine=engine)
     while not state.is_terminal:
         legal = state.legal_actions()
         state.apply(legal[rng.randrange(len(legal))])
@@ -179,17 +185,30 @@ def import_interpreter(root):
     return interpreter, play_game
 
 
+def fastest_engine(interpreter):
+    """(engine of the target rows, engine of the "reference engine" rows) for new_game's
+    `engine` parameter: ("compiled", "reference") when the tree has one, else (None, None): a
+    tree from before the compiled engine (the baseline 7d90d55) has only the reference."""
+    if "engine" in inspect.signature(interpreter.load("tictactoe").new_game).parameters:
+        return "compiled", "reference"
+    return None, None
+
+
 def measure_tictactoe_and_peers(interpreter, rounds, seconds):
     """The hand-written references (issue 15's integer board; the stricter bitboard), our
-    tic-tac-toe and Kuhn poker, OpenSpiel's pure-Python ones."""
+    tic-tac-toe and Kuhn poker on the compiled engine (the target rows; the reference engine on
+    a tree without it) and on the reference engine ("*_reference"), OpenSpiel's pure-Python ones."""
     rng = random.Random(1)
     seeds = iter(range(10 ** 9))
     tictactoe = interpreter.load("tictactoe")
     kuhn = interpreter.load("kuhn-poker")
+    fastest, reference = fastest_engine(interpreter)
     functions = {"reference": lambda: integer_board_playout(rng),
                  "bitboard": lambda: plain_playout(rng),
-                 "tictactoe": lambda: api_playout(tictactoe, rng, next(seeds)),
-                 "kuhn": lambda: api_playout(kuhn, rng, next(seeds))}
+                 "tictactoe": lambda: api_playout(tictactoe, rng, next(seeds), fastest),
+                 "kuhn": lambda: api_playout(kuhn, rng, next(seeds), fastest),
+                 "tictactoe_reference": lambda: api_playout(tictactoe, rng, next(seeds), reference),
+                 "kuhn_reference": lambda: api_playout(kuhn, rng, next(seeds), reference)}
     functions.update(openspiel_playouts(rng))
     for fn in functions.values():  # warm up
         fn()
@@ -377,7 +396,16 @@ def metrics(results):
                      lookup(results, "peers", "openspiel_tictactoe", "ratio")), "ratio>1"),
             ("Kuhn poker ours / OpenSpiel py",
              _divide(lookup(results, "peers", "kuhn", "ratio"),
-                     lookup(results, "peers", "openspiel_kuhn", "ratio")), "ratio>1")]
+                     lookup(results, "peers", "openspiel_kuhn", "ratio")), "ratio>1"),
+            # the rows above time the compiled engine (on a tree that has it); these the reference
+            ("  reference engine: tic-tac-toe API / int board", lookup(results, "peers", "tictactoe_reference", "ratio"),
+             None),
+            ("  reference engine: tic-tac-toe / OpenSpiel py",
+             _divide(lookup(results, "peers", "tictactoe_reference", "ratio"),
+                     lookup(results, "peers", "openspiel_tictactoe", "ratio")), None),
+            ("  reference engine: Kuhn poker / OpenSpiel py",
+             _divide(lookup(results, "peers", "kuhn_reference", "ratio"),
+                     lookup(results, "peers", "openspiel_kuhn", "ratio")), None)]
     for name, players in REAL_GAMES:
         rows.append((f"{name} {players}p games/s / hand-written",
                      lookup(results, "games", name, "ratio"), "x1.5"))
