@@ -28,6 +28,7 @@ from .runs import LOST, RulesChanged, play_one
 __all__ = ["run_in_pool"]
 
 _MAX_CHUNK = 16  # games per task at most: a finished game is written soon, the parent wakes seldom
+_SHARE = 4  # a task holds at most 1/(jobs * _SHARE) of the games left (each task costs ~75 us of CPU)
 
 
 _WORKER: dict = {}  # the ruleset a worker plays, set before the pool forks (or by _init_worker)
@@ -147,7 +148,7 @@ def _chunks(seeds: list, jobs: int) -> list:
     workers finish together (a run of slow games does not end on one busy worker)."""
     chunks, start = [], 0
     while start < len(seeds):
-        size = max(1, min(_MAX_CHUNK, (len(seeds) - start) // (jobs * 16)))
+        size = max(1, min(_MAX_CHUNK, (len(seeds) - start) // (jobs * _SHARE)))
         chunks.append(seeds[start:start + size])
         start += size
     return chunks

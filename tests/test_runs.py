@@ -112,6 +112,7 @@ def test_tasks_shrink_towards_the_end_and_cover_every_seed_once():
         sizes = [len(chunk) for chunk in chunks]
         assert sizes == sorted(sizes, reverse=True) and sizes[-1] == 1 and max(sizes) <= _MAX_CHUNK
     assert len(_chunks(list(range(1000)), 2)) < 1000 // 4  # fewer tasks than the old 4 games each
+    assert len(_chunks(list(range(300)), 2)) < 50  # each task costs CPU: 43 now, 118 at 1/32 of what is left
 
 
 def test_the_code_a_forked_worker_plays_is_compiled_before_the_fork():

@@ -11,9 +11,14 @@ Two ways to run it:
   measures it, start-up included, for each tree in turn over `--rounds` interleaved rounds
   (the median is printed); TREE is a directory holding an `interpreter` package (default: this
   tree; export a commit with `git archive REV | tar -x -C DIR`).
+- `--breakdown [TREE]`: where the pool's CPU goes, in fresh processes (Davos 4p): the parent's
+  and the workers' CPU of a `--jobs 2` run against a 1-game run (S) and a `--jobs 1` run of
+  the same games, and the same games played by two processes forked from one loaded parent,
+  one after the other and then at the same time (what running at once costs on this machine).
 
 Run: .venv/bin/python tools/bench/jobs.py [--ruleset davos] [--players 4] [--games 200]
      .venv/bin/python tools/bench/jobs.py --fresh --games 300 --rounds 3 [TREE ...]
+     .venv/bin/python tools/bench/jobs.py --breakdown --games 1000 --rounds 3 [TREE]
 """
 import argparse
 import io
@@ -87,6 +92,78 @@ def fresh(a):
     return 1 if failed else 0
 
 
+# a child: a command run in this process, then its own CPU and that of the workers it waited for
+RUSAGE_CHILD = """import io, resource, sys
+from interpreter.cli import run
+code = run(sys.argv[1:], io.StringIO(), io.StringIO())
+own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(code, own.ru_utime + own.ru_stime, workers.ru_utime + workers.ru_stime)
+"""
+
+# a child: the odd and the even games played by two processes forked from one loaded parent, one
+# after the other ("apart") or at the same time ("together"); prints their CPU
+FORKED_HALVES = """import os, resource, sys
+import interpreter
+from interpreter.runs import simulate
+games, together = int(sys.argv[1]), sys.argv[2] == "together"
+rules = interpreter.load("davos")
+def half(first):
+    pid = os.fork()
+    if pid == 0:
+        simulate(rules, None, 4, games // 2, 7 + first * (games // 2), ["random"])
+        os._exit(0)
+    return pid
+if together:
+    for pid in [half(0), half(1)]:
+        os.waitpid(pid, 0)
+else:
+    for first in (0, 1):
+        os.waitpid(half(first), 0)
+workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(workers.ru_utime + workers.ru_stime)
+"""
+
+
+def child_output(tree, code, *argv):
+    """The numbers a child script printed, run in `tree` (its `interpreter` package first)."""
+    import subprocess
+
+    environment = dict(os.environ, PYTHONPATH=tree)
+    done = subprocess.run([sys.executable, "-c", code, *map(str, argv)], cwd=tree, env=environment,
+                          capture_output=True, text=True, check=True)
+    return [float(word) for word in done.stdout.split()]
+
+
+def breakdown(a):
+    """The CPU of a `--jobs 2` run split into the start-up, the games, the parent's share, the
+    workers' share beyond the games and the cost of running two processes at once."""
+    tree = os.path.abspath(a.trees[0]) if a.trees else REPO
+    rows = {name: [] for name in ("start-up", "jobs 1", "parent", "workers", "apart", "together")}
+    with tempfile.TemporaryDirectory() as folder:
+        per_game = os.path.join(folder, "games.jsonl")
+        for _ in range(a.rounds):
+            command = ["simulate", "davos", "--players", "4", "--seed", "7", "--per-game", per_game, "--games"]
+            rows["start-up"].append(child_output(tree, RUSAGE_CHILD, *command, 1, "--jobs", 1)[1])
+            rows["jobs 1"].append(child_output(tree, RUSAGE_CHILD, *command, a.games, "--jobs", 1)[1])
+            _, parent, workers = child_output(tree, RUSAGE_CHILD, *command, a.games, "--jobs", 2)
+            rows["parent"].append(parent)
+            rows["workers"].append(workers)
+            for way in ("apart", "together"):
+                rows[way].append(child_output(tree, FORKED_HALVES, a.games, way)[0])
+    median = {name: statistics.median(values) for name, values in rows.items()}
+    start_up, games = median["start-up"], median["jobs 1"] - median["start-up"]
+    total = median["parent"] + median["workers"]
+    print(f"{tree}: simulate davos --players 4 --games {a.games}, CPU seconds, median of {a.rounds} "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    print(f"  start-up S (a 1-game run) {start_up:.3f}; --jobs 1 {median['jobs 1']:.3f}, so the games G {games:.3f}")
+    print(f"  --jobs 2 {total:.3f}: parent {median['parent']:.3f} (S {median['parent'] - start_up:+.3f}), "
+          f"workers {median['workers']:.3f} (G {median['workers'] - games:+.3f}); the pool's share "
+          f"P = {total - median['jobs 1']:.3f}")
+    print(f"  the same games in two forked processes: one after the other {median['apart']:.3f}, "
+          f"at the same time {median['together']:.3f} ({median['together'] - median['apart']:+.3f})")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trees", nargs="*", help="with --fresh: the trees to compare (default: this one)")
@@ -94,8 +171,11 @@ def main():
     ap.add_argument("--players", default="4")
     ap.add_argument("--games", default="200")
     ap.add_argument("--fresh", action="store_true", help="each command in a fresh process (Davos 4p)")
+    ap.add_argument("--breakdown", action="store_true", help="where the CPU of --jobs 2 goes (Davos 4p)")
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
+    if a.breakdown:
+        return breakdown(a)
     return fresh(a) if a.fresh else in_process(a)
 
 
