@@ -101,6 +101,10 @@ def test_table_compares_ratios_and_marks_targets():
     assert by_label["simulate --jobs 2 / --jobs 1 (davos, CPU time)"][4] == "must >=1.8: met"
     assert by_label["wall clock on shared cores (load avg below)"][4] == ""  # no target on the wall clock
     assert by_label["peak RSS MB, davos simulate 10 games"][4] == "must not exceed baseline: met"
+    study = fake_results(2, 1.9, 99.0)
+    study["jobs_study"] = dict(study["jobs"], cpu_speedup=1.7, games=1000)
+    lines = games.table(dict(fake_results(1, 1.1, 100.0), jobs_study={"cpu_speedup": 1.5, "games": 1000}), study, "abc")
+    assert any("(davos, CPU time, 1000 games)" in line and "must >=1.8: NOT MET" in line for line in lines)
     worse = games.table(fake_results(2, 1.0, 90.0), fake_results(2.5, 1.0, 91.0), "abc")
     assert any("davos 4p" in line and "NOT MET" in line for line in worse)
     assert any("peak RSS" in line and "NOT MET" in line for line in worse)
