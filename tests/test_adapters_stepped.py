@@ -83,3 +83,11 @@ def test_a_step_below_1_is_refused():
     assert bounds.step({"from": "x"}) == 1
     with pytest.raises(ValueError, match="step: 'opening_step - 1' of the domain 'x'"):
         bounds.step({"from": "x", "step": "opening_step - 1"})
+
+
+def test_a_number_outside_an_assumed_bound_is_an_error_not_a_gap():
+    rs = interpreter.load(os.path.join(os.path.dirname(__file__), "rulesets", "bounded_bets"))
+    space = ActionSpace(rs, 2)
+    wait = type(rs.new_game(2, 0).legal_actions()[0])("wait", {"n": 101}, 0)
+    with pytest.raises(ValueError, match=r"wait\.n = 101 lies outside the assumed bound 0\.\.100 .*declare min:/max: \(and step:\)"):
+        space.check_bounds(wait)

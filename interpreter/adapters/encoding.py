@@ -339,8 +339,10 @@ class ActionSpace:
             raise ValueError(self._answer_error(answer, state))
         for slot in block.slots if block is not None else ():
             value = values.get(slot.name)
-            if slot.kind == "int" and isinstance(value, int) and value_key(value) not in slot.index:
-                bound = f"{slot.values[0]}..{slot.values[-1]}" + (f" step {slot.step}" if slot.step > 1 else "")
+            number = isinstance(value, int) and not isinstance(value, bool)
+            if slot.kind in ("int", "any") and number and value_key(value) not in slot.index:
+                bound = (f"{slot.values[0]}..{slot.values[-1]}" + (f" step {slot.step}" if slot.step > 1 else "")
+                         if slot.kind == "int" else f"0..{self.int_bound}")
                 if not slot.proven:
                     raise ValueError(f"{action.name}.{slot.name} = {value!r} lies outside the assumed bound {bound} "
                                      f"(domain '{slot.source}', which nothing bounds): declare min:/max: (and step:) "
