@@ -318,7 +318,7 @@ class ActionSpace:
         seat = state.current_player if player is None else player
         for action in state.legal_actions(seat):
             number = self.encode(action, state, seat)
-            if number is None or not self._within_declared(action, state):
+            if number is None or (action.name == "choose" and not self._within_declared(action, state)):
                 self.check_bounds(action, state)  # a number outside its bound is an error, never a gap
                 self.dropped += 1
                 continue
