@@ -28,7 +28,8 @@ def _window(text: str) -> int:
 def _param(slot) -> dict:
     row = {"name": slot.name, "kind": slot.kind, "size": slot.size, "proven": slot.proven, "domain": slot.source}
     if slot.kind == "int":
-        row.update(low=slot.values[0], high=slot.values[-1], bound=slot.how or ("proven" if slot.proven else "assumed"))
+        row.update(low=slot.values[0], high=slot.values[-1], step=slot.step,
+                   bound=slot.how or ("proven" if slot.proven else "assumed"))
     return row
 
 
@@ -67,7 +68,8 @@ def describe(ruleset, players: int, history_window=None) -> dict:
 
 def _param_text(param: dict) -> str:
     if param["kind"] == "int":
-        return f"{param['name']}: int {param['low']}..{param['high']} ({param['bound']})"
+        step = f" step {param['step']}" if param["step"] > 1 else ""
+        return f"{param['name']}: int {param['low']}..{param['high']}{step} ({param['bound']})"
     return f"{param['name']}: {param['kind']} x{param['size']}{'' if param['proven'] else ' (assumed)'}"
 
 
@@ -107,7 +109,8 @@ def _untyped_note(item: dict, int_bound: int) -> str:
     return (f"note: {item['where'] + ': ' if item['where'] else ''}the answer {item['answer']} of a choose ranges "
             f"over '{item['domain']}', whose values validation cannot type: its ids cover 0..{int_bound} "
             f"(assumed numbers); declare the bound of its numeric answers on the decision, "
-            f"{decision}, min: A, max: B}}}}, or {decision}, numeric: false}}}} when its answers are never numbers")
+            f"{decision}, min: A, max: B}}}}, or {decision}, numeric: false}}}} when its answers are never numbers "
+            "(numbers in steps also declare step: S)")
 
 
 def _window_text(data: dict) -> str:
@@ -133,4 +136,5 @@ def _unbounded_note(item: dict, int_bound: int) -> str:
     what = f"the answer {item['param']} of a choose" if item["action"] == "choose" else f"{item['action']}.{item['param']}"
     place = f"{item['where']}: " if item.get("where") else ""
     return (f"note: {place}{what} ranges over '{item['domain']}', whose {' and '.join(ends)} "
-            f"validation cannot prove{where}: its ids cover 0..{int_bound} (assumed); {advice}")
+            f"validation cannot prove{where}: its ids cover 0..{int_bound} (assumed); {advice} "
+            "(numbers in steps also declare step: S)")

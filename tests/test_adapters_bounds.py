@@ -115,13 +115,14 @@ def test_bundled_rulesets_bound_every_integer_parameter_and_keep_their_bounds(ru
 
 @pytest.mark.parametrize("name", ["deep-state", "global-mogul"])
 def test_every_module_combination_declares_its_decisions(name):
-    """The modules' decisions are declared too; what is left is the Standard Game's opening bid
-    (multiples of $10 up to cash plus available venture capital: no rule bounds them, README)."""
+    """The modules' decisions and parameters are declared too, the Standard Game's bids with a
+    step (multiples of $10 up to a reconstructed $1,750, README): nothing is left assumed."""
     for combo in interpreter.load(name).combinations:
         modules = sorted(combo.get("modules") or [])
         space = ActionSpace(interpreter.load(name, modules=modules), max(combo.get("players")))
         left = [(answer, source) for _, answer, source in space.untyped]
-        assert left == ([("b", "opening_bids(player, c, kind)")] if "standard" in modules else []), (modules, left)
+        assert left == [], (modules, left)
+        assert [(action, param) for action, param, *_ in space.unbounded] == [], modules
 
 
 def test_scaled_observation(rulesets):

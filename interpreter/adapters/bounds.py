@@ -26,13 +26,15 @@ _UNKNOWN = (None, None)
 
 @dataclass
 class ParamDomain:
-    """The integer values of one parameter: `values` (None when unbounded), `how` ('declared',
-    'proven' or None) and, when unbounded, `blockers` (names whose bound is missing)."""
+    """The integer values of one parameter: `values` (None when unbounded; min, min + step, ...
+    up to max), `how` ('declared', 'proven' or None) and, when unbounded, `blockers` (names
+    whose bound is missing)."""
 
     values: Optional[tuple]
     how: Optional[str]
     blockers: tuple = ()
     missing: tuple = ()  # the ends nothing bounds: ("min",), ("max",) or both
+    step: int = 1  # the declared step between two values (`step:` beside min/max)
 
 
 class Bounds:
@@ -93,7 +95,7 @@ class Bounds:
         integers, `players`, `range(...)`, also filtered); None when neither that nor
         `numeric` (its compiled type) says that its answers are numbers."""
         source = spec.get("from")
-        declared = spec.get("min") is not None or spec.get("max") is not None
+        declared = any(spec.get(key) is not None for key in ("min", "max", "step"))
         if not (numeric or declared or _numeric_form(source, self)):
             return None
         return self._domain(source, spec, ("p",))  # p: the seat, in a choose of several players
@@ -111,9 +113,20 @@ class Bounds:
         low = low if low is not None else proven_low
         high = high if high is not None else proven_high
         missing = tuple(end for end, value in (("min", low), ("max", high)) if value is None)
-        if missing or high - low + 1 > MAX_SLOT_VALUES:
+        step = self.step(declared)
+        if missing or (high - low) // step + 1 > MAX_SLOT_VALUES:
             return ParamDomain(None, None, tuple(sorted(set(proof.blockers))), missing or ("min", "max"))
-        return ParamDomain(tuple(range(int(low), int(high) + 1)), how)
+        return ParamDomain(tuple(range(int(low), int(high) + 1, step)), how, step=step)
+
+    def step(self, declared: dict) -> int:
+        """The declared `step:` of a numeric decision or parameter (1 when it declares none);
+        ValueError when it is not a whole number of at least 1 (a setting can make it one)."""
+        if declared.get("step") is None:
+            return 1
+        step = self.number(declared.get("step"))
+        if step is None or step < 1 or not float(step).is_integer():
+            raise ValueError(f"step: {declared.get('step')!r} of the domain '{declared.get('from')}' is not a whole number of at least 1")
+        return int(step)
 
 
 class _Interval:

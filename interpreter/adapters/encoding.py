@@ -128,6 +128,7 @@ class Slot:
     proven: bool
     source: str = ""
     how: str = ""  # for a proven int slot: 'declared' (min/max on the parameter) or 'proven' (from the domain)
+    step: int = 1  # for an int slot: the declared step between two values
     index: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -172,6 +173,8 @@ class ActionSpace:
         self.unbounded: list = []  # (action, parameter, source, blockers, missing ends): integers the rules do not bound
         self.untyped: list = []  # (file:line:col, answer, source): decisions whose answers validation cannot type
         self.decision_places: dict = {}  # (answer, source) -> file:line:col of the choose
+        self.declared_answers: dict = {}  # (answer, prompt) -> the numbers its decisions declare, or None: unchecked
+        self.decisions: dict = {}  # (answer, prompt) -> [(file:line:col, declared mapping)]: to name a pending decision
         offset = 0
         for aid, decl in ruleset.actions.items():
             slots = tuple(self._slot(aid, name, handle) for name, handle in decl.params)
@@ -212,7 +215,9 @@ class ActionSpace:
             spec = declared.get((source, effect.bind), {"from": source})
             element = _element(getattr(effect.options, "type", None))
             self.decision_places[(effect.bind, source)] = str(effect.pos or "")
+            self.decisions.setdefault((effect.bind, effect.prompt), []).append((str(effect.pos or ""), spec))
             if effect.count is not None or element == "text" or isinstance(element, tuple) or spec.get("numeric") is False:
+                self._declare_answers((effect.bind, effect.prompt), None)
                 continue  # lists (answered by position), texts, components, declared not numbers: no numbers
             domain = self.bounds.choice(spec, numeric=element == "number")
             if domain is None:
@@ -223,8 +228,27 @@ class ActionSpace:
                 numbers.update(range(self.int_bound + 1))
             else:
                 numbers.update(domain.values)
+            self._declare_answers((effect.bind, effect.prompt), domain)
         values = (None, False, True) + self.atoms.entities + self.atoms.texts + tuple(sorted(numbers))
         return Slot("value", "any", values, False, "the answers of every choose")
+
+    def _declare_answers(self, key, domain) -> None:
+        """Keep the numbers a decision declares (min/max/step) for checking its answers in play;
+        a decision that shares its answer name and prompt with an undeclared one is not checked."""
+        declared = domain is not None and domain.values is not None and domain.how == "declared"
+        if key not in self.declared_answers:
+            self.declared_answers[key] = set(domain.values) if declared else None
+        elif self.declared_answers[key] is not None:
+            self.declared_answers[key] = self.declared_answers[key] | set(domain.values) if declared else None
+
+    def _within_declared(self, action, state) -> bool:
+        """Whether a number answering the pending decision lies in the numbers it declares (true
+        for every other action, and for a decision that declares none)."""
+        answer = action.args[0][1] if action.name == "choose" and action.args else None
+        if not isinstance(answer, int) or isinstance(answer, bool) or not state.pending:
+            return True
+        allowed = self.declared_answers.get((state.pending.get("bind"), state.pending.get("prompt")))
+        return allowed is None or answer in allowed
 
     def _slot(self, aid, name, handle) -> Slot:
         source = getattr(handle, "source", "") or ""
@@ -236,7 +260,7 @@ class ActionSpace:
             return Slot(name, "text", self.atoms.entities + self.atoms.texts, False, source)
         domain = self.bounds.param(aid, name, source)
         if domain.values is not None:
-            return Slot(name, "int", domain.values, True, source, how=domain.how)
+            return Slot(name, "int", domain.values, True, source, how=domain.how, step=domain.step)
         if element == "number":
             self.unbounded.append((aid, name, source, domain.blockers, domain.missing))
             return Slot(name, "int", self._ints(0, self.int_bound), False, source)
@@ -294,8 +318,8 @@ class ActionSpace:
         seat = state.current_player if player is None else player
         for action in state.legal_actions(seat):
             number = self.encode(action, state, seat)
-            if number is None:
-                self.check_bounds(action)  # a broken declared bound is an error, never a gap
+            if number is None or (action.name == "choose" and not self._within_declared(action, state)):
+                self.check_bounds(action, state)  # a number outside its bound is an error, never a gap
                 self.dropped += 1
                 continue
             if number not in seen:
@@ -303,22 +327,46 @@ class ActionSpace:
                 out.append((number, action))
         return out
 
-    def check_bounds(self, action) -> None:
-        """Refuse an action whose integer value lies outside a declared or proven bound: that
-        breaks a promise of the rules, so it is a ValueError naming the parameter and its bound
-        (never a silently missing action). Values of unproven slots are not checked."""
+    def check_bounds(self, action, state=None) -> None:
+        """Refuse an action whose integer value has no id: outside a declared or proven bound
+        (or off its declared step), which breaks a promise of the rules, or outside the assumed
+        0..int_bound of a number nothing bounds. A ValueError naming the parameter or the
+        decision (file:line:col) and its bound, never a silently missing action."""
         block = self.by_name.get(action.name)
         values = dict(action.args)
         answer = action.args[0][1] if action.name == "choose" and action.args else None
         if isinstance(answer, int) and not isinstance(answer, bool) and block is not None:
-            raise ValueError(f"the decision answer {answer!r} is a number outside those its domains allow (the seats and "
-                             "each numeric domain's bound, see `rulebook info`): declare min:/max: on the choose")
+            raise ValueError(self._answer_error(answer, state))
         for slot in block.slots if block is not None else ():
-            if slot.kind == "int" and slot.proven and value_key(values.get(slot.name)) not in slot.index:
+            value = values.get(slot.name)
+            number = isinstance(value, int) and not isinstance(value, bool)
+            if slot.kind in ("int", "any") and number and value_key(value) not in slot.index:
+                bound = (f"{slot.values[0]}..{slot.values[-1]}" + (f" step {slot.step}" if slot.step > 1 else "")
+                         if slot.kind == "int" else f"0..{self.int_bound}")
+                if not slot.proven:
+                    raise ValueError(f"{action.name}.{slot.name} = {value!r} lies outside the assumed bound {bound} "
+                                     f"(domain '{slot.source}', which nothing bounds): declare min:/max: (and step:) "
+                                     "on the parameter")
                 raise ValueError(
-                    f"{action.name}.{slot.name} = {values.get(slot.name)!r} lies outside its "
-                    f"{slot.how or 'proven'} bound {slot.values[0]}..{slot.values[-1]} (domain '{slot.source}'): "
-                    "the rules break a bound they declare (a parameter's or a var's min/max)")
+                    f"{action.name}.{slot.name} = {value!r} lies outside its {slot.how or 'proven'} bound {bound} "
+                    f"(domain '{slot.source}'): the rules break a bound they declare (a parameter's or a var's min/max/step)")
+
+    def _answer_error(self, answer: int, state) -> str:
+        """Why a number answering the pending decision of `state` has no id, naming the decision."""
+        pending = state.pending if state is not None else None
+        if not pending:
+            return (f"the decision answer {answer!r} is a number outside those its domains allow (see `rulebook info`): "
+                    "declare min:/max: (and step:) on the choose")
+        places = self.decisions.get((pending.get("bind"), pending.get("prompt")), [])
+        decision = f"the answer {answer!r} to the decision '{pending.get('bind')}' ({pending.get('prompt')})"
+        declared = [f"{where} ({', '.join(f'{key}: {spec[key]}' for key in ('min', 'max', 'step') if key in spec)})"
+                    for where, spec in places if any(key in spec for key in ("min", "max", "step"))]
+        if declared:
+            return (f"{decision} at {'; '.join(declared)} lies off the range or step it declares: "
+                    "the rules break the bound of a decision")
+        where = ", ".join(where for where, _ in places) or "its choose"
+        return (f"{decision} at {where} is a number outside those its domain allows (the seats and each numeric "
+                "domain's bound, see `rulebook info`): declare min:/max: (and step:) on the choose")
 
     def mask(self, state):
         """A 0/1 list of length `size`: 1 where the id is legal in `state`."""
