@@ -5,6 +5,7 @@ import functools
 import glob
 import os
 import random
+import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -224,12 +225,17 @@ def test_the_shipped_tables_are_built_from_this_grammar():
 
 
 def _full_outcome(parser, text, start, monkeypatch):
-    """The tree, or everything an ExpressionError says, parsing with `parser`."""
+    """The tree, or everything an ExpressionError says, parsing with `parser`. The tokens a
+    syntax error lists as expected are left out: which of them Lark's table builder offers at an
+    error depends on the reduction it made its default in that state, chosen in set order, so two
+    fresh builds under different hash seeds can list different ones (the shipped tables always
+    give the same list)."""
     monkeypatch.setattr(P, "_parser", lambda: parser)
     try:
         return ("tree", P._parse(text, start))
     except ExpressionError as e:
-        return ("error", e.message, e.line, e.column, e.hint, e.code)
+        unlisted = [re.sub(r"expected .*", "expected ...", part) if part else part for part in (e.message, e.hint)]
+        return ("error", unlisted[0], e.line, e.column, unlisted[1], e.code)
 
 
 def test_the_shipped_tables_parse_exactly_as_the_grammar(monkeypatch):
