@@ -23,7 +23,7 @@ from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
-from .generate_sharing import kept_names_preamble
+from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
@@ -241,7 +241,7 @@ def _define_source(name: str, params: list, code: str, fcode: str) -> str:
     if fcode == code:
         return f"def d_{name}({args}):\n{start}    return {code}\n"
     return (f"def d_{name}_safe({args}):\n{start}    return {code}\n"
-            f"def d_{name}({args}):\n{fast_start}    try:\n        return {fcode}\n"
+            f"def d_{name}({args}):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}        return {fcode}\n"
             f"    except _LE:\n        return d_{name}_safe({args})\n")
 
 
@@ -256,7 +256,8 @@ def _expression_source(source: str, code: str, fcode: str) -> tuple:
     if fcode != code:
         # plain subscripts first; on any lookup error, the checked version explains it
         return name, (f"def {name}_safe(_V, _L):\n{start}    try:\n        return {code}\n" + guard,
-                      f"def {name}(_V=_NOV, _L=_NOV):\n{fast_start}    try:\n        return {fcode}\n"
+                      f"def {name}(_V=_NOV, _L=_NOV):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}"
+                      f"        return {fcode}\n"
                       f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
     return name, (f"def {name}(_V=_NOV, _L=_NOV):\n{start}    try:\n        return {code}\n" + guard,)
 

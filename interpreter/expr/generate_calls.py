@@ -74,8 +74,8 @@ def iterated(code: str, charged_when_built: bool) -> str:
 
 
 # an operand read twice at no cost: a name, or a literal
-NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\])$")
-SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
+NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+)$")
+SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
 
 
 def _inline_get(codes: list):

@@ -207,6 +207,18 @@ def kept_names_preamble(*codes: str) -> str:
     return "    " + " = ".join(names) + " = _UN\n"
 
 
+# a read of a var, a local or a constant made once before the comprehensions that use it
+# (the fast variant's `read`, generate.py)
+HOISTED = re.compile(r"\b(_[VLK])n_(\w+)")
+
+
+def hoisted_reads_preamble(code: str) -> str:
+    """The statements, inside the `try` of a fast variant, that read once the vars, locals and
+    constants its comprehensions and lambdas use (string literals left out)."""
+    reads = sorted(set(HOISTED.findall(_STRINGS.sub("''", code))))
+    return "".join(f"        {mapping}n_{name} = {mapping}[{name!r}]\n" for mapping, name in reads)
+
+
 def _slot_spans(code: str) -> list:
     """[(start, end)] of the calls kept across evaluations in `code` (`_keep(_k, ...)`): what
     is inside is computed only at the first evaluation."""
