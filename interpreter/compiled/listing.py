@@ -95,9 +95,10 @@ class Listing:
             return None
         actions = self._legal
         if actions is not None:
-            for index, candidate in enumerate(actions):
-                if candidate is action:
-                    return index
+            # found by identity in C: the ids of live objects differ, so the first equal id is it
+            ids = list(map(id, actions))
+            if id(action) in ids:
+                return ids.index(id(action))
         handed = self._handed
         if handed is not None and handed[0] == self._version:
             for index, candidate in handed[1].items():
