@@ -140,9 +140,16 @@ class CodeUnit:
         if path:
             for step_key in path[:-1]:
                 body.append(f"    _o = _I(_o, {step_key})")
-            body.append(f"    _k = _key(_o, {path[-1]})")
+            # a whole number inside a list, or a text key of a map, is stored at as it is; any
+            # other key is checked (and converted) by `_key`
+            body.append(f"    _k = {path[-1]}")
+            body.append("    if not ((_o.__class__ is _list_t and _k.__class__ is _int_t and 0 <= _k < _len(_o))"
+                        " or (_o.__class__ is _dict_t and _k.__class__ is _str_t)):")
+            body.append("        _k = _key(_o, _k)")
             if operator == "=":
-                body.append(f"    _o[_k] = _cp({vcode})")
+                # a text, a fraction, a truth value or none is stored as it is (`_cp` copies the rest)
+                body.append(f"    _v = {vcode}")
+                body.append("    _o[_k] = _v if _v.__class__ in _SCALAR_AS_IS else _cp(_v)")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {operator[:-1]!r}, {vcode})")
         body = [kept_names_preamble(vcode).rstrip("\n"), "    try:"] + ["    " + b for b in body]
@@ -192,6 +199,7 @@ class CodeUnit:
         namespace["_key"] = _key
         namespace["_get_or0"] = _get_or0
         namespace["_cp"] = _stored_copy
+        namespace.update(_list_t=list, _int_t=int, _len=len, _SCALAR_AS_IS=frozenset((str, float, bool, type(None))))
         namespace["_own"] = functools.partial(_own_copy, self.budget)
         namespace["_PE"] = _PY_ERRORS
         namespace["_NOV"] = _NO_VALUES
