@@ -96,9 +96,10 @@ class Listing:
         actions = self._legal
         if actions is not None:
             # found by identity in C: the ids of live objects differ, so the first equal id is it
-            ids = list(map(id, actions))
-            if id(action) in ids:
-                return ids.index(id(action))
+            try:
+                return list(map(id, actions)).index(id(action))
+            except ValueError:
+                pass
         handed = self._handed
         if handed is not None and handed[0] == self._version:
             for index, candidate in handed[1].items():
