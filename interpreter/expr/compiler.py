@@ -23,7 +23,7 @@ from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
-from .generate_sharing import KEPT, hoisted_reads_preamble, kept_names_preamble
+from .generate_sharing import hoisted_reads_preamble, kept_names_preamble, statement_value_lines
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
@@ -129,7 +129,7 @@ class CodeUnit:
         if not path:
             tgt = base
             if operator == "=":
-                body.extend(_value_lines(vcode, fvcode))
+                body.extend(statement_value_lines(vcode, fvcode))
                 body.append(f"    {tgt} = _cp(_v)")
             else:
                 body.append(f"    {tgt} = _aug({tgt}, {operator[:-1]!r}, {vcode})")
@@ -150,7 +150,7 @@ class CodeUnit:
             body.append("        _k = _key(_o, _k)")
             if operator == "=":
                 # a text, a fraction, a truth value or none is stored as it is (`_cp` copies the rest)
-                body.extend(_value_lines(vcode, fvcode))
+                body.extend(statement_value_lines(vcode, fvcode))
                 body.append("    _o[_k] = _v if _v.__class__ in _SCALAR_AS_IS else _cp(_v)")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {operator[:-1]!r}, {vcode})")
@@ -241,17 +241,6 @@ class CodeUnit:
 def _indexes(source: str) -> bool:
     """Does the expression index or read an attribute (then its fast variant differs)?"""
     return "[" in source or "." in source
-
-
-def _value_lines(code: str, fast_code: str) -> list:
-    """The lines of a statement's function that compute the value it assigns into `_v`: the
-    fast variant's plain subscripts first and, on a lookup error, the checked code (which
-    explains it), as for an expression. (Not where either keeps a call's value in `_hN`: the
-    two variants number their kept calls each their own way.)"""
-    if fast_code == code or KEPT.search(code) or KEPT.search(fast_code):
-        return [f"    _v = {code}"]
-    hoisted = hoisted_reads_preamble(fast_code).splitlines()
-    return ["    try:", *hoisted, f"        _v = {fast_code}", "    except _LE:", f"        _v = {code}"]
 
 
 def _define_source(name: str, params: list, code: str, fcode: str) -> str:
