@@ -95,11 +95,9 @@ class Listing:
             return None
         actions = self._legal
         if actions is not None:
-            # found by identity in C: the ids of live objects differ, so the first equal id is it
-            try:
-                return list(map(id, actions)).index(id(action))
-            except ValueError:
-                pass
+            for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return index
         handed = self._handed
         if handed is not None and handed[0] == self._version:
             for index, candidate in handed[1].items():

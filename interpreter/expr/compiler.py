@@ -23,7 +23,7 @@ from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
-from .generate_sharing import hoisted_reads_preamble, kept_names_preamble, statement_value_lines
+from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
@@ -114,23 +114,21 @@ class CodeUnit:
         self.typed.append((source, scope, None, "statement", key))
         hit = _cached_gen(key)
         if hit is not None:
-            root, path, operator, vcode, fvcode, names_used = hit
+            root, path, operator, vcode, names_used = hit
             path = list(path)
         else:
             generator, tree = self._gen(str(source), "statement", scope)
             root, path, operator, vcode = generator.statement(tree, {})
-            fvcode = _Gen(scope, str(source), fast=True).statement(tree, {})[3] if _indexes(str(source)) else vcode
             names_used = generator.names_used
-            _store_gen(key, (root, list(path), operator, vcode, fvcode, sorted(names_used)))
+            _store_gen(key, (root, list(path), operator, vcode, sorted(names_used)))
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
-        name = "_s" + _digest(base, repr(path), operator, vcode, fvcode, str(source))
+        name = "_s" + _digest(base, repr(path), operator, vcode, str(source))
         self.count += 1
         body = []
         if not path:
             tgt = base
             if operator == "=":
-                body.extend(statement_value_lines(vcode, fvcode))
-                body.append(f"    {tgt} = _cp(_v)")
+                body.append(f"    {tgt} = _cp({vcode})")
             else:
                 body.append(f"    {tgt} = _aug({tgt}, {operator[:-1]!r}, {vcode})")
         elif root in scope.locals:
@@ -142,15 +140,14 @@ class CodeUnit:
         if path:
             for step_key in path[:-1]:
                 body.append(f"    _o = _I(_o, {step_key})")
-            # a whole number inside a list, or a text key of a map, is stored at as it is; any
-            # other key is checked (and converted) by `_key`
+            # a whole number inside a list is stored at as it is; any other key is checked (and
+            # converted: a map's keys are text) by `_key`
             body.append(f"    _k = {path[-1]}")
-            body.append("    if not ((_o.__class__ is _list_t and _k.__class__ is _int_t and 0 <= _k < _len(_o))"
-                        " or (_o.__class__ is _dict_t and _k.__class__ is _str_t)):")
+            body.append("    if _o.__class__ is not _list_t or _k.__class__ is not _int_t or not 0 <= _k < _len(_o):")
             body.append("        _k = _key(_o, _k)")
             if operator == "=":
                 # a text, a fraction, a truth value or none is stored as it is (`_cp` copies the rest)
-                body.extend(statement_value_lines(vcode, fvcode))
+                body.append(f"    _v = {vcode}")
                 body.append("    _o[_k] = _v if _v.__class__ in _SCALAR_AS_IS else _cp(_v)")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {operator[:-1]!r}, {vcode})")

@@ -17,8 +17,7 @@ Where it is sound, and only there:
 
 Also read once: in the fast variant (plain subscripts, the checked variant on a lookup error),
 a var, local or constant read for each item of a comprehension or each call of a lambda is read
-once before the expression (`hoisted_reads_preamble`), and an assignment's value is computed
-with that variant first (`statement_value_lines`).
+once before the expression (`hoisted_reads_preamble`).
 
 Owns: `SharingCode`, a part of the generator (`_Gen` in generate.py), which gives the depths it
 reads: `conditional`, `per_item`, `lambdas`, `no_walrus`.
@@ -222,17 +221,6 @@ def hoisted_reads_preamble(code: str) -> str:
     constants its comprehensions and lambdas use (string literals left out)."""
     reads = sorted(set(HOISTED.findall(_STRINGS.sub("''", code))))
     return "".join(f"        {mapping}n_{name} = {mapping}[{name!r}]\n" for mapping, name in reads)
-
-
-def statement_value_lines(code: str, fast_code: str) -> list:
-    """The lines of a statement's function that compute the value it assigns into `_v`: the
-    fast variant's plain subscripts first and, on a lookup error, the checked code (which
-    explains it), as for an expression. (Not where either keeps a call's value in `_hN`: the
-    two variants number their kept calls each their own way.)"""
-    if fast_code == code or KEPT.search(code) or KEPT.search(fast_code):
-        return [f"    _v = {code}"]
-    hoisted = hoisted_reads_preamble(fast_code).splitlines()
-    return ["    try:", *hoisted, f"        _v = {fast_code}", "    except _LE:", f"        _v = {code}"]
 
 
 def _slot_spans(code: str) -> list:
