@@ -104,10 +104,12 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
 
     def read(self, mapping: str, name: str) -> str:
         """The code that reads `name` from `mapping` (`_V`, `_L` or `_K`). In the fast variant,
-        a read made for each item of a comprehension or each call of a lambda is a local the
-        function reads once before it (`hoisted_reads_preamble`): an expression changes no
-        var, local or constant, and a missing name falls back to the checked variant."""
-        if self.fast and self.sharing and self.keep_across is None and (self.per_item or self.lambdas):
+        a var or a constant read for each item of a comprehension over a constant or a literal
+        `range` (many items, statically bounded) is a local the function reads once before it (`hoisted_reads_preamble`): an expression
+        changes neither, and both are always there. (Not a local: one the scope declares may be
+        missing at an evaluation that does not read it, and the lookup error would send every
+        such evaluation to the checked variant.)"""
+        if mapping != "_L" and self.fast and self.sharing and self.keep_across is None and self.over_constant:
             return f"{mapping}n_{name}"
         return f"{mapping}[{name!r}]"
 

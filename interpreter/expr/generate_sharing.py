@@ -56,6 +56,7 @@ class SharingCode:
     def start_sharing(self) -> None:
         self.conditional = 0  # depth of parts evaluated only sometimes, or in a lambda's scope
         self.per_item = 0  # depth inside a comprehension's body (element, filters, inner loops)
+        self.over_constant = 0  # depth inside a comprehension over a constant (generate.py `read`)
         self.lambdas = 0  # depth inside a lambda or a `let` body
         self.no_walrus = 0  # depth inside a comprehension's iterable
         self.recordings: list = []  # [[depth, [call code], "true"/"false"]]: conditions being generated
