@@ -82,6 +82,11 @@ def _expression(children):
             lambda p: f"[{p[0]} for {p[1]} in {p[2]} if {p[0]} != 0]"),
         st.tuples(st.sampled_from("ab"), _lists(), children).map(
             lambda p: f"[({p[0]} + lim) for {p[0]} in {p[1]} if {p[2]} and lim > {p[0]}]"),
+        # `any`/`all` of a generator: only the deciding item yielded (generate_calls.py)
+        st.tuples(st.sampled_from(["any", "all"]), children, st.sampled_from("ab"), _lists()).map(
+            lambda p: f"{p[0]}({p[1]} for {p[2]} in {p[3]})"),
+        st.tuples(st.sampled_from(["any", "all"]), children, st.sampled_from("ab"), _lists(), children).map(
+            lambda p: f"{p[0]}({p[1]} for {p[2]} in {p[3]} if {p[4]})"),
     )
 
 
@@ -183,3 +188,49 @@ def _generated(source):
         unit.add_define(name, params, body)
     unit.add_expression(source)
     return "\n".join(line for line in unit.lines if re.match(r"def _e", line))
+
+
+@pytest.mark.parametrize("source,value", [
+    ("any(x > 2 for x in xs)", True),
+    ("any(x > 3 for x in xs)", False),
+    ("all(x > 0 for x in xs)", True),
+    ("all(x > 1 for x in xs)", False),
+    ("any(x for x in [])", False),
+    ("all(x for x in [])", True),
+    ("any([x] for x in xs)", True),  # a value's truth, as Python's any reads it
+    ("all(x - 1 for x in xs)", False),
+    ("any(x == 1 or 10 // (x - 1) > 0 for x in xs)", True),  # stops at the item that decides
+    ("all(x < 3 and [y for y in xs if n // (y - 1) > 0] for x in [5, 0])", False),
+])
+def test_any_and_all_decide_at_the_first_item_that_does(source, value):
+    assert "_next((" in _generated(source)
+    assert outcome(source, NAMES, sharing=True) == ("value", value) == outcome(source, NAMES, sharing=False)
+
+
+def test_any_past_the_work_bound_is_stopped():
+    kind, message = outcome("any(x < 0 for x in range(100000) for y in range(100000))", NAMES, sharing=True,
+                            work_limit=1_000_000)
+    assert kind == "error" and "work bound" in message, message
+
+
+def test_a_name_read_for_each_item_is_read_once_before_the_loop():
+    generated = _generated("[x + n for x in range(5) if get(m, str(x), 0) > 0]")
+    fast = generated[generated.index("def _e", generated.index("_safe(") + 1):]
+    assert "_Vn_n = _V['n']" in fast and "_Vn_m = _V['m']" in fast, fast
+    returned = next(line for line in fast.splitlines() if line.strip().startswith("return ["))
+    assert "_V['n']" not in returned and "_V['m']" not in returned and "_Vn_n" in returned, returned
+    # (only over a constant or a literal range: a var's list may be short, the reads not worth it)
+    assert "_Vn_" not in _generated("[x + n for x in xs]")
+
+
+def test_a_missing_name_read_before_the_loop_falls_back_to_the_checked_variant():
+    compiled = compile_expression("[x + n for x in range(1, 3)]", {"n": 1})
+    assert compiled({"n": 1}) == [2, 3]
+    with pytest.raises(RuleRuntimeError):
+        compiled({})
+
+
+def test_a_string_that_looks_like_a_hoisted_name_is_left_alone():
+    source = "[x for x in range(1, 4) if '_Vn_n' != x and n > 0]"
+    assert "_Vn_n = _V['n']" in _generated(source)
+    assert outcome(source, NAMES, sharing=True) == ("value", [1, 2, 3]) == outcome(source, NAMES, sharing=False)

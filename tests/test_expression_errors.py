@@ -220,3 +220,34 @@ def test_fifteen_hundred_requirements_validate(tmp_path):
         "phases:\n  play: {kind: turns, actions: [step], rounds: 3, next: end}\n")
     out, err = io.StringIO(), io.StringIO()
     assert cli.run(["validate", str(tmp_path)], out, err) == 0, err.getvalue()
+
+
+# ---------------------------------------------------------------- an assignment into a part
+@pytest.mark.parametrize("target,key,value,before,after", [
+    ("xs", "1", "'a'", [0, 0, 0], [0, "a", 0]),  # a whole number in range: stored at as it is
+    ("xs", "-1", "2.5", [0, 0, 0], [0, 0, 2.5]),  # a negative index: through `_key`, as before
+    ("xs", "true", "none", [0, 0], [0, None]),  # a truth value as an index (`_key`: Python's list index)
+    ("m", "'k'", "[1, [2]]", {}, {"k": [1, [2]]}),  # a text key; a list stored is a copy
+    ("m", "3", "false", {}, {"3": False}),  # a whole number as a map key: stored as its text
+])
+def test_an_assignment_into_a_part_stores_what_the_checked_path_stores(target, key, value, before, after):
+    unit = CodeUnit(Scope(vars={"xs": None, "m": None}))
+    handle = unit.add_statement(f"{target}[{key}] = {value}")
+    unit.build()
+    values = {"xs": None, "m": None, target: before}
+    handle.fn(values, {})
+    assert values[target] == after and [type(item) for item in values[target]] == [type(item) for item in after]
+    if value.startswith("["):  # the stored list is not the literal's object shared with anything
+        assert values[target]["k"][1] is not after["k"][1]
+
+
+@pytest.mark.parametrize("key", ["3", "-4", "99"])
+def test_an_assignment_outside_a_list_is_a_rule_error(key):
+    unit = CodeUnit(Scope(vars={"xs": None}))
+    handle = unit.add_statement(f"xs[{key}] = 1")
+    unit.build()
+    values = {"xs": [0, 0, 0]}
+    with pytest.raises(RuleRuntimeError, match=f"index {key} is outside a list of 3"):
+        handle.fn(values, {})
+    assert values["xs"] == [0, 0, 0]
+

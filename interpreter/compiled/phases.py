@@ -138,7 +138,8 @@ def _turns(out: Writer, phase, number: int, end_if, enders: set) -> None:
         out.emit(6, "moves = []")
     out.emit(5, "st.moves = moves")
     out.emit(5, "return None")
-    _end_turn(out, phase, number)
+    # one action a turn: the turn is over without acting exactly when the test above held
+    _end_turn(out, phase, number, tested=phase.per_turn is None)
     if phase.rounds is not None or phase.end is not None or phase.round_block is not None:
         out.emit(2, f"L = {{'player': None, 'round': F[{ROUND}]}}")
     if phase.rounds is not None:
@@ -173,9 +174,11 @@ def _start_turns(out: Writer, phase, number: int) -> None:
     out.emit(3, f"F[{ACTED}] = 0")
 
 
-def _end_turn(out: Writer, phase, number: int) -> None:
-    """turn_order._end_turn: the turn is over (the player had no action left)."""
-    out.emit(3, f"if F[{ACTED}] == 0:")
+def _end_turn(out: Writer, phase, number: int, tested: bool) -> None:
+    """turn_order._end_turn: the turn is over (the player had no action left). `tested`: the
+    code goes on inside the `if F[ACTED] == 0:` that listed the moves (not tested again)."""
+    if not tested:
+        out.emit(3, f"if F[{ACTED}] == 0:")
     out.emit(4, f"st.note(('player ', F[{PLAYER}], ' cannot act and is skipped'))")
     out.emit(4, f"F[{EMPTY}] += 1")
     out.emit(4, f"if F[{EMPTY}] >= len(F[{ORDER}]) or not anybody_{number}(st, V, F):")

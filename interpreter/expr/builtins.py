@@ -119,5 +119,5 @@ def make_runtime(entities: dict, budget: Budget) -> dict:
     namespace.update(_operator_helpers(budget))
     namespace.update(_LE=(KeyError, IndexError, TypeError), _pow=_pow, _div=_div, _fdiv=_fdiv, _mod=_mod,
               _T=budget.take, _E=entities, _map=one_kind_of_keys,
-              _str_t=str, _dict_t=dict)  # (the types generated code compares with: no builtins there)
+              _str_t=str, _dict_t=dict, _next=next)  # (the types generated code compares with: no builtins there)
     return namespace

@@ -23,7 +23,7 @@ from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
-from .generate_sharing import kept_names_preamble
+from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
@@ -140,9 +140,15 @@ class CodeUnit:
         if path:
             for step_key in path[:-1]:
                 body.append(f"    _o = _I(_o, {step_key})")
-            body.append(f"    _k = _key(_o, {path[-1]})")
+            # a whole number inside a list is stored at as it is; any other key is checked (and
+            # converted: a map's keys are text) by `_key`
+            body.append(f"    _k = {path[-1]}")
+            body.append("    if _o.__class__ is not _list_t or _k.__class__ is not _int_t or not 0 <= _k < _len(_o):")
+            body.append("        _k = _key(_o, _k)")
             if operator == "=":
-                body.append(f"    _o[_k] = _cp({vcode})")
+                # a text, a fraction, a truth value or none is stored as it is (`_cp` copies the rest)
+                body.append(f"    _v = {vcode}")
+                body.append("    _o[_k] = _v if _v.__class__ in _SCALAR_AS_IS else _cp(_v)")
             else:
                 body.append(f"    _o[_k] = _aug(_get_or0(_o, _k), {operator[:-1]!r}, {vcode})")
         body = [kept_names_preamble(vcode).rstrip("\n"), "    try:"] + ["    " + b for b in body]
@@ -192,6 +198,7 @@ class CodeUnit:
         namespace["_key"] = _key
         namespace["_get_or0"] = _get_or0
         namespace["_cp"] = _stored_copy
+        namespace.update(_list_t=list, _int_t=int, _len=len, _SCALAR_AS_IS=frozenset((str, float, bool, type(None))))
         namespace["_own"] = functools.partial(_own_copy, self.budget)
         namespace["_PE"] = _PY_ERRORS
         namespace["_NOV"] = _NO_VALUES
@@ -241,7 +248,7 @@ def _define_source(name: str, params: list, code: str, fcode: str) -> str:
     if fcode == code:
         return f"def d_{name}({args}):\n{start}    return {code}\n"
     return (f"def d_{name}_safe({args}):\n{start}    return {code}\n"
-            f"def d_{name}({args}):\n{fast_start}    try:\n        return {fcode}\n"
+            f"def d_{name}({args}):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}        return {fcode}\n"
             f"    except _LE:\n        return d_{name}_safe({args})\n")
 
 
@@ -256,7 +263,8 @@ def _expression_source(source: str, code: str, fcode: str) -> tuple:
     if fcode != code:
         # plain subscripts first; on any lookup error, the checked version explains it
         return name, (f"def {name}_safe(_V, _L):\n{start}    try:\n        return {code}\n" + guard,
-                      f"def {name}(_V=_NOV, _L=_NOV):\n{fast_start}    try:\n        return {fcode}\n"
+                      f"def {name}(_V=_NOV, _L=_NOV):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}"
+                      f"        return {fcode}\n"
                       f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
     return name, (f"def {name}(_V=_NOV, _L=_NOV):\n{start}    try:\n        return {code}\n" + guard,)
 

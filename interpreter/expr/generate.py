@@ -88,19 +88,30 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
             return "u_" + name, lex[name]
         scope = self.scope
         if name in scope.locals:
-            return f"_L[{name!r}]", scope.locals[name]
+            return self.read("_L", name), scope.locals[name]
         if name in scope.vars:
-            return f"_V[{name!r}]", scope.vars[name]
+            return self.read("_V", name), scope.vars[name]
         if name in scope.constants:
             value = scope.constants[name]
             if isinstance(value, bool) or value is None or isinstance(value, _SIMPLE_CONSTANTS):
                 return repr(value), _type_of_value(value)
-            return f"_K[{name!r}]", scope.const_types.get(name) or _type_of_value(value, self.scope)
+            return self.read("_K", name), scope.const_types.get(name) or _type_of_value(value, self.scope)
         if name in scope.defines and not scope.defines[name]:
             return self.call_code(f"d_{name}(_V, _L)"), None
         if name in scope.defines or name in BUILTINS:
             self.err(token, f"'{name}' is a function: call it as {name}(...)", code="type")
         self.err(token, f"unknown name '{name}'", suggest(name, list(lex) + scope.known()))
+
+    def read(self, mapping: str, name: str) -> str:
+        """The code that reads `name` from `mapping` (`_V`, `_L` or `_K`). In the fast variant,
+        a var or a constant read for each item of a comprehension over a constant or a literal
+        `range` (many items, statically bounded) is a local the function reads once before it (`hoisted_reads_preamble`): an expression
+        changes neither, and both are always there. (Not a local: one the scope declares may be
+        missing at an evaluation that does not read it, and the lookup error would send every
+        such evaluation to the checked variant.)"""
+        if mapping != "_L" and self.fast and self.sharing and self.keep_across is None and self.over_constant:
+            return f"{mapping}n_{name}"
+        return f"{mapping}[{name!r}]"
 
     # ------------------------------------------------------------------ dispatch
     def gen(self, node, lex) -> tuple[str, Any]:

@@ -8,10 +8,15 @@ Owns: `AccessCode`, a part of the generator (`_Gen` in generate.py).
 """
 from __future__ import annotations
 
+import re
+
 from ..errors import suggest
 from .generate_calls import NAMED_OPERAND, iterated
 from .types import BOOL, NONE, NUM, _elem, _is_entity, _list_of, _tname
 
+# the first iterable of a comprehension that is a constant of the ruleset or a folded `range`
+# of literal numbers: then its body is generated reading names once (generate.py `read`)
+_CONSTANT_ITERABLE = re.compile(r"^(_K\['\w+'\]|_T\(_R_[0-9m]+_[0-9m]+_[0-9m]+\)(\[:\])?|_R_[0-9m]+_[0-9m]+_[0-9m]+)$")
 # builtins that charge the length of the list they return (see `_charging_result`)
 _CHARGING_ITS_RESULT = ("keys", "values", "items", "range")
 
@@ -48,11 +53,15 @@ class AccessCode:
         inner = dict(lex)
         pieces: list = []  # the clauses' heads and filters, in the order they run for an item
         filters: list = []  # (index in pieces, the calls the filter always makes)
+        over_constant = False
         for number, clause in enumerate(comp_for.children):
             targets_node, iter_node, *conditions = clause.children
             # (the first iterable is evaluated once; the rest of a comprehension once per item)
             with self.depth(*(("no_walrus",) if number == 0 else ("no_walrus", "conditional", "per_item"))):
                 iter_code, iter_type = self.gen(iter_node, inner)
+            if number == 0 and _CONSTANT_ITERABLE.match(iter_code):
+                over_constant = True  # (its items: what the body reads is read once before it)
+                self.over_constant += 1
             targets = [str(target) for target in targets_node.children]
             # (a target may shadow a var or a constant: the innermost wins)
             if len(targets) == 1:
@@ -73,6 +82,8 @@ class AccessCode:
             element_code, element_type = self.gen(element, inner)
         pieces.append(element_code)
         del self.item_variables[-len(comp_for.children):]
+        if over_constant:
+            self.over_constant -= 1
         for index, calls in filters:  # what follows a filter does not make again a call it made
             pieces[index], pieces[index + 1:] = self.share(pieces[index], calls, pieces[index + 1:])
         return " ".join(pieces[:-1]), pieces[-1], element_type

@@ -19,6 +19,10 @@ from .types import BOOL, NONE, NUM, _builtin_type, _tname
 # builtins that iterate over every argument they are given (the others iterate the first only)
 _ITERATING_EVERY_ARGUMENT = ("union", "intersection", "zip")
 _SHORT_CIRCUIT = ("any", "all", "first")
+# `any(x for ...)` and `all(x for ...)` as the first item that decides, or the answer when none
+# does (`_next`): the generator stops only at that item, instead of handing every item to the
+# builtin. The same items are made, in the same order, with the same charges and errors.
+_DECIDED_BY_ONE = {"any": ("True", "", "False"), "all": ("False", "not ", "True")}
 
 
 # a `range` of whole-number literals, built once per ruleset: `_R_<start>_<stop>_<step>` ('m'
@@ -74,8 +78,8 @@ def iterated(code: str, charged_when_built: bool) -> str:
 
 
 # an operand read twice at no cost: a name, or a literal
-NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\])$")
-SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
+NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+)$")
+SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
 
 
 def _inline_get(codes: list):
@@ -98,7 +102,10 @@ class CallCode:
 
     def g_call(self, node, lex):
         fname = str(node.children[0])
-        pos_args, kw_args = self._call_arguments(fname, node.children[1], lex)
+        args_node = node.children[1]
+        decided_by_one = (fname in _DECIDED_BY_ONE and fname not in self.scope.defines and self.sharing
+                          and self.keep_across is None and getattr(args_node, "data", None) == "genexp_arg")
+        pos_args, kw_args = self._call_arguments(fname, args_node, lex, decided_by_one)
         self.lexical = lex  # (the names bound around the call: generate_sharing.py `kept_across`)
         if fname in self.scope.defines and (fname not in lex):
             return self._call_define(node, fname, pos_args, kw_args)
@@ -110,6 +117,8 @@ class CallCode:
         if folded is not None:
             return folded, _builtin_type(fname, pos_args)
         codes = self._bounded_arguments(fname, pos_args)
+        if decided_by_one:
+            return self.call_code(f"_next({codes[0]}, {_DECIDED_BY_ONE[fname][2]})"), _builtin_type(fname, pos_args)
         if fname == "get" and self.sharing:
             inline = _inline_get(codes)
             if inline is not None:
@@ -134,8 +143,9 @@ class CallCode:
         codes[0] = iterated(codes[0], built[0])
         return codes
 
-    def _call_arguments(self, fname, args_node, lex) -> tuple:
-        """([(code, type, node)] of the positional arguments, [(keyword, code, node)])."""
+    def _call_arguments(self, fname, args_node, lex, decided_by_one=False) -> tuple:
+        """([(code, type, node)] of the positional arguments, [(keyword, code, node)]); with
+        `decided_by_one`, the generator of an `any`/`all` that yields only the deciding item."""
         pos_args: list = []
         kw_args: list = []
         if args_node is None:
@@ -145,6 +155,10 @@ class CallCode:
             clauses, element_code, _ = self._comp(args_node.children[0], args_node.children[1], lex)
             # any/all/first stop at the first item that decides (as in Python): a generator;
             # every other builtin reads all the items, which a list gives faster
+            if decided_by_one:
+                decides, negation, _ = _DECIDED_BY_ONE[fname]
+                pos_args.append((f"({decides} {clauses} if {negation}({element_code}))", None, args_node))
+                return pos_args, kw_args
             brackets = "()" if fname in _SHORT_CIRCUIT else "[]"
             pos_args.append((f"{brackets[0]}{element_code} {clauses}{brackets[1]}", None, args_node))
             return pos_args, kw_args

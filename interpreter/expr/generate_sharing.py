@@ -15,6 +15,10 @@ Where it is sound, and only there:
   outside any lambda (a `:=` there would bind in the lambda) and outside a comprehension's
   iterable (Python refuses `:=` there).
 
+Also read once: in the fast variant (plain subscripts, the checked variant on a lookup error),
+a var, local or constant read for each item of a comprehension or each call of a lambda is read
+once before the expression (`hoisted_reads_preamble`).
+
 Owns: `SharingCode`, a part of the generator (`_Gen` in generate.py), which gives the depths it
 reads: `conditional`, `per_item`, `lambdas`, `no_walrus`.
 """
@@ -52,6 +56,7 @@ class SharingCode:
     def start_sharing(self) -> None:
         self.conditional = 0  # depth of parts evaluated only sometimes, or in a lambda's scope
         self.per_item = 0  # depth inside a comprehension's body (element, filters, inner loops)
+        self.over_constant = 0  # depth inside a comprehension over a constant (generate.py `read`)
         self.lambdas = 0  # depth inside a lambda or a `let` body
         self.no_walrus = 0  # depth inside a comprehension's iterable
         self.recordings: list = []  # [[depth, [call code], "true"/"false"]]: conditions being generated
@@ -205,6 +210,18 @@ def kept_names_preamble(*codes: str) -> str:
     if not names:
         return ""
     return "    " + " = ".join(names) + " = _UN\n"
+
+
+# a read of a var, a local or a constant made once before the comprehensions that use it
+# (the fast variant's `read`, generate.py)
+HOISTED = re.compile(r"\b(_[VLK])n_(\w+)")
+
+
+def hoisted_reads_preamble(code: str) -> str:
+    """The statements, inside the `try` of a fast variant, that read once the vars, locals and
+    constants its comprehensions and lambdas use (string literals left out)."""
+    reads = sorted(set(HOISTED.findall(_STRINGS.sub("''", code))))
+    return "".join(f"        {mapping}n_{name} = {mapping}[{name!r}]\n" for mapping, name in reads)
 
 
 def _slot_spans(code: str) -> list:
