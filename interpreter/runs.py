@@ -11,7 +11,7 @@ Owns what makes a run trustworthy:
   file), so an interrupted run keeps what finished.
 
 The same arguments give the same per-game results for any number of jobs. The process pool
-(multiprocessing, concurrent.futures) is imported only when a run has more than one job.
+(multiprocessing) is imported only when a run has more than one job.
 """
 from __future__ import annotations
 
