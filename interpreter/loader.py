@@ -53,10 +53,12 @@ class _Builder:
         mark = node.start_mark
         return Pos(self.path, mark.line + 1, mark.column + 1)
 
-    def build(self, node, depth=0):
-        """The positioned tree of a composed node (limits and tags checked on the way)."""
+    def build(self, node, depth=0, pos=None):
+        """The positioned tree of a composed node (limits and tags checked on the way); `pos`
+        is the node's position when the caller has it already (it records it too)."""
         self.count += 1
-        pos = self.pos(node)
+        if pos is None:
+            pos = self.pos(node)
         if self.count > LIMITS["nodes"]:
             raise _Stop(Diagnostic(
                 "yaml-too-large", f"the file has too many nodes: more than {LIMITS['nodes']}",
@@ -72,8 +74,9 @@ class _Builder:
             seq = Seq()
             seq.pos = pos
             for item in node.value:
-                seq.append(self.build(item, depth + 1))
-                seq.ipos.append(self.pos(item))
+                item_pos = self.pos(item)
+                seq.append(self.build(item, depth + 1, item_pos))
+                seq.ipos.append(item_pos)
             return seq
         mapping = Map()
         mapping.pos = pos
@@ -82,7 +85,7 @@ class _Builder:
             if knode.tag == "tag:yaml.org,2002:merge":
                 raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported", kpos,
                                        "write the keys out"))
-            key = self.build(knode, depth + 1)
+            key = self.build(knode, depth + 1, kpos)
             if isinstance(key, (dict, list)):
                 raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value", kpos))
             if isinstance(key, Text):
@@ -91,9 +94,10 @@ class _Builder:
                 self.text_keys = False
             if key in mapping:
                 self.diags.append(_duplicate_key(key, kpos, mapping.kpos[key]))
-            mapping[key] = self.build(vnode, depth + 1)
+            vpos = self.pos(vnode)
+            mapping[key] = self.build(vnode, depth + 1, vpos)
             mapping.kpos[key] = kpos
-            mapping.vpos[key] = self.pos(vnode)
+            mapping.vpos[key] = vpos
         return mapping
 
     def _scalar(self, node, pos):
