@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 import signal
 from collections import deque
 from multiprocessing.connection import wait
@@ -75,11 +74,8 @@ def _worker_main(tasks, results, expected: Optional[tuple], inherited: list) -> 
     """A worker process: close the pipe ends of the parent and of the other workers that a fork
     copied (then this worker's result pipe ends when it does), then play task after task until
     the parent sends None or closes the task pipe."""
-    for descriptor in inherited:
-        try:
-            os.close(descriptor)
-        except OSError:
-            pass
+    for connection in inherited:
+        connection.close()
     _init_worker(expected)
     while True:
         try:
@@ -152,8 +148,8 @@ class _Pool:
             result_reader, result_writer = self.context.Pipe(duplex=False)
             forked = self.expected is None
             # a forked worker closes every end it does not use (a spawned one gets only its own)
-            inherited = ([end.fileno() for worker in self.workers for end in (worker.tasks, worker.results)]
-                         + [task_writer.fileno(), result_reader.fileno()]) if forked else []
+            inherited = ([end for worker in self.workers for end in (worker.tasks, worker.results)]
+                         + [task_writer, result_reader]) if forked else []
             process = self.context.Process(target=_worker_main, name="rulebook-worker",
                                            args=(task_reader, result_writer, self.expected, inherited))
             process.start()
