@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import collections
 import json
+from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
 
 __all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "same_value",
-           "Plan", "play_plan", "exchange", "branches"]
+           "Plan", "play_plan", "exchange", "branches", "move_under_way"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -105,14 +106,15 @@ class Plan:
                 self.choices[index] = item
 
 
-def draw_world(state, player: int, steps, chooser):
+def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
     """Play the trajectory again with hidden choices drawn anew. When a later observation
     contradicts what was drawn (a card of a shuffled deck comes into view), the draws that put
     the wrong items there are exchanged for the right ones and the game is played again from
-    the first draw changed."""
+    the first draw changed. `plan`: a fresh Plan(steps) to draw with (its `before` then holds
+    the states of the world's way there)."""
     from .state import State
 
-    plan = Plan(steps)
+    plan = plan or Plan(steps)
     plan.deal_unseen(steps, state.rs.entities, chooser)
     sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
     failures: set = set()
@@ -144,15 +146,29 @@ def draw_world(state, player: int, steps, chooser):
     return None
 
 
-def continue_world(world, player: int, steps, start: int, chooser):
+def continue_world(world, player: int, steps, start: int, chooser, plan: Optional[Plan] = None):
     """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
     steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now (`world`
     itself when nothing happened since: the caller copies it), or None when a new observation
-    contradicts it (the caller then draws a world anew)."""
+    contradicts it (the caller then draws a world anew). `plan`: as in `draw_world`."""
     if start == len(steps):
         return world
-    sample, failed, _ = play_plan(world, start, steps, Plan(steps), player, chooser)  # (it changes no state it is given)
+    plan = plan or Plan(steps)
+    sample, failed, _ = play_plan(world, start, steps, plan, player, chooser)  # (it changes no state it is given)
     return sample if failed is None else None
+
+
+def move_under_way(steps) -> Optional[int]:
+    """The index of the step that began the move still under way at the end of `steps` when
+    only answers to its `choose` decisions came after it (no chance outcome, no other move):
+    the move a world at a decision inside a move can be made again from. None otherwise."""
+    for index in range(len(steps) - 1, -1, -1):
+        move = steps[index].entry.get("action")
+        if not isinstance(move, dict) or steps[index].entry.get("simultaneous"):
+            return None
+        if move.get("action") != "choose":
+            return index
+    return None
 
 
 def _answer_otherwise(plan: Plan, steps, failed: int, chooser):
@@ -218,15 +234,18 @@ def _public_move(sample, step, player: int) -> tuple:
     return after, None
 
 
-def play_public(world, player: int, steps, start: int) -> tuple:
+def play_public(world, player: int, steps, start: int, before: Optional[list] = None) -> tuple:
     """The public moves of steps[start:] up to the first hidden step (a chance outcome, another's
     hidden move) played on `world`, which stays as it is: (the state then, the index of that
     step or len(steps)), or (None, the step) when one gives another observation than recorded.
-    The part of `continue_world` that no seed changes."""
+    The part of `continue_world` that no seed changes. `before` (a list as long as `steps`)
+    gets the state before each step played."""
     for index in range(start, len(steps)):
         step = steps[index]
         if "chance" in step.entry or step.secret:
             return world, index
+        if before is not None:
+            before[index] = world
         world, _ = _public_move(world, step, player)
         if world is None:
             return None, index
