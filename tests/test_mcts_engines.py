@@ -169,6 +169,34 @@ def test_worlds_played_on_together_are_the_worlds_played_on_one_by_one():
                 assert sample.information_state(player) == later.information_state(player)
 
 
+def test_worlds_with_one_replay_key_are_played_on_alike():
+    """Seeds whose hidden draws since a kept world are the same share one manual-chance world
+    (infosets.replay_key); played on from any of them, the next worlds are the same, so MCTS
+    plays the moves since once per key (not once per kept world)."""
+    decisions = _decisions("davos", 4, 12)
+    shared = 0
+    for player in range(4):
+        own = [state for state, seat in decisions if seat == player]
+        if len(own) < 3:
+            continue
+        earlier, middle, later = own[:3]
+        fitting = [sample for sample in middle.determinize_from_each(earlier.determinize(player, 3), player,
+                                                                       list(range(8))) if sample is not None]
+        groups: dict = {}
+        for sample in fitting:
+            groups.setdefault(infosets.replay_key(sample), []).append(sample)
+        histories = [group[0].history() for group in groups.values()]
+        assert all(histories.count(history) == 1 for history in histories)  # one key per distinct world
+        for group in groups.values():
+            assert all(sample.vars == group[0].vars and sample.history() == group[0].history() for sample in group)
+            if len(group) > 1:
+                shared += 1
+                hashes = [[None if world is None else world.hash() for world in
+                           later.determinize_from_each(sample, player, [4, 5])] for sample in group]
+                assert all(entry == hashes[0] for entry in hashes)
+    assert shared
+
+
 def test_rules_counted_for_coverage_stay_on_the_reference_engine():
     """analyze plays a copy of the rules whose blocks count coverage (no rule expression in
     them): the generator cannot write those, so `support` names them and MCTS plays the worlds."""

@@ -45,7 +45,7 @@ from .values import Action
 from .worlds import make_move, same_value, seen_as, view_text
 
 __all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory",
-           "move_start"]
+           "move_start", "replay_key"]
 
 # repaired draws tried before the search: late in a Davos game a draw whose repairs dead-end
 # rarely fits when dealt again (2 of 26 draws did, in a game where the search found 6 of 6),
@@ -415,16 +415,33 @@ def play_on_each(state, earlier, player: int, seeds: list) -> list:
     if world is None:
         return [None] * len(seeds)
     played = []
+    drawn: list = []  # (hidden choices, the world they gave, its move start) of the seeds so far
     for seed in seeds:
         plan = None
         if start < len(steps):  # hidden steps to draw: a plan, with the states on the way so far
             plan = worlds.Plan(steps)
             plan.before[:start] = before[:start]
         world_now = worlds.continue_world(world, player, steps, start, random.Random(seed), plan)
-        on_the_way = plan.before if plan is not None else before
-        played.append(None if world_now is None else
-                      _seeded(world_now, player, steps, seed, _before_move(steps, on_the_way)))
+        if world_now is None:
+            played.append(None)
+            continue
+        before_move = _before_move(steps, plan.before if plan is not None else before)
+        if plan is not None:  # the same choices give the same world: one object (played on once later)
+            choices = plan.choices[start:]
+            same = next((entry for entry in drawn if entry[0] == choices), None)
+            if same is None:
+                drawn.append((choices, world_now, before_move))
+            else:
+                world_now, before_move = same[1], same[2]
+        played.append(_seeded(world_now, player, steps, seed, before_move))
     return played
+
+
+def replay_key(world):
+    """The same key for worlds `play_on_each` plays on alike (seeded from one manual-chance
+    world of one trajectory: it reads nothing else of them), else one of the world's own."""
+    kept = world._world
+    return ("world", id(world)) if kept is None else ("replay", id(kept[1]), id(kept[2]))
 
 
 def _before_move(steps, before: list):
