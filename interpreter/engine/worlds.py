@@ -67,6 +67,24 @@ class Plan:
                 run = index
             self.run_of.append(run if "chance" in step.entry else None)
 
+    def state_before(self, index: int, steps):
+        """The state before step `index`: `before[index]`, or for a draw that `play_plan` made
+        in place (its entry None), the draws since the last state kept made again on a copy
+        of it (then kept); None when no state before it is known."""
+        state = self.before[index]
+        if state is not None:
+            return state
+        known = index - 1
+        while known >= 0 and self.before[known] is None:
+            known -= 1
+        if known < 0:
+            return None
+        state = self.before[known].copy()
+        for at in range(known, index):
+            make_move(state, self.choices[at], "chance" in steps[at].entry)
+        self.before[index] = state
+        return state
+
     def copy(self) -> "Plan":
         """A plan to change without changing this one (the states before the steps are shared)."""
         twin = object.__new__(Plan)
@@ -142,7 +160,7 @@ def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
             start = _answer_otherwise(plan, steps, failed, chooser)
         if start is None:
             return None
-        sample = plan.before[start]
+        sample = plan.state_before(start, steps)
     return None
 
 
@@ -178,7 +196,7 @@ def _answer_otherwise(plan: Plan, steps, failed: int, chooser):
         chosen = plan.choices[index]
         if not steps[index].secret or chosen is None:
             continue
-        others = sorted((action for action in plan.before[index].legal_actions()
+        others = sorted((action for action in plan.state_before(index, steps).legal_actions()
                          if action.player == chosen.player and action != chosen), key=lambda action: action.label)
         if not others:
             continue
@@ -193,21 +211,32 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
     every observation was as recorded, else (state, index of the step that failed, the
     observation the failing step gave instead, REFUSED for a public move refused here, or None
     when it cannot tell)."""
+    owned = False  # `sample` is the plan's own state (no entry of plan.before holds it)
     for index in range(start, len(steps)):
-        plan.before[index] = sample
         step = steps[index]
-        if "chance" not in step.entry and not step.secret:
+        chance = "chance" in step.entry
+        planned = plan.choices[index]
+        if chance and planned is not None:  # a planned draw: made in place on a state of the plan's own
+            plan.before[index] = None if owned else sample  # (a shuffle's draws: one copy, not one each)
+            trial = sample if owned else sample.copy()
+            if make_move(trial, planned, True) and seen_as(trial, player, step):
+                sample, owned = trial, True
+                continue
+            if owned:  # the state changed in place: made again
+                sample = plan.state_before(index, steps)
+        plan.before[index] = sample
+        owned = False
+        if not chance and not step.secret:
             after, seen_instead = _public_move(sample, step, player)
             if after is None:
                 return sample, index, seen_instead
             sample = after
             continue
-        chance = "chance" in step.entry
-        candidates = [plan.choices[index]] if plan.choices[index] is not None else []
+        candidates = [planned] if planned is not None and not chance else []  # (a planned draw was tried)
         after, chosen = _first_consistent(sample, candidates, player, step, chance)
         if after is None:
-            candidates = _candidates(sample, step, plan.choices[index], chooser)
-            after, chosen = _first_consistent(sample, candidates[1 if plan.choices[index] is not None else 0:],
+            candidates = _candidates(sample, step, planned, chooser)
+            after, chosen = _first_consistent(sample, candidates[1 if planned is not None else 0:],
                                               player, step, chance)
         if after is None:
             if not candidates:
@@ -320,7 +349,7 @@ def _repair_hidden_move(plan: Plan, steps, failed: int, differences):
             chosen = plan.choices[index]
             if not steps[index].secret or chosen is None or wrong not in _scalars(dict(chosen.args), []):
                 continue
-            for action in plan.before[index].legal_actions():
+            for action in plan.state_before(index, steps).legal_actions():
                 if action.player == chosen.player and wanted in _scalars(dict(action.args), []):
                     plan.choices[index] = action
                     return index
