@@ -492,7 +492,12 @@ def _latest_draw(plan: Plan, failed: int, value):
 
 def same_value(left, right) -> bool:
     """Whether two plain values are equal as JSON (1 and True differ)."""
+    if type(left) is type(right) and type(left) in _PLAIN:  # (equal as JSON exactly when equal)
+        return left == right
     return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
+
+
+_PLAIN = (str, int, bool)  # types whose values are equal as JSON exactly when ==: not float (-0.0 == 0.0)
 
 
 def _differences(have, want) -> list:
