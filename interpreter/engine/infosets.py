@@ -42,7 +42,8 @@ import random
 from . import world_search, worlds
 from .chance import seeded_index
 from .values import Action
-from .worlds import make_move, same_value, seen_as, view_text
+from .world_values import same_value
+from .worlds import make_move, seen_as, view_text
 
 __all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory",
            "move_start", "replay_key"]

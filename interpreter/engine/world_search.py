@@ -34,7 +34,8 @@ from __future__ import annotations
 import random
 
 from ..errors import RuleRuntimeError
-from .worlds import Plan, branches, exchange, make_move, play_plan, seen_as
+from .world_values import exchange
+from .worlds import Plan, branches, make_move, play_plan, seen_as
 
 __all__ = ["search_world"]
 

@@ -15,16 +15,16 @@ Owns: the plan of a world (a choice per step, the state before each), its repair
 """
 from __future__ import annotations
 
-import collections
 import json
 from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
+from .world_values import exchange, observed_differences, same_value, scalars, weighted_order
 
-__all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "same_value",
-           "Plan", "play_plan", "exchange", "branches", "move_under_way"]
+__all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "Plan", "play_plan",
+           "branches", "move_under_way"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -80,8 +80,8 @@ class Plan:
         if known < 0:
             return None
         state = self.before[known].copy()
-        for at in range(known, index):
-            make_move(state, self.choices[at], "chance" in steps[at].entry)
+        for step_index in range(known, index):
+            make_move(state, self.choices[step_index], "chance" in steps[step_index].entry)
         self.before[index] = state
         return state
 
@@ -149,7 +149,7 @@ def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
         elif seen_instead is None:
             return None
         else:
-            differences = _differences(json.loads(seen_instead), json.loads(steps[failed].seen))
+            differences = observed_differences(json.loads(seen_instead), json.loads(steps[failed].seen))
             start = _repair_hidden_move(plan, steps, failed, differences)
             if start is None:
                 start = _repair(plan, failed, differences)
@@ -298,7 +298,7 @@ def _candidates(sample, step, planned, chooser) -> list:
     """The outcomes (or moves of the player who made the hidden move) to try at `step`, the
     planned one first, the others in a random order."""
     if "chance" in step.entry:
-        others = _weighted_order(sample.chance_outcomes(), chooser)
+        others = weighted_order(sample.chance_outcomes(), chooser)
         key = lambda outcome: json.dumps(outcome, sort_keys=True, default=str)  # noqa: E731
     else:
         mover = step.entry["action"].get("player")
@@ -347,10 +347,10 @@ def _repair_hidden_move(plan: Plan, steps, failed: int, differences):
     for wrong, wanted in differences:
         for index in range(failed - 1, -1, -1):
             chosen = plan.choices[index]
-            if not steps[index].secret or chosen is None or wrong not in _scalars(dict(chosen.args), []):
+            if not steps[index].secret or chosen is None or wrong not in scalars(dict(chosen.args), []):
                 continue
             for action in plan.state_before(index, steps).legal_actions():
-                if action.player == chosen.player and wanted in _scalars(dict(action.args), []):
+                if action.player == chosen.player and wanted in scalars(dict(action.args), []):
                     plan.choices[index] = action
                     return index
             break
@@ -389,8 +389,8 @@ def _repair_refused(plan: Plan, failed: int, sample, move: dict, player: int):
     held: list = []
     for name, seat in places:
         value = sample.vars.get(name)
-        _scalars(value[seat] if seat is not None and isinstance(value, list) else value, held)
-    for wanted in _scalars(move.get("args"), []):
+        scalars(value[seat] if seat is not None and isinstance(value, list) else value, held)
+    for wanted in scalars(move.get("args"), []):
         for wrong in dict.fromkeys(held):
             if type(wrong) is not type(wanted) or wrong == wanted:
                 continue
@@ -456,81 +456,8 @@ def _applies(trial, move) -> bool:
         return False
 
 
-def _scalars(value, out: list, keys: bool = False) -> list:
-    """The texts inside `value` (lists and maps, nested), and with `keys` the maps' keys too."""
-    if isinstance(value, dict):
-        if keys:
-            out.extend(value)
-        for item in value.values():
-            _scalars(item, out, keys)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _scalars(item, out, keys)
-    elif isinstance(value, str):
-        out.append(value)
-    return out
-
-
-def exchange(value, first, second) -> None:
-    """Swap every `first` and `second` inside the lists and maps of `value` (in place)."""
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in list(items):
-        if isinstance(item, (list, dict)):
-            exchange(item, first, second)
-        elif type(item) is type(first) and item == first:
-            value[key] = second
-        elif type(item) is type(second) and item == second:
-            value[key] = first
-
-
 def _latest_draw(plan: Plan, failed: int, value):
     for index in range(failed, -1, -1):
         if plan.run_of[index] is not None and same_value(plan.choices[index], value):
             return index
     return None
-
-
-def same_value(left, right) -> bool:
-    """Whether two plain values are equal as JSON (1 and True differ)."""
-    if type(left) is type(right) and type(left) in _PLAIN:  # (equal as JSON exactly when equal)
-        return left == right
-    return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
-
-
-_PLAIN = (str, int, bool)  # types whose values are equal as JSON exactly when ==: not float (-0.0 == 0.0)
-
-
-def _differences(have, want) -> list:
-    """[(value in `have`, value in `want`)] where two observations differ: place by place where
-    both hold a single value, then the values one holds anywhere and the other does not (an
-    item drawn into another place than the one seen, or a map keyed by another place: a corp
-    placed at another position than the one seen), paired in order."""
-    pairs: list = []
-    _differing_places(have, want, pairs)
-    extra = collections.Counter(_scalars(have, [], keys=True))
-    extra.subtract(_scalars(want, [], keys=True))
-    surplus = [value for value, count in extra.items() for _ in range(count) if count > 0]
-    lacking = [value for value, count in extra.items() for _ in range(-count) if count < 0]
-    pairs.extend(zip(surplus, lacking))
-    return pairs
-
-
-def _differing_places(have, want, out: list) -> None:
-    if isinstance(have, dict) and isinstance(want, dict):
-        for key in have:  # in the observation's order (a set of keys would follow the hash seed)
-            if key in want:
-                _differing_places(have[key], want[key], out)
-    elif isinstance(have, list) and isinstance(want, list):
-        if len(have) == len(want):
-            for left, right in zip(have, want):
-                _differing_places(left, right, out)
-    elif have != want and not isinstance(have, (list, dict)) and not isinstance(want, (list, dict)):
-        out.append((have, want))
-
-
-def _weighted_order(outcomes: list, chooser) -> list:
-    """The outcomes in a random order, each earlier with a chance in proportion to its
-    probability (weighted sampling without replacement)."""
-    keyed = [(chooser.random() ** (1.0 / probability), index) for index, (_, probability) in enumerate(outcomes)]
-    keyed.sort(reverse=True)
-    return [outcomes[index][0] for _, index in keyed]
