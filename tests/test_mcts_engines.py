@@ -13,6 +13,7 @@ import pytest
 import interpreter
 from interpreter.agents import MCTSAgent
 from interpreter.compiled import played_on
+from interpreter.engine import infosets
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "bench"))
@@ -108,6 +109,50 @@ def test_compiled_undo_of_many_moves_is_undo_of_each(name, players):
             reference.apply(reference.legal_action(chosen))
 
 
+def _played_like_the_world(game, world, seed):
+    """`game` (played_on(world)) is the generated code's game at the world's position: it makes
+    the world's moves, position by position, and undo takes it back to the world."""
+    assert game._ref is None and game._pending is not None  # no reference holds the game
+    assert game.hash() == world.hash()
+    reference = world.copy()
+    rng = random.Random(seed)
+    made = 0
+    while made < 12 and not reference.is_terminal:
+        ids = reference.legal_action_ids()
+        assert game.legal_action_ids() == ids
+        chosen = rng.choice(ids)
+        assert bool(game.apply_id(chosen)) == bool(reference.apply_id(chosen))
+        made += 1
+        assert game.hash() == reference.hash()
+    assert game.undo(made)
+    assert game.hash() == world.hash()
+    assert game.legal_action_ids() == world.legal_action_ids()
+
+
+def test_a_world_waiting_inside_a_move_is_the_move_made_again_by_the_generated_code():
+    """A world waiting for an answer inside a move (5 of the bench's 12 Davos decisions), drawn
+    anew or played on from a world of the player's last decision: the move is made again from
+    its start on the compiled engine (infosets.move_start), so the answers are compiled moves."""
+    decisions = _decisions("davos", 4, 12)
+    waiting = [index for index, (state, _) in enumerate(decisions) if state.d["pending"] is not None]
+    assert len(waiting) == 5
+    played_on_from_earlier = 0
+    for index in waiting:
+        state, player = decisions[index]
+        world = state.determinize(player, 11)
+        start, moves = infosets.move_start(world)
+        assert start.d["pending"] is None and moves[0].name != "choose"
+        assert all(move.name == "choose" for move in moves[1:])
+        _played_like_the_world(played_on(world), world, index)
+        earlier = [(other, seat) for other, seat in decisions[:index] if seat == player]
+        if earlier:
+            for later_world in state.determinize_from_each(earlier[-1][0].determinize(player, 5), player, [1, 2]):
+                if later_world is not None:
+                    _played_like_the_world(played_on(later_world), later_world, index)
+                    played_on_from_earlier += 1
+    assert played_on_from_earlier
+
+
 def test_worlds_played_on_together_are_the_worlds_played_on_one_by_one():
     decisions = _decisions("davos", 4, 12)
     for (earlier, player), (later, _) in zip(decisions, decisions[4:]):
@@ -122,6 +167,34 @@ def test_worlds_played_on_together_are_the_worlds_played_on_one_by_one():
         for sample in together:
             if sample is not None:
                 assert sample.information_state(player) == later.information_state(player)
+
+
+def test_worlds_with_one_replay_key_are_played_on_alike():
+    """Seeds whose hidden draws since a kept world are the same share one manual-chance world
+    (infosets.replay_key); played on from any of them, the next worlds are the same, so MCTS
+    plays the moves since once per key (not once per kept world)."""
+    decisions = _decisions("davos", 4, 12)
+    shared = 0
+    for player in range(4):
+        own = [state for state, seat in decisions if seat == player]
+        if len(own) < 3:
+            continue
+        earlier, middle, later = own[:3]
+        fitting = [sample for sample in middle.determinize_from_each(earlier.determinize(player, 3), player,
+                                                                       list(range(8))) if sample is not None]
+        groups: dict = {}
+        for sample in fitting:
+            groups.setdefault(infosets.replay_key(sample), []).append(sample)
+        histories = [group[0].history() for group in groups.values()]
+        assert all(histories.count(history) == 1 for history in histories)  # one key per distinct world
+        for group in groups.values():
+            assert all(sample.vars == group[0].vars and sample.history() == group[0].history() for sample in group)
+            if len(group) > 1:
+                shared += 1
+                hashes = [[None if world is None else world.hash() for world in
+                           later.determinize_from_each(sample, player, [4, 5])] for sample in group]
+                assert all(entry == hashes[0] for entry in hashes)
+    assert shared
 
 
 def test_rules_counted_for_coverage_stay_on_the_reference_engine():

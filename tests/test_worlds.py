@@ -136,3 +136,34 @@ def test_mcts_at_a_simultaneous_node_chooses_for_each_seat_independently():
         assert key[0] == ("seat", mover) and not child.children  # no reply is chosen under a move
         seats[mover] = seats.get(mover, 0) + child.visits
     assert seats == {0: 60, 1: 60}
+
+
+# ----------------------------------------------------------------------------- a plan's states
+def test_a_plan_made_in_place_gives_every_state_on_the_way():
+    """play_plan makes a run of planned draws in place (one copy per shuffle, not one per
+    draw); `Plan.state_before` gives the state before any step all the same: the game played
+    step by step with the plan's choices (what repairs and the world search restart from)."""
+    import random
+
+    from interpreter.engine import infosets, worlds
+    from interpreter.engine.state import State
+
+    ruleset = interpreter.load("davos")
+    state = ruleset.new_game(4, seed=3)
+    rng = random.Random(3)
+    while len(state.history()) < 52:
+        state.apply(rng.choice(state.legal_actions()))
+    steps = infosets.trajectory(state, 1)
+    for seed in range(20):
+        plan = worlds.Plan(steps)
+        world = worlds.draw_world(state, 1, steps, random.Random(seed), plan)
+        if world is not None:
+            break
+    assert world is not None
+    assert plan.before.count(None) > sum("chance" in step.entry for step in steps) // 2  # most draws made in place
+    replay = State.new(ruleset, 4, 0, "manual")
+    for index, step in enumerate(steps):
+        assert plan.state_before(index, steps).hash() == replay.hash()
+        assert worlds.make_move(replay, plan.choices[index] if plan.choices[index] is not None
+                                else step.entry["action"], "chance" in step.entry)
+    assert replay.hash() == world.hash()

@@ -18,6 +18,7 @@ import time
 from typing import Optional
 
 from ..compiled import played_on
+from ..engine import infosets
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "make_agent", "AGENTS"]
 
@@ -174,10 +175,10 @@ class MCTSAgent(Agent):
         seeds = [self.rng.randrange(1 << 30) for _ in range(max(1, min(self.worlds, self.iterations)))]
         kept = self._kept.get(player, [])[:len(seeds)]
         worlds = [None] * len(seeds)
-        copies: dict = {}  # a kept world (the same object may be kept several times) -> its places
+        copies: dict = {}  # the kept worlds played on alike (infosets.replay_key) -> their places
         for index, earlier in enumerate(kept):
-            copies.setdefault(id(earlier), []).append(index)
-        for places in copies.values():  # the moves since are played once per kept world
+            copies.setdefault(infosets.replay_key(earlier), []).append(index)
+        for places in copies.values():  # the moves since are played once per world drawn
             played = state.determinize_from_each(kept[places[0]], player, [seeds[index] for index in places])
             for index, world in zip(places, played):
                 worlds[index] = world

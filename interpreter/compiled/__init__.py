@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..engine import State
+from ..engine import State, infosets
+from .decisions import made_again
 from .game import CompiledState, start_game
 from .module import game_module
 from .support import Gap, support
@@ -51,7 +52,9 @@ def played_on(state: State) -> Optional[CompiledState]:
     `determinize`), to be played on with `apply_id`/`undo`: the same moves, ids and positions
     as a copy of `state` gives (the reference holds the game until it is back at a plain turn,
     as after a move handed over). None when the ruleset does not compile or chance is manual.
-    `state` is copied, never changed. (A move made with `apply` that fails halfway is put right
+    `state` is copied, never changed. A world drawn by replay that waits for an answer inside a
+    move (infosets.move_start) is the move made again from its start by the generated code, so
+    that its answers too are compiled moves. (A move made with `apply` that fails halfway is put right
     by playing the game again from its set-up, which a position arranged from outside has not:
     play such a game with apply_id.)"""
     if state.d["rng"] is None:
@@ -59,6 +62,11 @@ def played_on(state: State) -> Optional[CompiledState]:
     module = game_module(state.rs)
     if module is None:
         return None
+    started = infosets.move_start(state) if state.d["pending"] is not None else None
+    if started is not None:  # at a decision inside a move whose start is known: the move made again here
+        game = played_on(started[0])
+        if game is not None and made_again(game, started[1], state):
+            return game
     game = CompiledState(state.rs, module, {}, state.d["seed"])
     game._players = state.num_players
     game._hand_over(state.copy())

@@ -29,7 +29,7 @@ from ..errors import RuleRuntimeError
 from .support import SubPhase
 from .twin import BY_REFERENCE, HandOver, actions_chain, frame_dict
 
-__all__ = ["Decisions", "Pending", "ANSWER", "POSITION", "WHOLE"]
+__all__ = ["Decisions", "Pending", "ANSWER", "POSITION", "WHOLE", "made_again"]
 
 _NOREF = 2
 ANSWER = "answer"  # the tag of an undo point of an answer: (ANSWER, move start, move index, answers before)
@@ -56,6 +56,25 @@ class Pending:
         self.in_flow = False
         self.decision = None
         self.outer: list = []
+
+
+def made_again(game, moves: list, state: State) -> bool:
+    """Make `moves` (a move and answers to its decisions, as Actions) with the generated code
+    on `game`, a compiled game at the move's start: whether `game` is then at the decision that
+    `state` (the reference's position after those moves) waits at, with the same vars, steps
+    and chance drawn. Its answers are then taken back by making the move again from its start
+    (`_restart`), not by a reference holding the game. The moves cannot be taken back."""
+    for action in moves:
+        if game._ref is not None:
+            return False
+        key = action.key
+        index = next((index for index in range(len(game.moves)) if game.action_key(index) == key), None)
+        if index is None or not game.apply_id(index):
+            return False
+    game._undo.clear()
+    data = state.d
+    return game._ref is None and game._pending is not None and game.step == data["step"] and \
+        game.rng == data["rng"] and game.V == data["vars"]
 
 
 class Decisions:

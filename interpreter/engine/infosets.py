@@ -42,9 +42,11 @@ import random
 from . import world_search, worlds
 from .chance import seeded_index
 from .values import Action
-from .worlds import make_move, same_value, seen_as, view_text
+from .world_values import same_value
+from .worlds import make_move, seen_as, view_text
 
-__all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory"]
+__all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory",
+           "move_start", "replay_key"]
 
 # repaired draws tried before the search: late in a Davos game a draw whose repairs dead-end
 # rarely fits when dealt again (2 of 26 draws did, in a game where the search found 6 of 6),
@@ -378,9 +380,10 @@ def determinize_by_history(state, player: int, seed: int):
         return None
     chooser = random.Random(seed)
     for _ in range(MAX_RESTARTS):
-        world = worlds.draw_world(state, player, steps, chooser)
+        plan = worlds.Plan(steps)
+        world = worlds.draw_world(state, player, steps, chooser, plan)
         if world is not None:
-            return _seeded(world, player, steps, seed)
+            return _seeded(world, player, steps, seed, _before_move(steps, plan.before))
     world = world_search.search_world(state, player, steps, seed)
     if world is not None:
         return _seeded(world, player, steps, seed)
@@ -406,22 +409,83 @@ def play_on_each(state, earlier, player: int, seeds: list) -> list:
     known = len(kept[1])
     if steps is None or not 0 < known <= len(steps) or steps[known - 1] is not kept[1][-1]:
         return [None] * len(seeds)  # not the same game (a trajectory extended from the same replay shares its steps)
-    world, start = worlds.play_public(kept[2], player, steps, known)
+    before = [None] * len(steps)  # the states on the way, for the start of a move under way
+    if kept[3] is not None:
+        before[kept[3][1]] = kept[3][0]
+    world, start = worlds.play_public(kept[2], player, steps, known, before)
     if world is None:
         return [None] * len(seeds)
     played = []
+    drawn: list = []  # (hidden choices, the world they gave, its move start) of the seeds so far
     for seed in seeds:
-        world_now = worlds.continue_world(world, player, steps, start, random.Random(seed))
-        played.append(None if world_now is None else _seeded(world_now, player, steps, seed))
+        plan = None
+        if start < len(steps):  # hidden steps to draw: a plan, with the states on the way so far
+            plan = worlds.Plan(steps)
+            plan.before[:start] = before[:start]
+        world_now = worlds.continue_world(world, player, steps, start, random.Random(seed), plan)
+        if world_now is None:
+            played.append(None)
+            continue
+        before_move = _before_move(steps, plan.before if plan is not None else before)
+        if plan is not None:  # the same choices give the same world: one object (played on once later)
+            choices = plan.choices[start:]
+            same = next((entry for entry in drawn if entry[0] == choices), None)
+            if same is None:
+                drawn.append((choices, world_now, before_move))
+            else:
+                world_now, before_move = same[1], same[2]
+        played.append(_seeded(world_now, player, steps, seed, before_move))
     return played
 
 
-def _seeded(world, player: int, steps, seed: int):
+def replay_key(world):
+    """The same key for worlds `play_on_each` plays on alike (seeded from one manual-chance
+    world of one trajectory: it reads nothing else of them), else one of the world's own."""
+    kept = world._world
+    return ("world", id(world)) if kept is None else ("replay", id(kept[1]), id(kept[2]))
+
+
+def _before_move(steps, before: list):
+    """(the state before the move under way at the end of `steps`, that move's step) when the
+    world waits for an answer inside it and the way there is known (`before`: the state before
+    each step), else None (see `move_start`)."""
+    index = worlds.move_under_way(steps)
+    if index is None or before[index] is None:
+        return None
+    return before[index], index
+
+
+def move_start(world):
+    """For a world drawn by replay that waits for an answer inside a move: (the world at the
+    start of that move, seeded as `world` is, and the move and answers made since, as
+    Actions), or None. Made again from there (a seeded game is the same game: no chance
+    outcome comes between), they give `world` again: a compiled game can then make the move
+    itself (compiled.played_on), rather than its reference engine holding the game."""
+    kept = world._world
+    if kept is None or kept[3] is None or world.d["pending"] is None or world.d["rng"][1] != 0:
+        return None
+    state, index = kept[3]
+    moves = []
+    link = world._history
+    for step in reversed(kept[1][index:]):
+        if link is None or not isinstance(link[1], Action) or link[1].name != step.entry["action"].get("action"):
+            return None
+        moves.append(link[1])
+        link = link[0]
+    moves.reverse()
+    start = state.copy()
+    start.d["rng"], start.d["seed"] = list(world.d["rng"]), world.d["seed"]
+    start.touched()
+    return start, moves
+
+
+def _seeded(world, player: int, steps, seed: int, before_move=None):
     """A copy of a drawn manual-chance world whose chance from now on is seeded; the world
-    itself is kept with it so that it can be played on later (`play_on`)."""
+    itself is kept with it so that it can be played on later (`play_on`), and `before_move`
+    ((the state before the move under way, its step), see `move_start`)."""
     sample = world.copy()
     sample.d["rng"] = [f"determinized:{seed}", 0]
     sample.d["seed"] = f"determinized:{seed}"
     sample.touched()
-    sample._world = (player, steps, world)
+    sample._world = (player, steps, world, before_move)
     return sample

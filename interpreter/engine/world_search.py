@@ -34,7 +34,8 @@ from __future__ import annotations
 import random
 
 from ..errors import RuleRuntimeError
-from .worlds import Plan, branches, exchange, make_move, play_plan, seen_as
+from .world_values import exchange
+from .worlds import Plan, branches, make_move, play_plan, seen_as
 
 __all__ = ["search_world"]
 
@@ -81,7 +82,7 @@ def _climb(state, player: int, steps, chooser, budget: _Budget):
             trial = plan.copy()
             _apply_change(trial, change)
             start = min(change)
-            result, trial_failed, _ = play_plan(trial.before[start], start, steps, trial, player, chooser)
+            result, trial_failed, _ = play_plan(trial.state_before(start, steps), start, steps, trial, player, chooser)
             budget.spend((len(steps) if trial_failed is None else trial_failed) - start)
             if trial_failed is None or trial_failed > failed:
                 plan, sample, failed = trial, result, trial_failed
@@ -114,7 +115,7 @@ def _other_answers(plan: Plan, steps, failed: int, chooser):
         if chosen is None or not (step.secret or ("chance" in step.entry and not _drawn_in_shuffle(plan, index))):
             continue
         tried += 1
-        for other in _alternatives(plan.before[index], step, chosen, chooser):
+        for other in _alternatives(plan.state_before(index, steps), step, chosen, chooser):
             yield {index: other}
 
 
@@ -143,7 +144,7 @@ def _explaining_exchanges(plan: Plan, steps, failed: int, player: int, chooser, 
     giving a draw the item the shuffle left undrawn), for the pairs that, exchanged in the
     state before the failing step, let some answer of that step look as recorded (each pair
     tried costs the budget a step)."""
-    before = plan.before[failed]
+    before = plan.state_before(failed, steps)
     for first, second, change in _unseen_pairs(plan, chooser):
         if budget.left <= 0:
             return

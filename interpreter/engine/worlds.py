@@ -15,15 +15,16 @@ Owns: the plan of a world (a choice per step, the state before each), its repair
 """
 from __future__ import annotations
 
-import collections
 import json
+from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import visibility
 from .values import Action
+from .world_values import exchange, observed_differences, same_value, scalars, weighted_order
 
-__all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "same_value",
-           "Plan", "play_plan", "exchange", "branches"]
+__all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "Plan", "play_plan",
+           "branches", "move_under_way"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
@@ -66,6 +67,24 @@ class Plan:
                 run = index
             self.run_of.append(run if "chance" in step.entry else None)
 
+    def state_before(self, index: int, steps):
+        """The state before step `index`: `before[index]`, or for a draw that `play_plan` made
+        in place (its entry None), the draws since the last state kept made again on a copy
+        of it (then kept); None when no state before it is known."""
+        state = self.before[index]
+        if state is not None:
+            return state
+        known = index - 1
+        while known >= 0 and self.before[known] is None:
+            known -= 1
+        if known < 0:
+            return None
+        state = self.before[known].copy()
+        for step_index in range(known, index):
+            make_move(state, self.choices[step_index], "chance" in steps[step_index].entry)
+        self.before[index] = state
+        return state
+
     def copy(self) -> "Plan":
         """A plan to change without changing this one (the states before the steps are shared)."""
         twin = object.__new__(Plan)
@@ -105,14 +124,15 @@ class Plan:
                 self.choices[index] = item
 
 
-def draw_world(state, player: int, steps, chooser):
+def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
     """Play the trajectory again with hidden choices drawn anew. When a later observation
     contradicts what was drawn (a card of a shuffled deck comes into view), the draws that put
     the wrong items there are exchanged for the right ones and the game is played again from
-    the first draw changed."""
+    the first draw changed. `plan`: a fresh Plan(steps) to draw with (its `before` then holds
+    the states of the world's way there)."""
     from .state import State
 
-    plan = Plan(steps)
+    plan = plan or Plan(steps)
     plan.deal_unseen(steps, state.rs.entities, chooser)
     sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
     failures: set = set()
@@ -129,7 +149,7 @@ def draw_world(state, player: int, steps, chooser):
         elif seen_instead is None:
             return None
         else:
-            differences = _differences(json.loads(seen_instead), json.loads(steps[failed].seen))
+            differences = observed_differences(json.loads(seen_instead), json.loads(steps[failed].seen))
             start = _repair_hidden_move(plan, steps, failed, differences)
             if start is None:
                 start = _repair(plan, failed, differences)
@@ -140,19 +160,33 @@ def draw_world(state, player: int, steps, chooser):
             start = _answer_otherwise(plan, steps, failed, chooser)
         if start is None:
             return None
-        sample = plan.before[start]
+        sample = plan.state_before(start, steps)
     return None
 
 
-def continue_world(world, player: int, steps, start: int, chooser):
+def continue_world(world, player: int, steps, start: int, chooser, plan: Optional[Plan] = None):
     """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
     steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now (`world`
     itself when nothing happened since: the caller copies it), or None when a new observation
-    contradicts it (the caller then draws a world anew)."""
+    contradicts it (the caller then draws a world anew). `plan`: as in `draw_world`."""
     if start == len(steps):
         return world
-    sample, failed, _ = play_plan(world, start, steps, Plan(steps), player, chooser)  # (it changes no state it is given)
+    plan = plan or Plan(steps)
+    sample, failed, _ = play_plan(world, start, steps, plan, player, chooser)  # (it changes no state it is given)
     return sample if failed is None else None
+
+
+def move_under_way(steps) -> Optional[int]:
+    """The index of the step that began the move still under way at the end of `steps` when
+    only answers to its `choose` decisions came after it (no chance outcome, no other move):
+    the move a world at a decision inside a move can be made again from. None otherwise."""
+    for index in range(len(steps) - 1, -1, -1):
+        move = steps[index].entry.get("action")
+        if not isinstance(move, dict) or steps[index].entry.get("simultaneous"):
+            return None
+        if move.get("action") != "choose":
+            return index
+    return None
 
 
 def _answer_otherwise(plan: Plan, steps, failed: int, chooser):
@@ -162,7 +196,7 @@ def _answer_otherwise(plan: Plan, steps, failed: int, chooser):
         chosen = plan.choices[index]
         if not steps[index].secret or chosen is None:
             continue
-        others = sorted((action for action in plan.before[index].legal_actions()
+        others = sorted((action for action in plan.state_before(index, steps).legal_actions()
                          if action.player == chosen.player and action != chosen), key=lambda action: action.label)
         if not others:
             continue
@@ -177,21 +211,32 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
     every observation was as recorded, else (state, index of the step that failed, the
     observation the failing step gave instead, REFUSED for a public move refused here, or None
     when it cannot tell)."""
+    owned = False  # `sample` is the plan's own state (no entry of plan.before holds it)
     for index in range(start, len(steps)):
-        plan.before[index] = sample
         step = steps[index]
-        if "chance" not in step.entry and not step.secret:
+        chance = "chance" in step.entry
+        planned = plan.choices[index]
+        if chance and planned is not None:  # a planned draw: made in place on a state of the plan's own
+            plan.before[index] = None if owned else sample  # (a shuffle's draws: one copy, not one each)
+            trial = sample if owned else sample.copy()
+            if make_move(trial, planned, True) and seen_as(trial, player, step):
+                sample, owned = trial, True
+                continue
+            if owned:  # the state changed in place: made again
+                sample = plan.state_before(index, steps)
+        plan.before[index] = sample
+        owned = False
+        if not chance and not step.secret:
             after, seen_instead = _public_move(sample, step, player)
             if after is None:
                 return sample, index, seen_instead
             sample = after
             continue
-        chance = "chance" in step.entry
-        candidates = [plan.choices[index]] if plan.choices[index] is not None else []
+        candidates = [planned] if planned is not None and not chance else []  # (a planned draw was tried)
         after, chosen = _first_consistent(sample, candidates, player, step, chance)
         if after is None:
-            candidates = _candidates(sample, step, plan.choices[index], chooser)
-            after, chosen = _first_consistent(sample, candidates[1 if plan.choices[index] is not None else 0:],
+            candidates = _candidates(sample, step, planned, chooser)
+            after, chosen = _first_consistent(sample, candidates[1 if planned is not None else 0:],
                                               player, step, chance)
         if after is None:
             if not candidates:
@@ -218,15 +263,18 @@ def _public_move(sample, step, player: int) -> tuple:
     return after, None
 
 
-def play_public(world, player: int, steps, start: int) -> tuple:
+def play_public(world, player: int, steps, start: int, before: Optional[list] = None) -> tuple:
     """The public moves of steps[start:] up to the first hidden step (a chance outcome, another's
     hidden move) played on `world`, which stays as it is: (the state then, the index of that
     step or len(steps)), or (None, the step) when one gives another observation than recorded.
-    The part of `continue_world` that no seed changes."""
+    The part of `continue_world` that no seed changes. `before` (a list as long as `steps`)
+    gets the state before each step played."""
     for index in range(start, len(steps)):
         step = steps[index]
         if "chance" in step.entry or step.secret:
             return world, index
+        if before is not None:
+            before[index] = world
         world, _ = _public_move(world, step, player)
         if world is None:
             return None, index
@@ -250,7 +298,7 @@ def _candidates(sample, step, planned, chooser) -> list:
     """The outcomes (or moves of the player who made the hidden move) to try at `step`, the
     planned one first, the others in a random order."""
     if "chance" in step.entry:
-        others = _weighted_order(sample.chance_outcomes(), chooser)
+        others = weighted_order(sample.chance_outcomes(), chooser)
         key = lambda outcome: json.dumps(outcome, sort_keys=True, default=str)  # noqa: E731
     else:
         mover = step.entry["action"].get("player")
@@ -299,10 +347,10 @@ def _repair_hidden_move(plan: Plan, steps, failed: int, differences):
     for wrong, wanted in differences:
         for index in range(failed - 1, -1, -1):
             chosen = plan.choices[index]
-            if not steps[index].secret or chosen is None or wrong not in _scalars(dict(chosen.args), []):
+            if not steps[index].secret or chosen is None or wrong not in scalars(dict(chosen.args), []):
                 continue
-            for action in plan.before[index].legal_actions():
-                if action.player == chosen.player and wanted in _scalars(dict(action.args), []):
+            for action in plan.state_before(index, steps).legal_actions():
+                if action.player == chosen.player and wanted in scalars(dict(action.args), []):
                     plan.choices[index] = action
                     return index
             break
@@ -341,8 +389,8 @@ def _repair_refused(plan: Plan, failed: int, sample, move: dict, player: int):
     held: list = []
     for name, seat in places:
         value = sample.vars.get(name)
-        _scalars(value[seat] if seat is not None and isinstance(value, list) else value, held)
-    for wanted in _scalars(move.get("args"), []):
+        scalars(value[seat] if seat is not None and isinstance(value, list) else value, held)
+    for wanted in scalars(move.get("args"), []):
         for wrong in dict.fromkeys(held):
             if type(wrong) is not type(wanted) or wrong == wanted:
                 continue
@@ -408,76 +456,8 @@ def _applies(trial, move) -> bool:
         return False
 
 
-def _scalars(value, out: list, keys: bool = False) -> list:
-    """The texts inside `value` (lists and maps, nested), and with `keys` the maps' keys too."""
-    if isinstance(value, dict):
-        if keys:
-            out.extend(value)
-        for item in value.values():
-            _scalars(item, out, keys)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _scalars(item, out, keys)
-    elif isinstance(value, str):
-        out.append(value)
-    return out
-
-
-def exchange(value, first, second) -> None:
-    """Swap every `first` and `second` inside the lists and maps of `value` (in place)."""
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in list(items):
-        if isinstance(item, (list, dict)):
-            exchange(item, first, second)
-        elif type(item) is type(first) and item == first:
-            value[key] = second
-        elif type(item) is type(second) and item == second:
-            value[key] = first
-
-
 def _latest_draw(plan: Plan, failed: int, value):
     for index in range(failed, -1, -1):
         if plan.run_of[index] is not None and same_value(plan.choices[index], value):
             return index
     return None
-
-
-def same_value(left, right) -> bool:
-    """Whether two plain values are equal as JSON (1 and True differ)."""
-    return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
-
-
-def _differences(have, want) -> list:
-    """[(value in `have`, value in `want`)] where two observations differ: place by place where
-    both hold a single value, then the values one holds anywhere and the other does not (an
-    item drawn into another place than the one seen, or a map keyed by another place: a corp
-    placed at another position than the one seen), paired in order."""
-    pairs: list = []
-    _differing_places(have, want, pairs)
-    extra = collections.Counter(_scalars(have, [], keys=True))
-    extra.subtract(_scalars(want, [], keys=True))
-    surplus = [value for value, count in extra.items() for _ in range(count) if count > 0]
-    lacking = [value for value, count in extra.items() for _ in range(-count) if count < 0]
-    pairs.extend(zip(surplus, lacking))
-    return pairs
-
-
-def _differing_places(have, want, out: list) -> None:
-    if isinstance(have, dict) and isinstance(want, dict):
-        for key in have:  # in the observation's order (a set of keys would follow the hash seed)
-            if key in want:
-                _differing_places(have[key], want[key], out)
-    elif isinstance(have, list) and isinstance(want, list):
-        if len(have) == len(want):
-            for left, right in zip(have, want):
-                _differing_places(left, right, out)
-    elif have != want and not isinstance(have, (list, dict)) and not isinstance(want, (list, dict)):
-        out.append((have, want))
-
-
-def _weighted_order(outcomes: list, chooser) -> list:
-    """The outcomes in a random order, each earlier with a chance in proportion to its
-    probability (weighted sampling without replacement)."""
-    keyed = [(chooser.random() ** (1.0 / probability), index) for index, (_, probability) in enumerate(outcomes)]
-    keyed.sort(reverse=True)
-    return [outcomes[index][0] for _, index in keyed]
