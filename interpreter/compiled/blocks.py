@@ -147,8 +147,46 @@ def _for(out, effect, depth, local):
     out.emit(depth, f"{items} = {out.call(effect.items, local)}")
     out.emit(depth, f"if not isinstance({items}, (list, tuple, dict, str)):")
     out.emit(depth + 1, f"raise _Error(\"'for' needs a list or a map, not \" + _fmt({items}))")
-    out.emit(depth, f"for {item} in list({items}):")
-    _nested(out, effect.body, depth + 1, local, (effect.var, item))
+    guard = _loop_guard(out, effect)
+    if guard is None:
+        out.emit(depth, f"for {item} in list({items}):")
+        _nested(out, effect.body, depth + 1, local, (effect.var, item))
+        return
+    _for_while(out, effect, guard, depth, local, items, item)
+
+
+def _loop_guard(out, effect):
+    """The `if` of a loop whose body is one `if` without `else` and whose condition does not
+    read the loop's name ("up to N times, while C"), else None."""
+    body = out.rs.blocks[effect.body] or ()
+    if len(body) != 1 or type(body[0]) is not fx.If or body[0].else_block is not None:
+        return None
+    return body[0] if effect.var not in body[0].condition.names else None
+
+
+def _for_while(out, effect, guard, depth, local, items, item):
+    """A loop "up to N times, while C" stops at the first turn whose condition is false: that
+    turn changed nothing (its body is only the `if`, and expressions change nothing), so the
+    condition is false in every turn after it. Those turns are charged the work the condition
+    just cost, each, as evaluating it every turn (the reference engine does) would; when that
+    would pass the work bound, the turns go on and the one that reaches it raises, located in
+    the rule files as the reference's (the same function, the same state: the same work)."""
+    listed, turns_after, before, rest = (out.fresh(name) for name in ("listed", "turns_after", "before", "rest_work"))
+    budget, inner = out.value(out.rs.budget, "_budget"), out.fresh("L")
+    out.emit(depth, f"{listed} = list({items})")
+    out.emit(depth, f"{turns_after} = len({listed})")
+    out.emit(depth, f"for {item} in {listed}:")
+    out.emit(depth + 1, f"{turns_after} -= 1")
+    out.emit(depth + 1, f"{inner} = dict({local})")
+    out.emit(depth + 1, f"{inner}[{text(effect.var)}] = {item}")
+    out.emit(depth + 1, f"{before} = {budget}.left")
+    out.emit(depth + 1, f"if not {out.call(guard.condition, inner)}:")
+    out.emit(depth + 2, f"{rest} = ({before} - {budget}.left) * {turns_after}")
+    out.emit(depth + 2, f"if {rest} <= {budget}.left:")
+    out.emit(depth + 3, f"{budget}.left -= {rest}")
+    out.emit(depth + 3, "break")
+    out.emit(depth + 2, "continue")  # past the bound: the turn that reaches it raises, as the reference's does
+    _nested(out, guard.then_block, depth + 1, inner)
 
 
 def _call(out, effect, depth, local):
