@@ -22,6 +22,7 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..expr.keeping import keeping_variant
 from ..ruleset import ENGINE_VARS
+from .shared_checks import before_loop, shared_condition, sharing_plan
 from .support import SubPhase
 
 __all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "may_choose",
@@ -51,6 +52,7 @@ class Writer:
         # a procedure written as a function reads the `_secret_to` local)
         self.secret = False
         self.yielded = False  # the function being written yields (a `choose`, or a call of one that may)
+        self.shared: dict = {}  # the listing being written: action id -> its checks shared (shared_checks.py)
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -285,6 +287,10 @@ def write_legal(out: Writer, phase, index: int) -> None:
     has_fallback = any(action.fallback for action in actions)
     out.emit(0, f"def legal_{index}(st, V, player, round_):")
     out.emit(1, "found = []")
+    out.shared = sharing_plan(out, actions, lambda action: _plain_leading_checks(out, action))
+    for shared in out.shared.values():
+        if shared.records:
+            out.emit(1, f"{shared.record} = []")
     if has_fallback:
         out.emit(1, "fallbacks = []")
     # one dict of names for every action: the enumeration takes each parameter out again
@@ -358,10 +364,13 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
             out.emit(depth + 1, f"cached{level} = {domain}")
         out.emit(depth, "else:")
         out.emit(depth + 1, f"{domain} = _take(cached{level})")
-    checks = _level_checks(out, action, level, depth)
+    calls = _level_checks(out, action, level, depth)
+    shared = out.shared.get(action.id) if level == 0 else None
+    reading = before_loop(out, shared, domain, depth) if shared is not None else None
     out.emit(depth, f"for {value} in {domain}:")
     out.emit(depth + 1, f"L[{text(param)}] = {value}")
     inner = depth + 1
+    checks = " and ".join(calls) if shared is None else shared_condition(out, shared, calls, reading, depth + 1)
     if checks:
         out.emit(depth + 1, f"if {checks}:")
         inner += 1
@@ -377,8 +386,20 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
     out.emit(depth, f"L.pop({text(param)}, None)")
 
 
-def _level_checks(out: Writer, action, level: int, depth: int) -> str:
-    """The requirements checked once parameter `level` is bound, as one condition. A
+def _plain_leading_checks(out: Writer, action) -> list:
+    """The functions of the requirements checked first on an action's first parameter that keep
+    no call across its values (expr/keeping.py)."""
+    handles = {handle.fn: handle for handle, _, _ in action.requires if handle is not None}
+    leading = []
+    for check in action.req_levels[1]:
+        if check in handles and keeping_variant(out.rs.unit, handles[check], (action.params[0][0],)) is not None:
+            break
+        leading.append(check)
+    return leading
+
+
+def _level_checks(out: Writer, action, level: int, depth: int) -> list:
+    """The requirements checked once parameter `level` is bound, as calls (all must hold). A
     requirement with calls that read none of that parameter keeps them across its values
     (expr/keeping.py): its slots are made fresh here, before the loop over the values."""
     handles = {handle.fn: handle for handle, _, _ in action.requires if handle is not None}
@@ -393,7 +414,7 @@ def _level_checks(out: Writer, action, level: int, depth: int) -> str:
         slots = out.fresh("kept")
         out.emit(depth, f"{slots} = {out.value(fresh, '_slots')}[:]")
         calls.append(f"{out.value(function, '_h')}(V, L, {slots})")
-    return " and ".join(calls)
+    return calls
 
 
 def write_procedures(out: Writer) -> None:
