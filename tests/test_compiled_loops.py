@@ -26,7 +26,8 @@ def test_only_a_loop_whose_condition_does_not_read_its_name_stops_early():
 
 
 def _outcomes(ruleset, engine: str, limit: int, seed: int) -> list:
-    """(move, applied, reason, state hash) of each step of a random game with work bound `limit`."""
+    """(move, applied, reason, state hash) of each step of a random game with work bound `limit`
+    (also tests/test_compiled_shared_checks.py's)."""
     state = ruleset.new_game(2, seed=seed, engine=engine)
     ruleset.budget.limit = limit
     rng = random.Random(seed)

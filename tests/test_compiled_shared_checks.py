@@ -7,12 +7,12 @@ engine, which then makes the move, so what shows is that the bound is reached at
 The game of tests/rulesets/shared_checks is also played step by step against the reference
 engine by test_compiled.py."""
 import os
-import random
 import re
 
 from interpreter import load
 from interpreter.compiled import blocks
 from interpreter.compiled.module import clear_memos, game_module
+from test_compiled_loops import _outcomes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = os.path.join(ROOT, "tests", "rulesets", "shared_checks")
@@ -26,27 +26,10 @@ def test_the_second_action_reads_what_the_first_recorded():
     assert re.search(r"passed\d+ = _h\d+\(V, L\) and _h\d+\(V, L\)\n", source)
 
 
-def _outcomes(ruleset, limit: int, seed: int) -> list:
-    """(move, applied, reason, state hash) of each step of a random compiled game with work bound `limit`."""
-    state = ruleset.new_game(2, seed=seed, engine="compiled")
-    ruleset.budget.limit = limit
-    rng = random.Random(seed)
-    seen = []
-    try:
-        while not state.is_terminal and len(seen) < 40:
-            legal = state.legal_actions()
-            action = legal[rng.randrange(len(legal))]
-            outcome = state.apply(action)
-            seen.append((action.key, bool(outcome), getattr(outcome, "reason", None), state.hash()))
-    finally:
-        ruleset.budget.limit = 2_000_000
-    return seen
-
-
 def _games(limits, seeds) -> dict:
     clear_memos()
     ruleset = load(GAME)
-    return {(seed, limit): _outcomes(ruleset, limit, seed) for seed in seeds for limit in limits}
+    return {(seed, limit): _outcomes(ruleset, "compiled", limit, seed) for seed in seeds for limit in limits}
 
 
 def test_the_game_is_the_same_without_the_sharing_at_every_work_bound(monkeypatch):

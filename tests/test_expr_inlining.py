@@ -37,11 +37,8 @@ def _leaf():
 
 
 def _expression(children):
-    pair = st.tuples(children, children)
     return st.one_of(
-        pair.map(lambda p: f"({p[0]} + {p[1]})"),
-        pair.map(lambda p: f"({p[0]} == {p[1]})"),
-        pair.map(lambda p: f"({p[0]} or {p[1]})"),
+        st.tuples(children, st.sampled_from(["+", "==", "or"]), children).map(" ".join).map("({})".format),
         st.tuples(children, children, children).map(lambda p: f"({p[0]} if {p[1]} else {p[2]})"),
         st.tuples(_leaf(), _leaf()).map(lambda p: f"hold({p[0]}, {p[1]})"),
         _leaf().map(lambda c: f"twice({c})"),
