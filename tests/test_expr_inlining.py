@@ -115,12 +115,13 @@ def _fast_function(generated: str, prefix: str) -> str:
 
 
 @pytest.mark.parametrize("source,written,called", [
-    ("xs[0] + hold(n, k)", ["_V['shares'][_V['n']].get(_V['k'], 0)"], ["d_hold("]),  # a fast variant: written in
+    ("[xs[0] + hold(a, 'b') for a in range(2)]", ["_V['shares'][u_a].get('b', 0)"], ["d_hold("]),  # a fast variant
+    ("xs[0] + hold(n, k)", [], []),  # a var for a parameter read three times: called (a dict read each time)
     ("twice(n) + 1", ["(_mulk(_V['n'], 2))"], ["d_twice("]),  # one variant: written in anywhere
     ("hold(n, k) + 1", [], []),  # hold's fast code, in a function without a checked variant: called
     ("twice(n + 1)", [], []),  # an argument that is not a name or a literal: called
     ("len(evens) + xs[0]", [], []),  # a comprehension: called
-    ("xs[0] + nested(n)", ["_V['shares'][_V['n']].get('a', 0)"], ["d_nested(", "d_hold(", "d_twice("]),
+    ("[xs[0] + nested(a) for a in range(2)]", ["_V['shares'][u_a].get('a', 0)"], ["d_nested(", "d_hold(", "d_twice("]),
 ])
 def test_what_is_written_in(source, written, called):
     generated = _functions(source)

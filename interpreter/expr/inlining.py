@@ -2,7 +2,8 @@
 `get(shares[p], m, 0)` or Davos' `corp_on(x)` = `get(corp_at, x)` cost a Python call each time
 they are read, more than their own work. When the generated functions are bound (compiler.py
 `build`), a call `d_x(_V, _L, a, b)` of such a define whose arguments are names or literals is
-replaced by the define's own code with its parameters replaced by those arguments.
+replaced by the define's own code with its parameters replaced by those arguments (a var or a
+local of the caller, a dict read each time, only for a parameter read once).
 
 What stays the same: the work charged (the same operations run; a name or a literal, read once
 or more, charges nothing) and the errors. A define's fast code (plain subscripts, generate.py)
@@ -60,7 +61,7 @@ def _written_in(function: str, small: dict, params: dict) -> str:
                 continue
             arguments, end = _arguments(function, call.end())
             if arguments is None or arguments[:2] != ["_V", "_L"] or len(arguments) != len(params[name]) + 2 \
-                    or not all(SIMPLE_OPERAND.match(argument) for argument in arguments[2:]):
+                    or not all(_cheap_enough(given, param, fast) for given, param in zip(arguments[2:], params[name])):
                 continue
             out.append(function[position:call.start()])
             out.append("(" + _with_arguments(fast, params[name], arguments[2:]) + ")")
@@ -69,6 +70,14 @@ def _written_in(function: str, small: dict, params: dict) -> str:
             break
         function = "".join(out) + function[position:]
     return function
+
+
+def _cheap_enough(argument: str, param: str, code: str) -> bool:
+    """May `argument` be written for parameter `param` wherever `code` reads it? A name or a
+    literal; a var or a local (a dict read each time) only where the parameter is read once."""
+    if not SIMPLE_OPERAND.match(argument):
+        return False
+    return argument[0] != "_" or len(re.findall(rf"(?<![\w.])u_{param}\b", _STRINGS.sub("''", code))) <= 1
 
 
 def _arguments(text: str, start: int):
