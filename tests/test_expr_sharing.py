@@ -234,3 +234,21 @@ def test_a_string_that_looks_like_a_hoisted_name_is_left_alone():
     source = "[x for x in range(1, 4) if '_Vn_n' != x and n > 0]"
     assert "_Vn_n = _V['n']" in _generated(source)
     assert outcome(source, NAMES, sharing=True) == ("value", [1, 2, 3]) == outcome(source, NAMES, sharing=False)
+
+
+@pytest.mark.parametrize("source", ["get(ms[n], k, 0)", "get(ms[n], 'a')", "get(ms[1], n, -1)",
+                                    "get(ms[n][0], 'a', 0)", "[get(ms[x], k, 0) for x in range(3)]"])
+@pytest.mark.parametrize("ms", [[{"a": 1}, {"1": 2, "k1": 3}, {}], [{"a": 1}, [4, 5]], [[{"a": 7}]], {"1": {"a": 2}},
+                                [{"a": 1}, {"2": 9}, 3]])
+@pytest.mark.parametrize("n", [0, 1, 2, 5, "k1"])
+def test_get_of_an_indexed_map_gives_what_the_plain_code_gives(source, ms, n):
+    names = {"ms": ms, "n": n, "k": "k1"}
+    assert outcome(source, names, sharing=True) == outcome(source, names, sharing=False)
+
+
+def test_get_of_an_indexed_map_reads_it_with_the_map_s_own_get():
+    unit = CodeUnit(Scope(vars={"ms": None, "n": None, "k": None}))
+    unit.add_expression("get(ms[n], k, 0)")
+    generated = "\n".join(unit.lines)
+    fast = generated[generated.index("def _e", generated.index("_safe(") + 1):]
+    assert "_V['ms'][_V['n']].get(_V['k'], 0)" in fast and "_f_get(" in fast, fast

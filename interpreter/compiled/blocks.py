@@ -22,6 +22,7 @@ from ..engine import effects as fx
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..expr.keeping import keeping_variant
 from ..ruleset import ENGINE_VARS
+from .shared_checks import before_loop, shared_condition, sharing_plan
 from .support import SubPhase
 
 __all__ = ["text", "Writer", "write_block", "write_legal", "write_action", "write_procedures", "may_choose",
@@ -51,6 +52,7 @@ class Writer:
         # a procedure written as a function reads the `_secret_to` local)
         self.secret = False
         self.yielded = False  # the function being written yields (a `choose`, or a call of one that may)
+        self.shared: dict = {}  # the listing being written: action id -> its checks shared (shared_checks.py)
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -147,8 +149,46 @@ def _for(out, effect, depth, local):
     out.emit(depth, f"{items} = {out.call(effect.items, local)}")
     out.emit(depth, f"if not isinstance({items}, (list, tuple, dict, str)):")
     out.emit(depth + 1, f"raise _Error(\"'for' needs a list or a map, not \" + _fmt({items}))")
-    out.emit(depth, f"for {item} in list({items}):")
-    _nested(out, effect.body, depth + 1, local, (effect.var, item))
+    guard = _loop_guard(out, effect)
+    if guard is None:
+        out.emit(depth, f"for {item} in list({items}):")
+        _nested(out, effect.body, depth + 1, local, (effect.var, item))
+        return
+    _for_while(out, effect, guard, depth, local, items, item)
+
+
+def _loop_guard(out, effect):
+    """The `if` of a loop whose body is one `if` without `else` and whose condition does not
+    read the loop's name ("up to N times, while C"), else None."""
+    body = out.rs.blocks[effect.body] or ()
+    if len(body) != 1 or type(body[0]) is not fx.If or body[0].else_block is not None:
+        return None
+    return body[0] if effect.var not in body[0].condition.names else None
+
+
+def _for_while(out, effect, guard, depth, local, items, item):
+    """A loop "up to N times, while C" stops at the first turn whose condition is false: that
+    turn changed nothing (its body is only the `if`, and expressions change nothing), so the
+    condition is false in every turn after it. Those turns are charged the work the condition
+    just cost, each, as evaluating it every turn (the reference engine does) would; when that
+    would pass the work bound, the turns go on and the one that reaches it raises, located in
+    the rule files as the reference's (the same function, the same state: the same work)."""
+    listed, turns_after, before, rest = (out.fresh(name) for name in ("listed", "turns_after", "before", "rest_work"))
+    budget, inner = out.value(out.rs.budget, "_budget"), out.fresh("L")
+    out.emit(depth, f"{listed} = list({items})")
+    out.emit(depth, f"{turns_after} = len({listed})")
+    out.emit(depth, f"for {item} in {listed}:")
+    out.emit(depth + 1, f"{turns_after} -= 1")
+    out.emit(depth + 1, f"{inner} = dict({local})")
+    out.emit(depth + 1, f"{inner}[{text(effect.var)}] = {item}")
+    out.emit(depth + 1, f"{before} = {budget}.left")
+    out.emit(depth + 1, f"if not {out.call(guard.condition, inner)}:")
+    out.emit(depth + 2, f"{rest} = ({before} - {budget}.left) * {turns_after}")
+    out.emit(depth + 2, f"if {rest} <= {budget}.left:")
+    out.emit(depth + 3, f"{budget}.left -= {rest}")
+    out.emit(depth + 3, "break")
+    out.emit(depth + 2, "continue")  # past the bound: the turn that reaches it raises, as the reference's does
+    _nested(out, guard.then_block, depth + 1, inner)
 
 
 def _call(out, effect, depth, local):
@@ -247,6 +287,10 @@ def write_legal(out: Writer, phase, index: int) -> None:
     has_fallback = any(action.fallback for action in actions)
     out.emit(0, f"def legal_{index}(st, V, player, round_):")
     out.emit(1, "found = []")
+    out.shared = sharing_plan(out, actions, lambda action: _plain_leading_checks(out, action))
+    for shared in out.shared.values():
+        if shared.records:
+            out.emit(1, f"{shared.record} = []")
     if has_fallback:
         out.emit(1, "fallbacks = []")
     # one dict of names for every action: the enumeration takes each parameter out again
@@ -320,10 +364,13 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
             out.emit(depth + 1, f"cached{level} = {domain}")
         out.emit(depth, "else:")
         out.emit(depth + 1, f"{domain} = _take(cached{level})")
-    checks = _level_checks(out, action, level, depth)
+    calls = _level_checks(out, action, level, depth)
+    shared = out.shared.get(action.id) if level == 0 else None
+    reading = before_loop(out, shared, domain, depth) if shared is not None else None
     out.emit(depth, f"for {value} in {domain}:")
     out.emit(depth + 1, f"L[{text(param)}] = {value}")
     inner = depth + 1
+    checks = " and ".join(calls) if shared is None else shared_condition(out, shared, calls, reading, depth + 1)
     if checks:
         out.emit(depth + 1, f"if {checks}:")
         inner += 1
@@ -339,8 +386,20 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
     out.emit(depth, f"L.pop({text(param)}, None)")
 
 
-def _level_checks(out: Writer, action, level: int, depth: int) -> str:
-    """The requirements checked once parameter `level` is bound, as one condition. A
+def _plain_leading_checks(out: Writer, action) -> list:
+    """The functions of the requirements checked first on an action's first parameter that keep
+    no call across its values (expr/keeping.py)."""
+    handles = {handle.fn: handle for handle, _, _ in action.requires if handle is not None}
+    leading = []
+    for check in action.req_levels[1]:
+        if check in handles and keeping_variant(out.rs.unit, handles[check], (action.params[0][0],)) is not None:
+            break
+        leading.append(check)
+    return leading
+
+
+def _level_checks(out: Writer, action, level: int, depth: int) -> list:
+    """The requirements checked once parameter `level` is bound, as calls (all must hold). A
     requirement with calls that read none of that parameter keeps them across its values
     (expr/keeping.py): its slots are made fresh here, before the loop over the values."""
     handles = {handle.fn: handle for handle, _, _ in action.requires if handle is not None}
@@ -355,7 +414,7 @@ def _level_checks(out: Writer, action, level: int, depth: int) -> str:
         slots = out.fresh("kept")
         out.emit(depth, f"{slots} = {out.value(fresh, '_slots')}[:]")
         calls.append(f"{out.value(function, '_h')}(V, L, {slots})")
-    return " and ".join(calls)
+    return calls
 
 
 def write_procedures(out: Writer) -> None:

@@ -25,6 +25,7 @@ from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
 from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
+from .inlining import inline_small_defines
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
 from .names import KEYWORDS, check_name, define_problems
@@ -69,6 +70,7 @@ class CodeUnit:
         self.define_sources: dict = {}
         self.variants: dict = {}  # (handle name, names) -> a variant that keeps calls (keeping.py)
         self.define_reads: dict = {}  # define -> does its own text read a state var or a local (pure.py)
+        self.define_codes: dict = {}  # define -> (checked code, fast code), written into callers (inlining.py)
 
     def _gen(self, source: str, start: str, scope: Scope):
         tree = parse(source, start)
@@ -181,6 +183,7 @@ class CodeUnit:
             names_used = generator.names_used
             _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.lines.append(_define_source(name, params, code, fcode))
+        self.define_codes[name] = (code, fcode)
         self.define_reads[name] = bool(set(names_used) - set(params) & (set(scope.vars) | set(scope.locals)))
         self.define_calls[name] = sorted(set(names_used) & set(scope.defines) - set(params) - {name}
                                          | ({name} if name in names_used else set()))
@@ -212,8 +215,10 @@ class CodeUnit:
         # A function not compiled yet is bound as a stub that compiles it on its first call and
         # then becomes it (the same function object takes the compiled code): validating a
         # ruleset compiles only what its set-up runs, and play pays once per function it uses.
+        params = {name: given[2] for name, given in self.define_sources.items()}
         entries = with_kept_values(list(dict.fromkeys(self.lines)), pure_defines(self.define_reads, self.define_calls),
-                                   {name: given[2] for name, given in self.define_sources.items()}, namespace)
+                                   params, namespace)
+        entries = inline_small_defines(entries, self.define_codes, params)
         lazy: dict = {}
         for entry in entries:
             if "_R_" in entry:

@@ -79,13 +79,19 @@ def iterated(code: str, charged_when_built: bool) -> str:
 
 # an operand read twice at no cost: a name, or a literal
 NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+)$")
+# a map read again at the cost of a plain subscript or two: a name indexed by names and literals
+# (`_V['shares'][u_p]`: the fast variant's plain subscripts, which charge nothing)
+_NAME = r"(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+)"
+INDEXED_OPERAND = re.compile(rf"^{_NAME}(\[({_NAME}|-?[0-9]+|'\w+')\]){{1,2}}$")
 SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")
 
 
 def _inline_get(codes: list):
-    """`get(m, k)` or `get(m, k, d)` of names and literals, as Python: a text key of a map
-    read with the map's own `get`, anything else by `_f_get` (None when not of that form)."""
-    if not NAMED_OPERAND.match(codes[0]) or not all(SIMPLE_OPERAND.match(code) for code in codes):
+    """`get(m, k)` or `get(m, k, d)` of names and literals (`m` may be a name indexed by names
+    and literals), as Python: a text key of a map read with the map's own `get`, anything else
+    by `_f_get` (None when not of that form)."""
+    if not (NAMED_OPERAND.match(codes[0]) or INDEXED_OPERAND.match(codes[0])) \
+            or not all(SIMPLE_OPERAND.match(code) for code in codes[1:]):
         return None
     mapping, key, default = (codes + ["None"])[:3]
     if key.startswith("'"):  # a text key

@@ -3,7 +3,8 @@ ruleset (or tic-tac-toe playouts through the API, or MCTS decisions on Davos), t
 functions by own time and by cumulative time. A tool for finding the next thing to speed up;
 speeds themselves are compared in games.py.
 
-Run: .venv/bin/python tools/bench/profiling.py davos --players 4 --games 20 [--top 30]
+Run: .venv/bin/python tools/bench/profiling.py davos --players 4 --games 20 [--top 30] [--warm-up 1]
+     .venv/bin/python tools/bench/profiling.py global-mogul --players 3 --games 40 --no-profile --root TREE
      .venv/bin/python tools/bench/profiling.py tictactoe --games 2000 [--api]
      .venv/bin/python tools/bench/profiling.py davos --players 4 --mcts 6
 """
@@ -57,6 +58,8 @@ def main(argv=None):
     parser.add_argument("--api", action="store_true", help="play through legal_actions/apply, not play_game")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--no-profile", action="store_true", help="only the CPU seconds, no profiler")
+    parser.add_argument("--warm-up", type=int, default=0, metavar="GAMES",
+                        help="play this many games first, untimed and unprofiled (compiles what play compiles lazily)")
     parser.add_argument("--root", default=REPO, help="the tree whose interpreter is measured (default: this one)")
     args = parser.parse_args(argv)
     sys.path.insert(0, args.root)
@@ -69,6 +72,8 @@ def main(argv=None):
         work = lambda: api_playouts(ruleset, players, args.games)  # noqa: E731
     else:
         work = lambda: random_games(ruleset, players, args.games)  # noqa: E731
+    if args.warm_up:
+        random_games(ruleset, players, args.warm_up)
     if args.no_profile:
         start = time.process_time()
         work()
