@@ -202,6 +202,14 @@ class State(Acting, Records):
         return self.d["step"]
 
     @property
+    def history_mark(self) -> object:
+        """An opaque object that stays the same (compare it with `is`) while no move or chance
+        outcome is applied or taken back: a cache of what was derived from a position keeps it
+        and derives again when it changes. Copies share it until one plays on; undo gives the
+        earlier one back. (Changing `vars` from outside does not change it.)"""
+        return self._history
+
+    @property
     def log(self) -> list:
         """The public log (a new list): a line written for some players only (`log: {to: ...}`,
         or by a secret move's effects) reads "(a private line)"."""
