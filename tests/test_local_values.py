@@ -145,3 +145,16 @@ def test_copying_a_large_local_again_and_again_is_stopped_by_the_work_bound(tmp_
     effects = '[{let: {t: "list(range(0, 20000))"}}, {for: "i in range(0, 20000)", do: ["t[0] = i"]}]'
     _, reason = _refusal(tmp_path, effects, engine)
     assert "work bound" in reason and "copying a local to assign into it" in reason
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("copy", ["{let: {u: 0}}, {for: \"i in range(0, 2000)\", do: [\"u = t\"]}",
+                                  "{for: \"i in range(0, 2000)\", do: [\"pile = t\"]}",
+                                  "{for: \"i in range(0, 2000)\", do: [\"rows[0] = t\"]}"],
+                         ids=["to a local", "to a var", "to a part of a var"])
+def test_assigning_a_large_list_again_and_again_is_stopped_by_the_work_bound(tmp_path, engine, copy):
+    """`v = t` copies `t` (assignment has value semantics): charged as the copy a local gets
+    before a part of it is assigned, the same on both engines."""
+    effects = '[{let: {t: "list(range(0, 20000))"}}, %s]' % copy
+    _, reason = _refusal(tmp_path, effects, engine)
+    assert "work bound" in reason and "copying a list or map to assign it" in reason
