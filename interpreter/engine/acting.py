@@ -13,7 +13,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, legal, simultaneous
 from .chance import index_of, outcomes_of
-from .effects import ENGINE_ERRORS, SECRET_TO, describe_error, run_block
+from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, answer_off_declared, describe_error, run_block
 from .frames import top_phase
 from .values import APPLIED, SCALARS, Action, Outcome, fmt, thaw
 
@@ -203,6 +203,9 @@ class Acting:
         pending = data["pending"]
         if pending is not None:
             value = thaw(args[0][1])  # (("value", option),): the answer to the decision
+            off = answer_off_declared(self.rs, data, value)  # off the range or step its choose declares
+            if off is not None:
+                raise RuleFailure(off)
             data["pending"] = None
             data["stack"][pending["frame"]]["locals"][pending["bind"]] = value
             flow.run(self)
