@@ -13,7 +13,8 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, legal, simultaneous
 from .chance import index_of, outcomes_of
-from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, answer_off_declared, describe_error, run_block
+from .declared import answer_off_declared
+from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, describe_error, run_block
 from .frames import top_phase
 from .values import APPLIED, SCALARS, Action, Outcome, fmt, thaw
 

@@ -24,7 +24,7 @@ __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Cho
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS", "log_entry",
            "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "run_move", "run_shuffle",
-           "run_random", "constant_parts", "off_declared", "answer_off_declared"]
+           "run_random", "constant_parts"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -427,41 +427,6 @@ def _choose(state, effect, frame, game_vars, names):
     state.d["pending"] = {"player": player, "options": options, "bind": effect.bind, "prompt": effect.prompt,
                           "frame": len(state.d["stack"]) - 1, "labels": labels}
     return False
-
-
-def off_declared(effect, answer, game_vars, names) -> Optional[str]:
-    """Why a number answering choose `effect` lies off the range or step the choose declares
-    (`min`, `max`, `step`: answers are min, min + step, ... up to max; the step counts from 0
-    when no min is declared), or None (also for an answer that is not a number). The engine
-    refuses such an answer; the compiled game leaves a decision offering one to the reference."""
-    if effect.declared is None or type(answer) not in (int, float):
-        return None
-    low, high, step = (handle.fn(game_vars, names) if handle is not None else None for handle in effect.declared)
-    for key, value in (("min", low), ("max", high), ("step", step)):
-        if value is not None and type(value) not in (int, float):
-            raise located_error(f"choose {key}: {fmt(value)} is not a number", effect)
-    if step is not None and (type(step) is not int or step < 1):
-        raise located_error(f"choose step: {fmt(step)} is not a whole number of at least 1", effect)
-    if (low is None or answer >= low) and (high is None or answer <= high) and \
-            (step is None or (answer - (low or 0)) % step == 0):
-        return None
-    bounds = ", ".join(f"{key}: {fmt(value)}" for key, value in (("min", low), ("max", high), ("step", step))
-                       if value is not None)
-    where = f" at {effect.pos}" if getattr(effect.pos, "line", 0) else ""
-    return (f"the answer {fmt(answer)} to the decision '{effect.bind}' ({effect.prompt}){where} lies off the range "
-            f"or step it declares ({bounds})")
-
-
-def answer_off_declared(ruleset, data: dict, answer) -> Optional[str]:
-    """`off_declared` for `answer` to the decision pending in game data `data` (its choose is
-    the effect before the waiting frame's `next`)."""
-    frame = data["stack"][data["pending"]["frame"]]
-    if frame.get("kind") != "effects" or not frame["next"]:
-        return None
-    effect = ruleset.blocks[frame["block"]][frame["next"] - 1]
-    if type(effect) is not Choose:
-        return None
-    return off_declared(effect, answer, data["vars"], frame["locals"])
 
 
 def _enter(state, effect, frame, game_vars, names):
