@@ -17,6 +17,7 @@ Modules, each owning one concern:
   scoring.py     scores and winners
   frames.py      the frames of the stack (the save format) and their checks
   saves.py       reading a saved state back
+  aliases.py     what the waiting frames' values are (a var's list, a constant), kept across copies and saves
   values.py      Action, Outcome, frozen argument values
 
 Where the next constructs go: simultaneous moves in turn_order.py (a stage where several seats

@@ -7,12 +7,12 @@ contract (`_atomically`: a refused move leaves the state exactly as before) is `
 """
 from __future__ import annotations
 
-import marshal
 from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import flow, legal, simultaneous
 from .chance import index_of, outcomes_of
+from .aliases import restored
 from .declared import answer_off_declared
 from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, describe_error, run_block
 from .frames import top_phase
@@ -137,7 +137,7 @@ class Acting:
         point = self._undo[-moves]
         del self._undo[-moves:]
         snapshot, self._history, log, log_length = point
-        self.d = marshal.loads(snapshot)
+        self.d = restored(self.rs, snapshot)
         self._log_back(log, log_length)
         self.touched()
         return APPLIED

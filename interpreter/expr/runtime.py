@@ -93,6 +93,8 @@ def _too_large():
 def _aug(budget, current, operator, operand):
     """`current operator= operand` of an assignment (bound to the ruleset's work budget in `build`)."""
     if operator == "+":
+        if type(operand) is list or type(operand) is dict:  # stored: its own copy (value semantics, never aliasing)
+            operand = _charged_copy(budget, operand, "copying a list or map to assign it")
         if current is None:
             return operand
         kind = type(current)
