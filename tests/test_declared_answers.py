@@ -48,10 +48,16 @@ def test_answers_on_the_step_play_as_before(engine):
     assert state.apply("choose 30") and state.vars["bid"] == 30
 
 
+def _loaded(tmp_path, text: str):
+    """The ruleset of one game.yaml holding `text` (in a folder of its own under tmp_path)."""
+    folder = tmp_path / f"rules{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(textwrap.dedent(text))
+    return interpreter.load(str(folder))
+
+
 def _ruleset(tmp_path, bounds: str):
-    folder = tmp_path / "rules"
-    folder.mkdir(exist_ok=True)
-    (folder / "game.yaml").write_text(textwrap.dedent("""\
+    return _loaded(tmp_path, """\
         game: {name: bounded_answer, players: [2], start: play}
         settings:
           top: {value: 5, min: 1, max: 9}
@@ -65,8 +71,7 @@ def _ruleset(tmp_path, bounds: str):
               - "got = n"
         phases:
           play: {kind: turns, actions: [pick], rounds: 1, next: end}
-        """) % bounds)
-    return interpreter.load(str(folder))
+        """ % bounds)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -106,9 +111,7 @@ def test_the_web_table_refuses_it_with_the_reason():
 
 
 def test_check_warns_of_decisions_sharing_answer_and_prompt_of_which_only_some_declare_a_bound(tmp_path):
-    folder = tmp_path / "shared"
-    folder.mkdir()
-    (folder / "game.yaml").write_text(textwrap.dedent("""\
+    ruleset = _loaded(tmp_path, """\
         game: {name: shared_prompt, players: [2], start: play}
         vars:
           got: {value: 0}
@@ -123,8 +126,8 @@ def test_check_warns_of_decisions_sharing_answer_and_prompt_of_which_only_some_d
               - "got = n"
         phases:
           play: {kind: turns, actions: [low, high], rounds: 1, next: end}
-        """))
-    found = [w for w in interpreter.load(str(folder)).warnings if w.code == "decision-bounds"]
+        """)
+    found = [w for w in ruleset.warnings if w.code == "decision-bounds"]
     assert len(found) == 1
     (warning,) = found
     assert (warning.pos.line, warning.severity) == (11, "warning")
