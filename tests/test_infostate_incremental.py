@@ -72,8 +72,8 @@ def test_incremental_equals_rebuilt_on_the_first_steps_of_bundled_games(name, pl
 
 
 # the nodes between two full rebuilds in the whole-game sweep: a rebuild plays the whole game so
-# far again, so comparing at every node costs the square of a game's length (Corporate Times 5p,
-# ~1000 nodes a game, took minutes alone and the sweep ~20 minutes: it was never run)
+# far again, so comparing at every node costs the square of a game's length (Corporate Times,
+# ~1000 nodes a game at 5 players: the sweep took over 15 minutes, and was not run)
 WHOLE_GAME_STRIDE = {"tictactoe": 1, "kuhn-poker": 1, "davos": 10, "deep-state": 10, "global-mogul": 10,
                      "corporate-times": 50}
 
