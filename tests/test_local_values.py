@@ -232,7 +232,8 @@ def test_a_save_whose_links_lead_nowhere_or_make_a_loop_is_refused(tmp_path):
     frame = next(index for index, entry in enumerate(save["state"]["stack"]) if entry["kind"] == "effects")
     for links in ([[[frame, "locals", "h"], ["vars", "nowhere"]]], [[[0, "locals", "h"], ["vars", "hand", 0]]],
                   [[[frame, "locals", "new"], ["vars", "hand", 0]]], [[[frame, "locals", "h"], ["vars", "turns"]]],
-                  [[[frame, "locals", "both", 0], ["stack", frame, "locals", "both"]]], "links"):
+                  [[[frame, "locals", "both", 0], ["stack", frame, "locals", "both"]]],
+                  [[[frame, "locals", "h"], ["vars"]]], [[[frame, "locals", "h"], ["constant", "nothing"]]], "links"):
         damaged = dict(save, links=links)
         with pytest.raises(SaveError, match="the saved state is damaged"):
             State.from_json(ruleset, json.dumps(damaged))

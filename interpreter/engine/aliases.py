@@ -119,7 +119,7 @@ def link_problem(ruleset, data: dict, links) -> Optional[str]:
         if len(where) < 3 or not isinstance(where[0], int) or isinstance(where[0], bool) or \
                 not 0 <= where[0] < len(stack) or stack[where[0]]["kind"] == "phase" or where[1] not in _FIELDS:
             return f"a link is not held in a waiting frame: {str(where)[:80]}"
-        if not target or target[0] not in ("vars", "stack", "constant", "component") or \
+        if len(target) < 2 or target[0] not in ("vars", "stack", "constant", "component") or \
                 (target[0] == "stack" and target[1:len(where) + 1] == where[:len(target) - 1]):
             return f"a link's target is not a var, a value held earlier in the stack or a constant: {str(target)[:80]}"
     try:
