@@ -32,6 +32,11 @@ _CONSTANT_PLACES: dict = {}  # id(ruleset) -> (a weak reference to it, {id: path
 
 def snapshot(ruleset, data: dict) -> tuple:
     """`data` as (bytes, links) for `restored`: what its frame values are kept (see above)."""
+    for frame in data["stack"]:  # (at a plain turn only phase frames: the common case, in short)
+        if frame["kind"] != "phase":
+            break
+    else:
+        return marshal.dumps(data, _PLAIN), None
     held = _held(data)
     if not held:
         return marshal.dumps(data, _PLAIN), None
@@ -62,7 +67,10 @@ def _held(data: dict) -> list:
     """[(frame index, field, locals or items)] of the waiting frames, when one holds a list or map."""
     held = [(index, field, frame[field]) for index, frame in enumerate(data["stack"]) if frame["kind"] != "phase"
             for field in _FIELDS if field in frame]
-    return held if held and any(_holds_containers(values) for _, _, values in held) else []
+    for _index, _field, values in held:
+        if _holds_containers(values):
+            return held
+    return []
 
 
 def _links(ruleset, held: list, places: dict) -> list:
