@@ -248,6 +248,8 @@ vars:
 actions:
   pick:
     effects: ["picks += 1"]
+  draw:
+    effects: [{move: {from: "hand[0]", to: pile, count: 1}}]
 phases:
   setup:
     kind: auto
@@ -256,7 +258,7 @@ phases:
       - {enter: drafting}
       - {move: {from: h, to: pile, count: 2}}
     next: main
-  drafting: {kind: turns, actions: [pick], rounds: 1, next: return}
+  drafting: {kind: turns, actions: [pick, draw], rounds: 1, next: return}
   main: {kind: turns, actions: [pick], rounds: 1, next: end}
 """
 
@@ -306,3 +308,16 @@ def test_a_list_joined_with_plus_equals_is_stored_as_its_own_copy(tmp_path, engi
         assert game.apply("drain")
         assert game.vars["hand"] == [["x", "y", "z"]] * 2 and game.vars["piles"] == [["y", "z"]]
     assert state.hash() == copy.hash()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_undo_in_the_sub_phase_leaves_the_local_held_below_it_its_var(tmp_path, engine):
+    """A move of the sub-phase changes hand[0] (which `h`, held below, names) and is taken back:
+    the move through `h` after the sub-phase still takes from hand[0], as in the reference."""
+    (tmp_path / "game.yaml").write_text(SUB_PHASE_IN_SET_UP)
+    ruleset = interpreter.load(str(tmp_path))
+    state = ruleset.new_game(2, seed=1, engine=engine)
+    draw = [action.label for action in state.legal_actions()].index("draw")
+    assert state.apply_id(draw) and state.undo()
+    assert state.apply("draw") and state.apply("pick") and state.phase == "main"
+    assert state.vars["hand"] == [[], ["x", "y", "z"]] and state.vars["pile"] == ["y", "z", "x"]

@@ -19,7 +19,7 @@ import marshal
 from types import GeneratorType
 
 from ..engine.acting import as_action
-from ..engine.aliases import copied
+from ..engine.aliases import copied, frame_links, relink
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
@@ -291,7 +291,12 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         frame[:] = frame_fields
         self.frame = frame
         self.is_terminal = False
+        links = None  # locals held below a sub-phase that are vars' lists stay so (aliases.py)
+        if any(below["kind"] != "phase" for below in self.below):
+            links = frame_links(self.rs, {"vars": self.V, "stack": self.below})
         self.V.update(undo_log)
+        if links:
+            relink(self.rs, {"vars": self.V, "stack": self.below}, links)
         self._log_back(log, log_length)
         self.moves = moves
         self._legal = legal
