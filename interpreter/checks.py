@@ -128,6 +128,29 @@ def run_checks(ruleset, composed) -> list:
     warnings.extend(dead_rule_warnings(ruleset))
     warnings.extend(unpayable_cost_warnings(ruleset))
     warnings.extend(_unused_warnings(ruleset, tree))
+    warnings.extend(decision_bound_warnings(ruleset))
+    return warnings
+
+
+def decision_bound_warnings(ruleset) -> list:
+    """Decisions sharing an answer name and prompt of which only some declare `min`/`max`/`step`:
+    the research adapters tell decisions apart by those two only, so they cannot check the
+    answers of any of them (play checks each `choose` against its own)."""
+    places: dict = {}
+    for block in ruleset.blocks:
+        for effect in block:
+            if isinstance(effect, fx.Choose):
+                places.setdefault((effect.bind, effect.prompt), []).append(effect)
+    warnings = []
+    for (bind, prompt), effects in places.items():
+        declared = [effect for effect in effects if effect.declared is not None]
+        for effect in effects if declared else ():
+            if effect.declared is None:
+                warnings.append(Diagnostic(
+                    "decision-bounds", f"decision '{bind}' ({prompt}) declares no min/max/step here, but it does at "
+                    f"{declared[0].pos}: the research adapters tell the two apart by answer name and prompt only, so "
+                    "they check neither's answers", effect.pos, "declare the same bound here, or give it another prompt",
+                    severity="warning"))
     return warnings
 
 

@@ -192,7 +192,9 @@ class EffectCompiler:
         self.operand(player, NUMBERS, "'choose player' needs", value_pos(choice, "player") if "player" in choice else pos)
         bound[choice["as"]] = element_type(options) if count is None else None
         label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
-        return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos)
+        declared = tuple(self.expr(choice.get(key), scope, choice, key) for key in ("min", "max", "step"))
+        return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos,
+                         declared if any(handle is not None for handle in declared) else None)
 
     def effect_choose_together(self, choice, scope, pos, bound):
         """`choose: {players: ..., from: ...}`: each of the players chooses at once from `from`

@@ -145,3 +145,179 @@ def test_copying_a_large_local_again_and_again_is_stopped_by_the_work_bound(tmp_
     effects = '[{let: {t: "list(range(0, 20000))"}}, {for: "i in range(0, 20000)", do: ["t[0] = i"]}]'
     _, reason = _refusal(tmp_path, effects, engine)
     assert "work bound" in reason and "copying a local to assign into it" in reason
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("copy", ["{let: {u: 0}}, {for: \"i in range(0, 2000)\", do: [\"u = t\"]}",
+                                  "{for: \"i in range(0, 2000)\", do: [\"pile = t\"]}",
+                                  "{for: \"i in range(0, 2000)\", do: [\"rows[0] = t\"]}"],
+                         ids=["to a local", "to a var", "to a part of a var"])
+def test_assigning_a_large_list_again_and_again_is_stopped_by_the_work_bound(tmp_path, engine, copy):
+    """`v = t` copies `t` (assignment has value semantics): charged as the copy a local gets
+    before a part of it is assigned, the same on both engines."""
+    effects = '[{let: {t: "list(range(0, 20000))"}}, %s]' % copy
+    _, reason = _refusal(tmp_path, effects, engine)
+    assert "work bound" in reason and "copying a list or map to assign it" in reason
+
+
+def _answered(state, answers):
+    for answer in answers:
+        assert state.apply(f"choose {answer}"), answer
+    return state
+
+
+def _copies(state):
+    """The game itself, a copy and a save loaded back (from either engine's save)."""
+    from interpreter.state import State
+
+    return {"live": state, "copy": state.copy(), "saved": State.from_json(state.rs, state.to_json())}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("answered", [0, 1, 2], ids=["at the first decision", "in the loop", "at the loop's end"])
+def test_a_local_bound_to_a_var_before_a_decision_is_that_var_in_a_copy_and_a_save(engine, answered):
+    """`take` (tests/rulesets/local_values) binds `h` to the player's hand and `both` to the two
+    hands, waits for decisions, then moves through `h` and the loop's `zone`: the hands change,
+    in the live game, its copy and a save loaded back alike."""
+    ruleset = interpreter.load(RULESET)
+    answers = [1, 1, 1]
+
+    def waiting():
+        state = ruleset.new_game(2, seed=5, engine=engine)
+        assert state.apply("take")
+        return _answered(state, answers[:answered])
+
+    expected = ruleset.new_game(2, seed=5, engine="reference")
+    assert expected.apply("take") and _answered(expected, answers)
+    assert expected.vars["hand"] == [[3], [2, 3]] and sorted(expected.vars["pile"]) == [1, 1, 2]
+    for name, state in _copies(waiting()).items():
+        _answered(state, answers[answered:])
+        assert state.hash() == expected.hash(), name
+    # undo back to the decision, and a refused answer, leave the local what it was too
+    state = waiting()
+    before = state.hash()
+    assert state.apply_id(0) and state.undo() and state.hash() == before
+    assert not state.apply("choose 7")
+    _answered(state, answers[answered:])
+    assert state.hash() == expected.hash()
+
+
+CONSTANT_ACROSS_A_DECISION = ('[{let: {d: deck0}}, {choose: {from: "[1, 2]", as: n, prompt: "how many?"}}, '
+                              '{move: {from: d, to: pile, count: n}}]')
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_local_bound_to_a_constant_before_a_decision_is_refused_in_a_copy_and_a_save(tmp_path, engine):
+    ruleset = interpreter.load(_write(tmp_path, CONSTANT_ACROSS_A_DECISION), check=False)
+    state = ruleset.new_game(2, seed=1, engine=engine)
+    assert state.apply("act")
+    for name, game in _copies(state).items():
+        before = game.hash()
+        outcome = game.apply("choose 2")
+        assert not outcome and "would change the constant 'deck0'" in outcome.reason, name
+        assert game.hash() == before and game.vars["pile"] == []
+    assert ruleset.unit.ns["_K"]["deck0"] == ["a", "b", "c"]
+
+
+def test_a_save_whose_links_lead_nowhere_or_make_a_loop_is_refused(tmp_path):
+    import json
+
+    from interpreter.state import SaveError, State
+
+    ruleset = interpreter.load(RULESET)
+    state = ruleset.new_game(2, seed=5)
+    assert state.apply("take")
+    save = json.loads(state.to_json())
+    assert save["links"]  # `h` and `both`'s two hands are the vars' lists
+    frame = next(index for index, entry in enumerate(save["state"]["stack"]) if entry["kind"] == "effects")
+    for links in ([[[frame, "locals", "h"], ["vars", "nowhere"]]], [[[0, "locals", "h"], ["vars", "hand", 0]]],
+                  [[[frame, "locals", "new"], ["vars", "hand", 0]]], [[[frame, "locals", "h"], ["vars", "turns"]]],
+                  [[[frame, "locals", "both", 0], ["stack", frame, "locals", "both"]]],
+                  [[[frame, "locals", "h"], ["vars"]]], [[[frame, "locals", "h"], ["constant", "nothing"]]], "links"):
+        damaged = dict(save, links=links)
+        with pytest.raises(SaveError, match="the saved state is damaged"):
+            State.from_json(ruleset, json.dumps(damaged))
+
+
+SUB_PHASE_IN_SET_UP = """\
+game: {name: local_below_a_sub_phase, players: [2], start: setup}
+vars:
+  hand: {per_player: true, value: [x, y, z]}
+  pile: {value: []}
+  picks: {value: 0}
+actions:
+  pick:
+    effects: ["picks += 1"]
+  draw:
+    effects: [{move: {from: "hand[0]", to: pile, count: 1}}]
+phases:
+  setup:
+    kind: auto
+    effects:
+      - {let: {h: "hand[0]"}}
+      - {enter: drafting}
+      - {move: {from: h, to: pile, count: 2}}
+    next: main
+  drafting: {kind: turns, actions: [pick, draw], rounds: 1, next: return}
+  main: {kind: turns, actions: [pick], rounds: 1, next: end}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_local_held_below_a_sub_phase_is_its_var_when_the_sub_phase_returns(tmp_path, engine):
+    """Set-up binds `h` to hand[0] and enters a sub-phase (the reference engine sets the game
+    up; the compiled game plays the sub-phase's turns with the set-up's frame held below):
+    when it returns, the move through `h` takes from hand[0] in the live game, a copy and a
+    save loaded back, on both engines."""
+    (tmp_path / "game.yaml").write_text(SUB_PHASE_IN_SET_UP)
+    ruleset = interpreter.load(str(tmp_path))
+    for name, state in _copies(ruleset.new_game(2, seed=1, engine=engine)).items():
+        assert state.phase == "drafting"
+        assert state.apply("pick") and state.apply("pick")
+        assert state.phase == "main", name
+        assert state.vars["hand"] == [["z"], ["x", "y", "z"]] and state.vars["pile"] == ["x", "y"], name
+
+
+JOINED = """\
+game: {name: joined_lists, players: [2], start: play}
+vars:
+  hand: {per_player: true, value: [x, y, z]}
+  piles: {value: []}
+  out: {value: []}
+actions:
+  gather:
+    effects: ["piles += [hand[0]]"]
+  drain:
+    effects: [{move: {from: "piles[0]", to: out, count: 1}}]
+phases:
+  play: {kind: turns, actions: [gather, drain], rounds: 2, next: end}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_list_joined_with_plus_equals_is_stored_as_its_own_copy(tmp_path, engine):
+    """`piles += [hand[0]]` stores a copy of the hand (assignment has value semantics): a move
+    from `piles[0]` leaves the hand as it is, in the live game as in its copy (it used to take
+    from the hand itself, live only)."""
+    (tmp_path / "game.yaml").write_text(JOINED)
+    ruleset = interpreter.load(str(tmp_path))
+    state = ruleset.new_game(2, seed=1, engine=engine)
+    assert state.apply("gather")
+    copy = state.copy()
+    for game in (state, copy):
+        assert game.apply("drain")
+        assert game.vars["hand"] == [["x", "y", "z"]] * 2 and game.vars["piles"] == [["y", "z"]]
+    assert state.hash() == copy.hash()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_undo_in_the_sub_phase_leaves_the_local_held_below_it_its_var(tmp_path, engine):
+    """A move of the sub-phase changes hand[0] (which `h`, held below, names) and is taken back:
+    the move through `h` after the sub-phase still takes from hand[0], as in the reference."""
+    (tmp_path / "game.yaml").write_text(SUB_PHASE_IN_SET_UP)
+    ruleset = interpreter.load(str(tmp_path))
+    state = ruleset.new_game(2, seed=1, engine=engine)
+    draw = [action.label for action in state.legal_actions()].index("draw")
+    assert state.apply_id(draw) and state.undo()
+    assert state.apply("draw") and state.apply("pick") and state.phase == "main"
+    assert state.vars["hand"] == [[], ["x", "y", "z"]] and state.vars["pile"] == ["y", "z", "x"]

@@ -143,15 +143,15 @@ class _Engine:
     def __init__(self, state, derived=None, histories=None):
         self.state = state
         self.derived = {} if derived is None else derived  # (what, player) -> value at this node
-        self.derived_at = state._history
+        self.derived_at = state.history_mark
         self.histories = {} if histories is None else histories  # player -> the latest KnownHistory
 
     def __deepcopy__(self, memo):
         return _Engine(self.state.copy(), self._derived(), dict(self.histories))
 
     def _derived(self) -> dict:
-        if self.derived_at is not self.state._history:  # the game moved on
-            self.derived, self.derived_at = {}, self.state._history
+        if self.derived_at is not self.state.history_mark:  # the game moved on
+            self.derived, self.derived_at = {}, self.state.history_mark
         return self.derived
 
     def derive(self, what: str, player: int, compute):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import marshal
 
+from ..engine.aliases import copied
 from ..engine.state import State
 from ..engine.values import APPLIED, Outcome, freeze, thaw
 from ..errors import RuleRuntimeError
@@ -253,7 +254,7 @@ class Decisions:
         log = log if len(log) == log_length else log[:log_length]
         if self._log is log:
             self._log_shared = True
-        state = State(self.rs, marshal.loads(marshal.dumps(data, _NOREF)), log)
+        state = State(self.rs, copied(self.rs, data), log)  # (frames below a sub-phase: their locals that are vars)
         state._log_shared = True
         state._history = actions_chain(history)
         return state

@@ -19,6 +19,7 @@ import marshal
 from types import GeneratorType
 
 from ..engine.acting import as_action
+from ..engine.aliases import copied, frame_links, relink
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
@@ -290,7 +291,12 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         frame[:] = frame_fields
         self.frame = frame
         self.is_terminal = False
+        links = None  # locals held below a sub-phase that are vars' lists stay so (aliases.py)
+        if any(below["kind"] != "phase" for below in self.below):
+            links = frame_links(self.rs, {"vars": self.V, "stack": self.below})
         self.V.update(undo_log)
+        if links:
+            relink(self.rs, {"vars": self.V, "stack": self.below}, links)
         self._log_back(log, log_length)
         self.moves = moves
         self._legal = legal
@@ -343,6 +349,9 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
         twin.frame = list(self.frame) if self.frame is not None else None
         twin.sub, twin.below = self.sub, self.below
+        if any(frame["kind"] != "phase" for frame in self.below):  # their locals that are vars stay so (aliases.py)
+            below = copied(self.rs, {"vars": self.V, "stack": self.below})
+            twin.V, twin.below = below["vars"], below["stack"]
         twin.is_terminal, twin.step, twin._players = self.is_terminal, self.step, self._players
         twin.rng[:] = self.rng
         twin.moves = self.moves

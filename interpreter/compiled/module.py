@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Optional
 
 from ..engine import effects as fx
+from ..engine.declared import declared_bounds, off_declared
 from ..engine.effects import RuleFailure, choice_options, log_entry
 from ..engine.values import SCALARS, Action, fmt, freeze, render
 from ..errors import RuleRuntimeError
@@ -250,6 +251,10 @@ def open_choice(state, effect, game_vars: dict, names: dict):
         return None
     if type(player) is not int or not 0 <= player < game_vars["num_players"]:
         raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")  # the reference says it, located
+    if effect.declared is not None:  # an option off the declared range: the reference refuses it when chosen
+        bounds = declared_bounds(effect, game_vars, names)
+        if any(off_declared(effect, option, bounds) for option in options):
+            raise HandOver()
     labels = None
     if effect.label:
         labels = [render(effect.label, game_vars, dict(names, option=option)) for option in options]

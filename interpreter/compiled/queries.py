@@ -75,6 +75,12 @@ class Queries:
         return self.step if self._ref is None else self._ref.steps
 
     @property
+    def history_mark(self) -> object:
+        """engine.State's `history_mark` (the history chain's top; the reference's while it holds
+        the game). Building the reference twin may give a new one for the same position."""
+        return self._history if self._ref is None else self._ref.history_mark
+
+    @property
     def seed_text(self) -> str:
         return self.rng[0] if self._ref is None else self._ref.seed_text
 

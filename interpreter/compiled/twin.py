@@ -10,8 +10,7 @@ the engine.State names a compiled game answers through its reference (`forward_t
 """
 from __future__ import annotations
 
-import marshal
-
+from ..engine.aliases import copied
 from ..engine.effects import ENGINE_ERRORS, RuleFailure
 from ..engine.state import State
 from ..engine.values import Action, Outcome
@@ -20,7 +19,6 @@ from .blocks import FRAME_FIELDS, PLAYER, ROUND
 
 __all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict", "forward_to_reference"]
 
-_NOREF = 2
 # what a compiled game answers by asking its reference twin (these change nothing)
 _READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
                         "diff", "replayed", "is_simultaneous", "chance_outcomes"})
@@ -115,7 +113,7 @@ class Twin:
             state = self._reference_at(pending.start, pending.index, pending.answers)
             self._twin = (self._version, state)
             return state
-        data = marshal.loads(marshal.dumps(self.d, _NOREF))
+        data = copied(self.rs, self.d)  # (frames below a sub-phase: their locals that are vars stay so)
         state = State(self.rs, data, self._log)
         state._log_shared = self._log_shared = True
         state._history = self._history = self._history_as_actions()

@@ -7,13 +7,14 @@ contract (`_atomically`: a refused move leaves the state exactly as before) is `
 """
 from __future__ import annotations
 
-import marshal
 from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import flow, legal, simultaneous
 from .chance import index_of, outcomes_of
-from .effects import ENGINE_ERRORS, SECRET_TO, describe_error, run_block
+from .aliases import restored
+from .declared import answer_off_declared
+from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, describe_error, run_block
 from .frames import top_phase
 from .values import APPLIED, SCALARS, Action, Outcome, fmt, thaw
 
@@ -136,7 +137,7 @@ class Acting:
         point = self._undo[-moves]
         del self._undo[-moves:]
         snapshot, self._history, log, log_length = point
-        self.d = marshal.loads(snapshot)
+        self.d = restored(self.rs, snapshot)
         self._log_back(log, log_length)
         self.touched()
         return APPLIED
@@ -203,6 +204,9 @@ class Acting:
         pending = data["pending"]
         if pending is not None:
             value = thaw(args[0][1])  # (("value", option),): the answer to the decision
+            off = answer_off_declared(self.rs, data, value)  # off the range or step its choose declares
+            if off is not None:
+                raise RuleFailure(off)
             data["pending"] = None
             data["stack"][pending["frame"]]["locals"][pending["bind"]] = value
             flow.run(self)

@@ -114,6 +114,7 @@ class Choose:
     count: Any  # choose `count` of the options (a combination), or None for one
     label: Optional[list]  # a label template for each option, or None
     pos: Any = None
+    declared: Optional[tuple] = None  # handles of the `min`, `max`, `step` it declares (each None if not), or None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from .aliases import frame_links
 from .saves import SAVE_FORMAT, check_saved
 from .values import Action, Outcome
 
@@ -19,10 +20,13 @@ class Records:
     def to_json(self) -> str:
         # keys keep their order: iterating a map follows insertion order, so a sorted dump
         # would make a resumed game diverge from the original
-        return json.dumps({"format": SAVE_FORMAT, "ruleset": self.rs.name, "modules": list(self.rs.modules),
-                           "digest": self.rs.digest, "settings": dict(getattr(self.rs, "overrides", {}) or {}),
-                           "state": self.plain(), "history": self.history()},
-                          separators=(",", ":"))
+        save = {"format": SAVE_FORMAT, "ruleset": self.rs.name, "modules": list(self.rs.modules),
+                "digest": self.rs.digest, "settings": dict(getattr(self.rs, "overrides", {}) or {}),
+                "state": self.plain(), "history": self.history()}
+        links = frame_links(self.rs, self.d)  # what the waiting frames' values are (aliases.py)
+        if links:
+            save["links"] = links
+        return json.dumps(save, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, ruleset, text) -> "State":

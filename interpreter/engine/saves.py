@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from .aliases import link_problem
 from .frames import check_frame
 
 __all__ = ["SaveError", "check_saved", "SAVE_FORMAT"]
@@ -22,7 +23,7 @@ class SaveError(ValueError):
 
 
 def check_saved(ruleset, text) -> dict:
-    """The parsed save, or SaveError."""
+    """The parsed save (its state's frame values linked back to what they were), or SaveError."""
     try:
         data = json.loads(text) if isinstance(text, (str, bytes)) else text
     except (ValueError, RecursionError) as error:
@@ -47,6 +48,8 @@ def check_saved(ruleset, text) -> dict:
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as error:
         # a shape the checks above did not foresee is still a damaged save, never a traceback
         reason = f"unexpected shape ({type(error).__name__}: {error})"[:300]
+    if not reason:  # what the waiting frames' values are: put back into the state (aliases.py)
+        reason = link_problem(ruleset, data["state"], data.get("links", []))
     if reason:
         raise SaveError(f"the saved state is damaged: {reason}")
     history = data.get("history", [])

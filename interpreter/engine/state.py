@@ -18,6 +18,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, infosets, scoring, simultaneous, visibility
 from .acting import Acting, _rule_error_text
+from .aliases import copied, restored, snapshot
 from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure
 from .frames import top_phase
 from .records import HistoryError, Records
@@ -27,7 +28,8 @@ from .values import APPLIED, Action, Outcome, fmt
 __all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError", "initial_vars"]
 
 # marshal format 2 writes no back-references: a copy never shares a list between two places,
-# exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses)
+# exactly like a JSON round-trip (format 3+ would keep aliasing that JSON loses; a copy of a game
+# whose waiting frames hold lists keeps theirs, aliases.py)
 _NOREF = 2
 _RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
 MAX_STATE_BYTES = 32_000_000
@@ -50,7 +52,7 @@ class State(Acting, Records):
         self._mover = None  # the player the legal moves are for
         self._movers = None  # at a simultaneous node: the seat of each legal move
         self._legal_step = -1
-        self._undo: list = []  # (data, history, log, log length) before each move made with apply_id
+        self._undo: list = []  # (snapshot of the data, history, log, log length) before each move made with apply_id
         self._handed: dict = {}  # id -> Action of the actions built alone (legal_action) this step
         self.waiting = None  # the legal moves found by the flow when it stopped
         self._history = None  # a chain (earlier, entry), shared by copies
@@ -111,7 +113,7 @@ class State(Acting, Records):
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
     def copy(self) -> "State":
-        twin = State(self.rs, marshal.loads(marshal.dumps(self.d, _NOREF)), self._log)
+        twin = State(self.rs, copied(self.rs, self.d), self._log)  # a local that is a var's list stays one (aliases.py)
         twin._history = self._history
         self._log_shared = twin._log_shared = True
         return twin
@@ -200,6 +202,14 @@ class State(Acting, Records):
     @property
     def steps(self) -> int:
         return self.d["step"]
+
+    @property
+    def history_mark(self) -> object:
+        """An opaque object that stays the same (compare it with `is`) while no move or chance
+        outcome is applied or taken back: a cache of what was derived from a position keeps it
+        and derives again when it changes. Copies share it until one plays on; undo gives the
+        earlier one back. (Changing `vars` from outside does not change it.)"""
+        return self._history
 
     @property
     def log(self) -> list:
@@ -293,8 +303,8 @@ class State(Acting, Records):
     def _atomically(self, change, *args, undoable: bool = False) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back.
         With `undoable`, the state before a change that went through is kept for `undo()`."""
-        snapshot = marshal.dumps(self.d, _NOREF)
-        if len(snapshot) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
+        kept = snapshot(self.rs, self.d)  # (bytes, links: what the waiting frames' values are, aliases.py)
+        if len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
             return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
         self._settle_labels()
@@ -309,9 +319,9 @@ class State(Acting, Records):
             outcome = Outcome(False, "rule_error", _rule_error_text(error))
         else:
             if undoable:
-                self._undo.append((snapshot, history, log, log_length))
+                self._undo.append((kept, history, log, log_length))
             return APPLIED
-        self.d = marshal.loads(snapshot)
+        self.d = restored(self.rs, kept)
         self._history = history
         self._log_back(log, log_length)
         self.touched()

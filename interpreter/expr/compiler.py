@@ -30,8 +30,8 @@ from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
-from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _own_copy, _stored_copy,
-                      _runtime_error)
+from .runtime import (_PY_ERRORS, _aug, _clip, _get_or0, _key, _located, _own_copy,
+                      _runtime_error, stored_copier)
 
 __all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name",
            "compile_waiting"]
@@ -200,7 +200,7 @@ class CodeUnit:
         namespace["_aug"] = functools.partial(_aug, self.budget)
         namespace["_key"] = _key
         namespace["_get_or0"] = _get_or0
-        namespace["_cp"] = _stored_copy
+        namespace["_cp"] = stored_copier(self.budget)
         namespace.update(_list_t=list, _int_t=int, _len=len, _SCALAR_AS_IS=frozenset((str, float, bool, type(None))))
         namespace["_own"] = functools.partial(_own_copy, self.budget)
         namespace["_PE"] = _PY_ERRORS

@@ -1,7 +1,7 @@
 """The helpers generated code calls that are not builtins: assignment (`_aug`, `_key`, `_cp`,
-`_own`: value semantics, text map keys, bounded numbers, plain data only) and the translation of a
-Python error met at run time into a RuleRuntimeError in the designer's words, with the failing
-expression and its position (`_runtime_error`, `_located`).
+`_own`: value semantics, text map keys, bounded numbers, plain data only, copies charged to the
+work bound) and the translation of a Python error met at run time into a RuleRuntimeError in the
+designer's words, with the failing expression and its position (`_runtime_error`, `_located`).
 """
 from __future__ import annotations
 
@@ -93,6 +93,8 @@ def _too_large():
 def _aug(budget, current, operator, operand):
     """`current operator= operand` of an assignment (bound to the ruleset's work budget in `build`)."""
     if operator == "+":
+        if type(operand) is list or type(operand) is dict:  # stored: its own copy (value semantics, never aliasing)
+            operand = _charged_copy(budget, operand, "copying a list or map to assign it")
         if current is None:
             return operand
         kind = type(current)
@@ -132,39 +134,45 @@ def _key(container, key):
     return key
 
 
-def _stored_copy(value):
-    """Assignment copies a list or map: rules have value semantics, never aliasing. A number
-    stored is at most MAX_INT_BITS bits (a loop of multiplications stops there)."""
-    kind = type(value)
-    if kind is list or kind is dict:
-        try:
-            return _marshal.loads(_marshal.dumps(value, 2))
-        except ValueError as error:  # something marshal cannot copy: not plain data, or too deep
-            if "deep" in str(error):
-                raise RuleRuntimeError("a list or map nested too deeply to be stored") from None
-            raise _not_data(value) from None
-    if kind is int and not -_BIGGEST_INT < value < _BIGGEST_INT:
-        raise _too_large()
-    if kind not in _PLAIN:
-        raise _not_data(value)
-    return value
+def stored_copier(budget):
+    """`_cp`, what an assignment stores (`v = t`, `v[k] = t`): a list or map is copied (rules
+    have value semantics, never aliasing), charged to `budget` as `_own_copy` charges, so a loop
+    copying a large list is stopped like any other work. A number stored is at most
+    MAX_INT_BITS bits (a loop of multiplications stops there)."""
+    def stored_copy(value):
+        kind = type(value)
+        if kind is list or kind is dict:
+            return _charged_copy(budget, value, "copying a list or map to assign it")
+        if kind is int and not -_BIGGEST_INT < value < _BIGGEST_INT:
+            raise _too_large()
+        if kind not in _PLAIN:
+            raise _not_data(value)
+        return value
+    return stored_copy
 
 
 _PLAIN = frozenset({int, float, str, bool, type(None)})
 
 
 def _own_copy(budget, value):
-    """The copy a local gets before a part of it is assigned (locals are values): `_stored_copy`,
-    charged to the work bound one element per 8 bytes copied, so a loop assigning into a large
-    local is stopped like any other work."""
+    """The copy a local gets before a part of it is assigned (locals are values), charged to the
+    work bound one element per 8 bytes copied, so a loop assigning into a large local is stopped
+    like any other work."""
     if type(value) is list or type(value) is dict:
-        try:
-            data = _marshal.dumps(value, 2)
-        except ValueError:
-            return _stored_copy(value)  # (it says why it cannot be copied)
-        budget.charge(len(data) // 8 + 1, "copying a local to assign into it")
-        return _marshal.loads(data)
+        return _charged_copy(budget, value, "copying a local to assign into it")
     return value
+
+
+def _charged_copy(budget, value, what: str):
+    """A copy of list or map `value`, one element of work per 8 bytes copied."""
+    try:
+        data = _marshal.dumps(value, 2)
+    except ValueError as error:  # something marshal cannot copy: not plain data, or too deep
+        if "deep" in str(error):
+            raise RuleRuntimeError("a list or map nested too deeply to be stored") from None
+        raise _not_data(value) from None
+    budget.charge(len(data) // 8 + 1, what)
+    return _marshal.loads(data)
 
 
 def _not_data(value):
