@@ -230,9 +230,10 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         return self._move_by_reference(index, False)
 
     def _run_move(self, move, frame, point, index: int, undo_log=None) -> None:
-        """Make move `index` (from the undo point `point`, None when the move keeps no undo log:
-        then `undo_log` is the module's every_var), up to its first decision or the next
-        player's turn."""
+        """Make listed move `index` (from the undo point `point`, None when the move keeps no undo
+        log: then `undo_log` is the module's every_var): its step counted, its history entry and
+        effects, then the flow up to its first decision (or a sub-phase it enters, decisions.py)
+        or the next player's turn."""
         if undo_log is None:
             undo_log = point[7]
         ruleset = self.rs
@@ -243,11 +244,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
         self._moving = (point, index)
-        self._act(move, index, frame, undo_log)
-
-    def _act(self, move, index: int, frame, undo_log: dict) -> None:
-        """Listed move `index`'s history entry and effects (its step counted), then the flow: up
-        to its first decision (or a sub-phase it enters, decisions.py) or the next player's turn."""
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
             action = self._built_action(index)  # (its label settled already)
@@ -262,18 +258,28 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self.moves = self._legal = None
         self._version += 1
         module = self.module
+        variables = self.V
         if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
-            self._wait_in(module.act_named[move[0]](self, self.V, local_names, undo_log), False, undo_log)
+            self._wait_in(module.act_named[move[0]](self, variables, local_names, undo_log), False, undo_log)
             return
-        module.act_named[move[0]](self, self.V, local_names, undo_log)
-        self._after_action(frame, undo_log)
+        module.act_named[move[0]](self, variables, local_names, undo_log)
+        if frame[STAGE] != "turns":  # the move ran `end_phase`
+            self._after_action(frame, undo_log)
+            return
+        stage = module.turns_named[frame[0]](self, variables, undo_log)
+        if stage is not None or self.is_terminal:  # (else the next player's turn: the common case)
+            self._flow_from(stage, undo_log)
 
     def _after_action(self, frame: list, undo_log: dict) -> None:
         """The flow after an action's effects, up to the next player's turn."""
         # the flow goes on from the frame's stage (`turns` unless the move ran `end_phase`)
         module = self.module
-        stage = (module.turns_named[frame[0]] if frame[STAGE] == "turns" else
-                 module.stages_named[frame[0]][frame[STAGE]])(self, self.V, undo_log)
+        self._flow_from((module.turns_named[frame[0]] if frame[STAGE] == "turns" else
+                         module.stages_named[frame[0]][frame[STAGE]])(self, self.V, undo_log), undo_log)
+
+    def _flow_from(self, stage, undo_log: dict) -> None:
+        """The flow after a stage function returned `stage` (None: a player must act, or the game
+        is over), up to the next player's turn."""
         if stage is None:
             if self.is_terminal:
                 self.moves = []
