@@ -27,7 +27,7 @@ from .blocks import ACTED, PLAYER, ROUND, STAGE
 from .decisions import ANSWER, POSITION, WHOLE, Decisions
 from .listing import Listing
 from .queries import Queries
-from .start import ChanceHolder, StartMemo, fresh_copier
+from .start import ChanceHolder, StartDraw, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
@@ -46,11 +46,12 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         memo = module.start_positions[players] = StartMemo()
     seed_text = str(seed)
     rng = [seed_text, 0]
-    position = memo.find(rng)
+    position = memo.root
+    if type(position) is StartDraw:  # set-up draws: its outcomes lead to the position
+        position = memo.find(rng)
     if position is not None:
         new_vars, frame, log, moves, actions, terminal, step = position
-        state = CompiledState(ruleset, module, new_vars(), seed_text)
-        state.rng[1] = rng[1]
+        state = CompiledState(ruleset, module, new_vars(), seed_text, rng)
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
@@ -91,7 +92,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
                  "_moving", "_players")
 
-    def __init__(self, ruleset, module, game_vars: dict, seed: str):
+    def __init__(self, ruleset, module, game_vars: dict, seed: str, rng=None):
         self.rs = ruleset
         self.module = module
         self.V = game_vars
@@ -101,7 +102,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self.is_terminal = False
         self.step = 0
         self.seed = seed
-        self.rng = [seed, 0]
+        self.rng = [seed, 0] if rng is None else rng  # the seeded RNG: [seed text, draws so far]
         self._chance = None  # the ChanceHolder, made when chance is first drawn
         self.moves = []  # the legal moves now, as engine/legal.py lists them
         self._legal = None  # their Action objects, once asked for
