@@ -158,7 +158,12 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             self._keep_whole()
         if self._ref is not None:
             return self._by_reference(action, False)
-        index = self._index_of(action)
+        actions = self._legal
+        if actions is not None:  # one of the Actions legal_actions() gave (the common case)
+            for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return self._apply_index(index, False)
+        index = self._index_of(action)  # (one legal_action built alone)
         if index is not None:
             return self._apply_index(index, False)
         if self.is_terminal:
