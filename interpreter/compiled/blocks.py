@@ -301,7 +301,7 @@ def _action_moves(out: Writer, action, target, depth: int = 2) -> None:
         plain = _plain_element(handle)
         if plain is not None:  # the move of each value built once, then looked up
             cache = out.value({}, "_moves")
-            listed = (f"[{cache}[value] if type(value) is {plain} and value in {cache} else "
+            listed = (f"[({cache}.get(value) if type(value) is {plain} else None) or "
                       f"_new_move({cache}, {name}, {text(param)}, value, {parts}) for value in {domain}]")
             out.emit(depth, f"return {listed}" if target is None else f"{target}.extend({listed})")
             return
