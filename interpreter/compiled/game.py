@@ -249,7 +249,8 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if step > ruleset.max_steps:
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
-        self._moving = (point, index)
+        if self._pending is None:  # (else a turn of a sub-phase: the outer move stays the one under way)
+            self._moving = (point, index)
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
             action = self._built_action(index)  # (its label settled already)
