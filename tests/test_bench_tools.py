@@ -149,3 +149,20 @@ def test_the_compiled_bench_times_another_checkout_beside_this_one():
     rows = {label: value for label, value, _ in compiled.ratio_lines(results)}
     expected = results["kuhn_compiled"]["ratio"] / results["kuhn_compiled@against"]["ratio"]
     assert rows["kuhn_compiled: this tree / --against tree"] == pytest.approx(expected)
+
+
+def test_the_compiled_bench_plays_untimed_playouts_for_instruction_counts(monkeypatch, capsys):
+    """tools/bench/compiled.py --playouts N: 300 warm-up playouts and N more of the game asked
+    for (the integer board by name), printing nothing, so that N games minus 0 games under
+    callgrind is the instructions of N games."""
+    import compiled
+
+    played = []
+    monkeypatch.setattr(compiled, "api_playout", lambda ruleset, engine, rng, seed: played.append((ruleset.name, engine)))
+    monkeypatch.setattr(compiled, "integer_board_playout", lambda rng: played.append("integer board"))
+    compiled.main(["--playouts", "2", "--game", "kuhn-poker"])
+    assert played == [("kuhn-poker", "compiled")] * 302
+    played.clear()
+    compiled.main(["--playouts", "3", "--game", "integer_board"])
+    assert played == ["integer board"] * 303
+    assert capsys.readouterr().out == ""

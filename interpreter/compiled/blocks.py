@@ -286,6 +286,11 @@ def write_legal(out: Writer, phase, index: int) -> None:
     actions = [out.rs.actions[action_id] for action_id in phase.actions]
     has_fallback = any(action.fallback for action in actions)
     out.emit(0, f"def legal_{index}(st, V, player, round_):")
+    if _listed_at_once(actions):  # one action, listed by one comprehension: its list is the moves
+        out.emit(1, "L = {'player': player, 'round': round_}")
+        _action_moves(out, actions[0], None, 1)
+        out.emit(0, "")
+        return
     out.emit(1, "found = []")
     out.shared = sharing_plan(out, actions, lambda action: _plain_leading_checks(out, action))
     for shared in out.shared.values():
@@ -311,7 +316,19 @@ def _label(out: Writer, action) -> tuple:
     return parts, context
 
 
-def _action_moves(out: Writer, action, target: str) -> None:
+def _listed_at_once(actions: list) -> bool:
+    """Is the phase's one action (no fallback, no requirement before its parameter) listed by
+    one comprehension (_action_moves with one parameter, its values of a plain kind)?"""
+    if len(actions) != 1:
+        return False
+    action = actions[0]
+    return (not action.fallback and not action.req_levels[0] and len(action.params) == 1
+            and not action.req_levels[1] and not (action.label_parts and not action.label_static)
+            and _plain_element(action.params[0][1]) is not None)
+
+
+def _action_moves(out: Writer, action, target, depth: int = 2) -> None:
+    """The moves of `action`, added to the list `target` (None: the comprehension returned)."""
     name = text(action.id)
     parts, context = _label(out, action)
     params = action.params
@@ -328,8 +345,9 @@ def _action_moves(out: Writer, action, target: str) -> None:
         plain = _plain_element(handle)
         if plain is not None:  # the move of each value built once, then looked up
             cache = out.value({}, "_moves")
-            out.emit(2, f"{target}.extend([{cache}[value] if type(value) is {plain} and value in {cache} else "
-                        f"_new_move({cache}, {name}, {text(param)}, value, {parts}) for value in {domain}])")
+            listed = (f"[({cache}.get(value) if type(value) is {plain} else None) or "
+                      f"_new_move({cache}, {name}, {text(param)}, value, {parts}) for value in {domain}]")
+            out.emit(depth, f"return {listed}" if target is None else f"{target}.extend({listed})")
             return
         out.emit(2, f"{target}.extend([({name}, (({text(param)}, value if type(value) in _SCALARS else _freeze(value)),), "
                     f"None, {parts}, None) for value in {domain}])")

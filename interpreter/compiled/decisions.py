@@ -157,14 +157,14 @@ class Decisions:
         (at a turn of a sub-phase the move entered, the move `index` of the turn is made)."""
         pending = self._pending
         move = self.moves[index]
+        if pending.decision is None:  # a turn of the sub-phase (its step counted by _run_move)
+            pending.answers.append(index)
+            self._run_move(move, self.frame, pending.start, index, pending.undo_log)
+            return
         self.rs.budget.reset()
         self.step += 1
         if self.step > self.rs.max_steps:
             raise RuleRuntimeError("the game exceeded its bound of steps")  # the reference says it
-        if pending.decision is None:  # a turn of the sub-phase
-            pending.answers.append(index)
-            self._act(move, index, self.frame, pending.undo_log)
-            return
         self._history = (self._history, (move, pending.decision[0]))
         pending.answers.append(index)
         self.moves = None

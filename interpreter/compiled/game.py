@@ -28,7 +28,7 @@ from .blocks import ACTED, PLAYER, ROUND, STAGE
 from .decisions import ANSWER, POSITION, WHOLE, Decisions
 from .listing import Listing
 from .queries import Queries
-from .start import ChanceHolder, StartMemo, fresh_copier
+from .start import ChanceHolder, StartDraw, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
@@ -47,11 +47,12 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         memo = module.start_positions[players] = StartMemo()
     seed_text = str(seed)
     rng = [seed_text, 0]
-    position = memo.find(rng)
+    position = memo.root
+    if type(position) is StartDraw:  # set-up draws: its outcomes lead to the position
+        position = memo.find(rng)
     if position is not None:
         new_vars, frame, log, moves, actions, terminal, step = position
-        state = CompiledState(ruleset, module, new_vars(), seed_text)
-        state.rng[1] = rng[1]
+        state = CompiledState(ruleset, module, new_vars(), seed_text, rng)
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
@@ -92,7 +93,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
                  "_moving", "_players")
 
-    def __init__(self, ruleset, module, game_vars: dict, seed: str):
+    def __init__(self, ruleset, module, game_vars: dict, seed: str, rng=None):
         self.rs = ruleset
         self.module = module
         self.V = game_vars
@@ -102,7 +103,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self.is_terminal = False
         self.step = 0
         self.seed = seed
-        self.rng = [seed, 0]
+        self.rng = [seed, 0] if rng is None else rng  # the seeded RNG: [seed text, draws so far]
         self._chance = None  # the ChanceHolder, made when chance is first drawn
         self.moves = []  # the legal moves now, as engine/legal.py lists them
         self._legal = None  # their Action objects, once asked for
@@ -158,7 +159,12 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             self._keep_whole()
         if self._ref is not None:
             return self._by_reference(action, False)
-        index = self._index_of(action)
+        actions = self._legal
+        if actions is not None:  # one of the Actions legal_actions() gave (the common case)
+            for index, candidate in enumerate(actions):
+                if candidate is action:
+                    return self._apply_index(index, False)
+        index = self._index_of(action)  # (one legal_action built alone)
         if index is not None:
             return self._apply_index(index, False)
         if self.is_terminal:
@@ -231,9 +237,10 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         return self._move_by_reference(index, False)
 
     def _run_move(self, move, frame, point, index: int, undo_log=None) -> None:
-        """Make move `index` (from the undo point `point`, None when the move keeps no undo log:
-        then `undo_log` is the module's every_var), up to its first decision or the next
-        player's turn."""
+        """Make listed move `index` (from the undo point `point`, None when the move keeps no undo
+        log: then `undo_log` is the module's every_var): its step counted, its history entry and
+        effects, then the flow up to its first decision (or a sub-phase it enters, decisions.py)
+        or the next player's turn."""
         if undo_log is None:
             undo_log = point[7]
         ruleset = self.rs
@@ -243,12 +250,8 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if step > ruleset.max_steps:
             raise RuleRuntimeError(f"the game exceeded its bound of {ruleset.max_steps} steps in phase "
                                    f"'{frame[0]}' (does a phase loop without end?)")
-        self._moving = (point, index)
-        self._act(move, index, frame, undo_log)
-
-    def _act(self, move, index: int, frame, undo_log: dict) -> None:
-        """Listed move `index`'s history entry and effects (its step counted), then the flow: up
-        to its first decision (or a sub-phase it enters, decisions.py) or the next player's turn."""
+        if self._pending is None:  # (else a turn of a sub-phase: the outer move stays the one under way)
+            self._moving = (point, index)
         player = frame[PLAYER]
         if move[4] is not None:  # a label that reads the state: rendered now, before it changes
             action = self._built_action(index)  # (its label settled already)
@@ -263,18 +266,28 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self.moves = self._legal = None
         self._version += 1
         module = self.module
+        variables = self.V
         if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
-            self._wait_in(module.act_named[move[0]](self, self.V, local_names, undo_log), False, undo_log)
+            self._wait_in(module.act_named[move[0]](self, variables, local_names, undo_log), False, undo_log)
             return
-        module.act_named[move[0]](self, self.V, local_names, undo_log)
-        self._after_action(frame, undo_log)
+        module.act_named[move[0]](self, variables, local_names, undo_log)
+        if frame[STAGE] != "turns":  # the move ran `end_phase`
+            self._after_action(frame, undo_log)
+            return
+        stage = module.turns_named[frame[0]](self, variables, undo_log)
+        if stage is not None or self.is_terminal:  # (else the next player's turn: the common case)
+            self._flow_from(stage, undo_log)
 
     def _after_action(self, frame: list, undo_log: dict) -> None:
         """The flow after an action's effects, up to the next player's turn."""
         # the flow goes on from the frame's stage (`turns` unless the move ran `end_phase`)
         module = self.module
-        stage = (module.turns_named[frame[0]] if frame[STAGE] == "turns" else
-                 module.stages_named[frame[0]][frame[STAGE]])(self, self.V, undo_log)
+        self._flow_from((module.turns_named[frame[0]] if frame[STAGE] == "turns" else
+                         module.stages_named[frame[0]][frame[STAGE]])(self, self.V, undo_log), undo_log)
+
+    def _flow_from(self, stage, undo_log: dict) -> None:
+        """The flow after a stage function returned `stage` (None: a player must act, or the game
+        is over), up to the next player's turn."""
         if stage is None:
             if self.is_terminal:
                 self.moves = []

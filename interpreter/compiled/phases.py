@@ -117,9 +117,9 @@ def _turns(out: Writer, phase, number: int, end_if, enders: set) -> None:
     """turn_order.turn_step as one loop: each pass is one call of turn_step in the reference."""
     out.emit(0, f"def turns_{number}(st, V, S):")
     out.emit(1, "F = st.frame")
+    out.emit(1, f"if F[{ORDER}] is None:")  # (only a new frame has no order: not tested again in the loop)
+    _start_turns(out, phase, number, 2)
     out.emit(1, "while True:")
-    out.emit(2, f"if F[{ORDER}] is None:")
-    _start_turns(out, phase, number)
     out.emit(2, f"if F[{PLAYER}] is not None:")
     if phase.per_turn is not None or phase.end is not None:
         out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
@@ -148,30 +148,32 @@ def _turns(out: Writer, phase, number: int, end_if, enders: set) -> None:
     if phase.end is not None:
         out.emit(2, f"if {out.call(phase.end, 'L')}:")
         _to_exit(out, 3, number, False)
-    out.emit(2, f"if F[{OPENED}] != F[{ROUND}]:")
-    out.emit(3, f"F[{OPENED}] = F[{ROUND}]")
     if phase.round_block is not None:
+        out.emit(2, f"if F[{OPENED}] != F[{ROUND}]:")
+        out.emit(3, f"F[{OPENED}] = F[{ROUND}]")
         write_block(out, phase.round_block, 3, "L")
         _after_block(out, phase.round_block, 3, number, enders)
         out.emit(3, "continue")
+    else:  # (a new round opens with nothing to run)
+        out.emit(2, f"F[{OPENED}] = F[{ROUND}]")
     _next_player(out, phase, number)
     _after_block(out, phase.turn_block, 2, number, enders)
     out.emit(0, "")
 
 
-def _start_turns(out: Writer, phase, number: int) -> None:
+def _start_turns(out: Writer, phase, number: int, depth: int) -> None:
     if phase.players is not None or phase.first is not None:
-        out.emit(3, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
+        out.emit(depth, f"L = {{'player': F[{PLAYER}], 'round': F[{ROUND}]}}")
     players = f"list({out.call(phase.players, 'L')})" if phase.players is not None else "list(V['players'])"
-    out.emit(3, f"order = F[{ORDER}] = {players}")
-    out.emit(3, "if not order:")
-    _to_exit(out, 4, number, False)
+    out.emit(depth, f"order = F[{ORDER}] = {players}")
+    out.emit(depth, "if not order:")
+    _to_exit(out, depth + 1, number, False)
     first = out.call(phase.first, "L") if phase.first is not None else "order[0]"
-    out.emit(3, f"first = {first}")
-    out.emit(3, f"F[{INDEX}] = order.index(first) if first in order else 0")
-    out.emit(3, f"F[{PLAYER}] = None")
-    out.emit(3, f"F[{BEGIN}] = F[{INDEX}]")
-    out.emit(3, f"F[{ACTED}] = 0")
+    out.emit(depth, f"first = {first}")
+    out.emit(depth, f"F[{INDEX}] = order.index(first) if first in order else 0")
+    out.emit(depth, f"F[{PLAYER}] = None")
+    out.emit(depth, f"F[{BEGIN}] = F[{INDEX}]")
+    out.emit(depth, f"F[{ACTED}] = 0")
 
 
 def _end_turn(out: Writer, phase, number: int, tested: bool) -> None:

@@ -23,8 +23,14 @@ in one run (interleaved bursts, median of the per-round ratios; never a timed as
 Bursts are timed in this process's CPU time by default (`--clock wall` for elapsed time): on a
 shared machine the other jobs then weigh on neither side of a ratio.
 
+Instruction counts (the steadiest figure on a shared machine): `--playouts N [--game NAME]` plays
+300 untimed warm-up playouts, then N (API, engine="compiled"; `--game integer_board` for the
+hand-written one), and prints nothing; run it under `valgrind --tool=callgrind` with
+PYTHONHASHSEED=0 for N and for 0, and divide the difference of the totals by N.
+
 Run: .venv/bin/python tools/bench/compiled.py [--rounds 5] [--seconds 0.4] [--against TREE] [--clock cpu|wall]
      .venv/bin/python tools/bench/compiled.py --real [corporate-times@4 davos@4:big+mean ...] [--games 4]
+     valgrind --tool=callgrind .venv/bin/python tools/bench/compiled.py --playouts 200 [--game kuhn-poker]
 """
 import argparse
 import gc
@@ -204,6 +210,18 @@ def real_game_ratios(specs, rounds: int, games: int) -> None:
         print(f"  {'':28} moves: {move_shares(ruleset, players, seeds)}")
 
 
+def play_untimed(game: str, playouts: int) -> None:
+    """300 warm-up playouts of `game` (through the API on the compiled engine, or the integer
+    board), then `playouts` more: the work an instruction count divides by."""
+    rng = random.Random(1)
+    ruleset = None if game == "integer_board" else load(game)
+    for number in range(300 + playouts):
+        if ruleset is None:
+            integer_board_playout(rng)
+        else:
+            api_playout(ruleset, "compiled", rng, number)
+
+
 def verdict(value, target):
     if not target:
         return ""
@@ -221,7 +239,12 @@ def main(argv=None):
     parser.add_argument("--real", nargs="*", metavar="NAME@PLAYERS[:MODULES]",
                         help=f"time real games instead (default: {' '.join(REAL_GAMES)})")
     parser.add_argument("--games", type=int, default=4, help="seeded games per engine and round (--real)")
+    parser.add_argument("--playouts", type=int, metavar="N", help="play N playouts after 300 warm-up ones, untimed")
+    parser.add_argument("--game", default="tictactoe", help="the game of --playouts (or integer_board)")
     args = parser.parse_args(argv)
+    if args.playouts is not None:
+        play_untimed(args.game, args.playouts)
+        return
     if args.real is not None:
         real_game_ratios(args.real or REAL_GAMES, args.rounds, args.games)
         return
