@@ -19,17 +19,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools", "bench"))
 import mcts as mcts_bench  # noqa: E402
 
+# a log line that divides by zero, one that exceeds the work bound, and a plain one
 GAME = """\
 game: {name: logfail, players: [2], start: s}
-vars:
-  d: {value: 0}
-  n: {value: 0}
+phases:
+  s: {kind: turns, actions: [divide, pairs, wait], rounds: 2, next: end}
+vars: {d: {value: 0}, n: {value: 0}}
 actions:
   divide: {effects: ["n += 1", {log: "{10 // d} per player"}]}
   pairs: {effects: ["n += 1", {log: "{len([i * j for i in range(100000) for j in range(100000)])} pairs"}]}
   wait: {effects: ["n += 2", {log: "player {player} waits"}]}
-phases:
-  s: {kind: turns, actions: [divide, pairs, wait], rounds: 2, next: end}
 """
 
 
@@ -37,24 +36,29 @@ def _without_log(game) -> dict:
     return {key: value for key, value in game.plain().items() if key != "log"}
 
 
+def _played_alike(kept, searched, rng, most: int) -> int:
+    """Up to `most` random moves made in both games, which must stay alike but for the log;
+    how many were made."""
+    for made in range(most):
+        if kept.is_terminal:
+            return made
+        listed = kept.legal_action_ids()
+        assert searched.legal_action_ids() == listed
+        chosen = rng.choice(listed)
+        assert searched.action_key(chosen) == kept.action_key(chosen)
+        assert bool(searched.apply_id(chosen)) == bool(kept.apply_id(chosen))
+        assert _without_log(searched) == _without_log(kept) and searched.is_terminal == kept.is_terminal
+    return most
+
+
 @pytest.mark.parametrize("name,players", [("davos", 4), ("deep-state", 3), ("corporate-times", 4)])
 def test_a_game_keeping_no_log_is_the_same_game_but_for_its_log(name, players):
     decisions = mcts_bench.decision_states(interpreter, name, players, 4, False)
     for number, (state, player) in enumerate(decisions):
         world = state.determinize(player, 11)
-        kept, searched = played_on(world), played_on(world)
+        searched = played_on(world)
         searched.drop_log()
-        rng = random.Random(number)
-        made = 0
-        while made < 40 and not kept.is_terminal:
-            ids = kept.legal_action_ids()
-            assert searched.legal_action_ids() == ids
-            chosen = rng.choice(ids)
-            assert searched.action_key(chosen) == kept.action_key(chosen)
-            assert bool(searched.apply_id(chosen)) == bool(kept.apply_id(chosen))
-            made += 1
-            assert _without_log(searched) == _without_log(kept)
-            assert searched.is_terminal == kept.is_terminal
+        made = _played_alike(played_on(world), searched, random.Random(number), 40)
         assert searched.undo(made)
         assert searched.hash() == world.hash()  # taken back: the log as it was at the world too
         with pytest.raises(RuleRuntimeError, match="keeps no log"):
