@@ -198,13 +198,17 @@ class MCTSAgent(Agent):
 
     def _played(self, worlds: list) -> list:
         """The games the iterations play: each distinct world as a compiled game at its position
-        (engine "auto", when the ruleset compiles), else the world itself."""
+        (engine "auto", when the ruleset compiles), else the world itself. A compiled game is
+        the search's own and its log is never read: it keeps none (CompiledState.drop_log)."""
         if self.engine == "reference":
             return worlds
         games: dict = {}
         for world in worlds:
             if id(world) not in games:
-                games[id(world)] = played_on(world) or world
+                game = played_on(world)
+                if game is not None:
+                    game.drop_log()
+                games[id(world)] = game or world
         return [games[id(world)] for world in worlds]
 
     def _descend(self, node, sample, player) -> tuple:

@@ -230,12 +230,14 @@ def _random(out, effect, depth, local):
 def _log(out, effect, depth, local):
     pieces = [text(part) if isinstance(part, str) else f"_piece({out.call(part, local)})" for part in effect.parts]
     line = f"({', '.join(pieces)}{',' if len(pieces) == 1 else ''})"
+    # a game whose log nobody reads (a search world: CompiledState.drop_log) computes no pieces
+    out.emit(depth, "if st.log_kept:")
     if effect.readers is not None:  # a line for some players only (the pieces are read first)
-        out.emit(depth, f"st.note(_log_entry({line}, {out.call(effect.readers, local)}))")
+        out.emit(depth + 1, f"st.note(_log_entry({line}, {out.call(effect.readers, local)}))")
     elif out.secret is not False:  # a secret move's line is the mover's only
-        out.emit(depth, f"st.note(_log_entry({line}, {local}.get({text(fx.SECRET_TO)})))")
+        out.emit(depth + 1, f"st.note(_log_entry({line}, {local}.get({text(fx.SECRET_TO)})))")
     else:
-        out.emit(depth, f"st.note({line})")
+        out.emit(depth + 1, f"st.note({line})")
 
 
 def _choose(out, effect, depth, local):

@@ -91,7 +91,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "is_terminal", "step", "seed", "rng", "_chance",
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
-                 "_moving", "_players")
+                 "_moving", "_players", "log_kept")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str, rng=None):
         self.rs = ruleset
@@ -118,12 +118,11 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._pending = None  # a move waiting for a decision (decisions.Pending)
         self._moving = None  # (undo point, index) of the move under way
         self._players = game_vars.get("num_players")  # (rules may change the var)
+        self.log_kept = True  # False once drop_log() is called: the generated `log` effects note nothing
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
     _log_back = State._log_back
-    log = State.log
-    log_for = State.log_for
     hash = State.hash
     scores = State.scores
     winners = State.winners
@@ -137,6 +136,21 @@ class CompiledState(Listing, Queries, Twin, Decisions):
 
     def _lines(self) -> list:
         return self._ref._lines() if self._ref is not None else State._lines(self)
+
+    def drop_log(self) -> None:
+        """From now on the generated code notes no log line and computes no piece of one: for a
+        game whose log nobody reads (the worlds MCTS searches). Its log keeps the lines written
+        before (and any a move the reference makes writes); `log` and `log_for` refuse to answer.
+        A move whose log line alone would fail or exceed the work bound is then made (see
+        docs/language.md, `log`); nothing else of the game changes."""
+        self.log_kept = False
+
+    @property
+    def log(self) -> list:
+        return State.log.fget(self) if self.log_kept else _log_not_kept()
+
+    def log_for(self, player: int) -> list:
+        return State.log_for(self, player) if self.log_kept else _log_not_kept()
 
     def run(self, stage, undo_log: dict) -> None:
         """Run the generated flow from `stage` until a player must act or the game ends."""
@@ -356,7 +370,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
     def copy(self) -> "CompiledState":
         if self._ref is not None or self._pending is not None:  # a copy of the reference plays on
             twin = CompiledState(self.rs, self.module, {}, self.seed)
-            twin._players = self._players
+            twin._players, twin.log_kept = self._players, self.log_kept
             twin._hand_over(self.reference().copy())
             return twin
         twin = CompiledState(self.rs, self.module, marshal.loads(marshal.dumps(self.V, _NOREF)), self.seed)
@@ -366,6 +380,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             below = copied(self.rs, {"vars": self.V, "stack": self.below})
             twin.V, twin.below = below["vars"], below["stack"]
         twin.is_terminal, twin.step, twin._players = self.is_terminal, self.step, self._players
+        twin.log_kept = self.log_kept
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
@@ -388,11 +403,16 @@ def _back_to_start_next(points: list, start: tuple) -> bool:
 forward_to_reference(CompiledState)  # what it does not implement itself: the reference's (twin.py)
 
 
+def _log_not_kept():
+    raise RuleRuntimeError("this game keeps no log (drop_log: a game searched by an agent, whose log nobody reads)")
+
+
 def _play_again(state: CompiledState, history) -> None:
     """Put `state` back at the position after `history` (a chain of its moves) by setting the
     game up again and making those moves: a seeded game is the same game every time. For a move
     made without an undo log that failed halfway (its vars were changed in place)."""
     fresh = start_game(state.rs, state.module, state._players, state.seed)
+    fresh.log_kept = state.log_kept  # (a move whose log line failed was made in a game keeping none)
     state._history = history
     for action in state._history_actions():
         outcome = fresh.apply(action)
