@@ -137,21 +137,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
     def _lines(self) -> list:
         return self._ref._lines() if self._ref is not None else State._lines(self)
 
-    def drop_log(self) -> None:
-        """From now on the generated code notes no log line and computes no piece of one: for a
-        game whose log nobody reads (the worlds MCTS searches). Its log keeps the lines written
-        before (and any a move the reference makes writes); `log` and `log_for` refuse to answer.
-        A move whose log line alone would fail or exceed the work bound is then made (see
-        docs/language.md, `log`); nothing else of the game changes."""
-        self.log_kept = False
-
-    @property
-    def log(self) -> list:
-        return State.log.fget(self) if self.log_kept else _log_not_kept()
-
-    def log_for(self, player: int) -> list:
-        return State.log_for(self, player) if self.log_kept else _log_not_kept()
-
     def run(self, stage, undo_log: dict) -> None:
         """Run the generated flow from `stage` until a player must act or the game ends."""
         variables = self.V
@@ -401,10 +386,6 @@ def _back_to_start_next(points: list, start: tuple) -> bool:
 
 
 forward_to_reference(CompiledState)  # what it does not implement itself: the reference's (twin.py)
-
-
-def _log_not_kept():
-    raise RuleRuntimeError("this game keeps no log (drop_log: a game searched by an agent, whose log nobody reads)")
 
 
 def _play_again(state: CompiledState, history) -> None:

@@ -1,5 +1,6 @@
 """What a compiled game answers about itself (a mixin of CompiledState, game.py): whose turn,
-the phase and round, the vars, the step count, and the game's data as engine.State keeps it.
+the phase and round, the vars, the step count, the game's data as engine.State keeps it, and its log
+(or that it keeps none: `drop_log`).
 While the game is handed over (`_ref`) the reference answers; at a decision inside a move
 (`_pending`, decisions.py) the player to act is the one asked, and the data are the
 reference's at that decision.
@@ -11,6 +12,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..engine.frames import top_phase
+from ..engine.state import State
+from ..errors import RuleRuntimeError
 from .blocks import PLAYER, ROUND
 from .twin import frame_dict
 
@@ -118,9 +121,28 @@ class Queries:
     def plain(self) -> dict:
         return dict(self.d, log=list(self._lines()))
 
+    def drop_log(self) -> None:
+        """From now on the generated code notes no log line and computes no piece of one: for a
+        game whose log nobody reads (the worlds MCTS searches). Its log keeps the lines written
+        before (and any a move the reference makes writes); `log` and `log_for` refuse to answer.
+        A move whose log line alone would fail or exceed the work bound is then made (see
+        docs/language.md, `log`); nothing else of the game changes."""
+        self.log_kept = False
+
+    @property
+    def log(self) -> list:
+        return State.log.fget(self) if self.log_kept else _log_not_kept()
+
+    def log_for(self, player: int) -> list:
+        return State.log_for(self, player) if self.log_kept else _log_not_kept()
+
 
 def _below(below: list, field: str):
     """A field of the innermost phase frame of `below` (a game that ended in a sub-phase: the
     reference's phase is the one below it), or None."""
     frame = top_phase(below)
     return frame[field] if frame is not None else None
+
+
+def _log_not_kept():
+    raise RuleRuntimeError("this game keeps no log (drop_log: a game searched by an agent, whose log nobody reads)")
