@@ -73,3 +73,19 @@ def test_labels_read_one_at_a_time_or_never_give_the_reference_history():
                 assert picked.label == expected[index].label  # the label of the position it was listed in
             assert by_ids.history() == one_by_one.history() == reference.history()
             assert by_ids.is_terminal and one_by_one.is_terminal
+
+
+def test_vars_changed_at_a_decision_leave_its_labels_as_they_were():
+    """The reference renders a decision's labels when it opens; the compiled engine renders them
+    before anyone can change the vars it hands out (`vars`, then `touched()`)."""
+    ruleset = load(FOLDER)
+    labels = {}
+    for engine in ("reference", "compiled"):
+        state = ruleset.new_game(2, seed=1, engine=engine)
+        _at_decision(state, "give")
+        state.vars["stock"][0] = 2
+        state.touched()
+        labels[engine] = [action.label for action in state.legal_actions()]
+    assert labels["compiled"] == labels["reference"]
+    assert labels["reference"][1:] == ["give 1 of 4 (12 each)", "give 2 of 4 (6 each)", "give 3 of 4 (4 each)",
+                                       "give 4 of 4 (3 each)"]

@@ -121,6 +121,11 @@ class Decisions:
         # the labels are rendered when read (`_answer_move`): a random agent reads none
         self.moves = [("choose", (("value", freeze(option)),), None, None, None) for option in decision[1]]
 
+    def _label_answers(self) -> None:
+        """Every listed answer of the decision now with its label (`_answer_move`)."""
+        for index in range(len(self.moves or ())):
+            self._answer_move(index)
+
     def _answer_move(self, index: int) -> tuple:
         """Listed answer `index` of the decision now, with its label (rendered the first time it
         is read, from the position at the decision, which does not change while it waits:

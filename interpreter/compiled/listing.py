@@ -35,8 +35,7 @@ class Listing:
         actions = self._legal
         if actions is None:
             if self._pending is not None:  # a decision's labels, rendered when read
-                for index in range(len(self.moves)):
-                    self._answer_move(index)
+                self._label_answers()
             # the mover is the frame's player at a plain turn (current_player, without its checks)
             mover = self.frame[PLAYER] if self._pending is None and self.frame is not None else self.current_player
             by_move = self.module.listed_by_move.get(mover, _NONE_LISTED)
