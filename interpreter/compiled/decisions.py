@@ -25,6 +25,7 @@ import marshal
 
 from ..engine.aliases import copied
 from ..engine.state import State
+from ..engine.effects import option_label
 from ..engine.values import APPLIED, Outcome, freeze, thaw
 from ..errors import RuleRuntimeError
 from .support import SubPhase
@@ -43,8 +44,8 @@ class Pending:
     log keeps growing until the move is over; None in set-up, which the reference then makes),
     the index of the move among the legal moves there, the answers given so far (ids), the
     generator waiting now (an action's, or a phase stage's: `in_flow`, its return value is the
-    next stage), the decision now (player, options, labels or None, prompt; None at a turn of
-    a sub-phase the move entered), and `outer`: for each sub-phase entered, innermost last,
+    next stage), the decision now (player, options, (label template, names) or None, prompt;
+    None at a turn of a sub-phase the move entered), and `outer`: for each sub-phase entered, innermost last,
     (generator, in_flow, frame) of the effects waiting for it to return."""
 
     __slots__ = ("start", "index", "undo_log", "answers", "generator", "in_flow", "decision", "outer")
@@ -118,9 +119,25 @@ class Decisions:
         if pending.start is None or (end_if is not None and end_if(self.V, {})):
             raise HandOver()  # set-up asks a player, or the game ends at the decision
         pending.decision = decision
-        _player, options, labels, _prompt = decision
-        self.moves = [("choose", (("value", freeze(option)),), labels[number] if labels else None, None, None)
-                      for number, option in enumerate(options)]
+        # the labels are rendered when read (`_answer_move`): a random agent reads none
+        self.moves = [("choose", (("value", freeze(option)),), None, None, None) for option in decision[1]]
+
+    def _label_answers(self) -> None:
+        """Every listed answer of the decision now with its label (`_answer_move`)."""
+        for index in range(len(self.moves or ())):
+            self._answer_move(index)
+
+    def _answer_move(self, index: int) -> tuple:
+        """Listed answer `index` of the decision now, with its label (rendered the first time it
+        is read, from the position at the decision, which does not change while it waits:
+        engine/effects.py `option_label`, the reference's own text)."""
+        move = self.moves[index]
+        decision = self._pending.decision
+        if move[2] is None and decision is not None and decision[2] is not None:
+            template, names = decision[2]
+            label = option_label(self.rs.budget, template, self.V, names, decision[1][index])
+            move = self.moves[index] = (move[0], move[1], label, None, None)
+        return move
 
     def _enter_sub(self, pending: Pending, sub_phase: SubPhase) -> None:
         """`enter` in the waiting generator: it is kept with the frame it runs in, and the
@@ -156,7 +173,7 @@ class Decisions:
         """Answer the decision with its option `index`: a step and a history entry, then on
         (at a turn of a sub-phase the move entered, the move `index` of the turn is made)."""
         pending = self._pending
-        move = self.moves[index]
+        move = self._answer_move(index)  # (its label kept in the history)
         if pending.decision is None:  # a turn of the sub-phase (its step counted by _run_move)
             pending.answers.append(index)
             self._run_move(move, self.frame, pending.start, index, pending.undo_log)

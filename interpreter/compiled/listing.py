@@ -34,6 +34,8 @@ class Listing:
             return self._ref.legal_actions(player)
         actions = self._legal
         if actions is None:
+            if self._pending is not None:  # a decision's labels, rendered when read
+                self._label_answers()
             # the mover is the frame's player at a plain turn (current_player, without its checks)
             mover = self.frame[PLAYER] if self._pending is None and self.frame is not None else self.current_player
             by_move = self.module.listed_by_move.get(mover, _NONE_LISTED)
@@ -64,6 +66,8 @@ class Listing:
         handed = self._handed_now()
         action = handed.get(index)
         if action is None:  # kept: apply() finds it at once, and its label is settled in time
+            if self._pending is not None:  # a decision's label, rendered when read
+                move = self._answer_move(index)
             action = handed[index] = listed_actions(self.module, (move,), self.current_player)[0]
         return action
 

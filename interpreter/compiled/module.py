@@ -17,7 +17,7 @@ from typing import Optional
 from ..engine import effects as fx
 from ..engine.declared import declared_bounds, off_declared
 from ..engine.effects import RuleFailure, choice_options, log_entry
-from ..engine.values import SCALARS, Action, fmt, freeze, render
+from ..engine.values import SCALARS, Action, fmt, freeze
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
@@ -242,8 +242,8 @@ def end_phase(frame: list) -> None:
 
 def open_choice(state, effect, game_vars: dict, names: dict):
     """A `choose` effect inside an action (engine/effects.py `_choose`): none or one option is
-    bound at once (None); with more, the decision the generated code yields:
-    (player, options, labels or None, prompt)."""
+    bound at once (None); with more, the decision the generated code yields: (player, options,
+    (label template, names) or None, prompt); the labels are rendered when read (decisions.py)."""
     player = effect.player.fn(game_vars, names)
     options = choice_options(effect, game_vars, names)
     if len(options) < 2:
@@ -255,7 +255,4 @@ def open_choice(state, effect, game_vars: dict, names: dict):
         bounds = declared_bounds(effect, game_vars, names)
         if any(off_declared(effect, option, bounds) for option in options):
             raise HandOver()
-    labels = None
-    if effect.label:
-        labels = [render(effect.label, game_vars, dict(names, option=option)) for option in options]
-    return player, options, labels, effect.prompt
+    return player, options, (effect.label, dict(names)) if effect.label else None, effect.prompt

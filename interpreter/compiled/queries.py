@@ -55,7 +55,11 @@ class Queries:
 
     @property
     def vars(self) -> dict:
-        return self.V if self._ref is None else self._ref.vars
+        if self._ref is not None:
+            return self._ref.vars
+        if self._pending is not None:  # the caller may change them (then `touched`): the labels
+            self._label_answers()     # of the decision are rendered first, as the reference's were
+        return self.V
 
     @property
     def phase(self) -> Optional[str]:

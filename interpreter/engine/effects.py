@@ -18,12 +18,12 @@ from typing import Any, Optional
 from ..errors import RuleRuntimeError
 from .chance import ChanceNeeded, draw
 from .frames import effect_frame, for_frame
-from .values import SCALARS, fmt, render
+from .values import SCALARS, fmt, freeze, render_label
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS", "log_entry",
-           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "run_move", "run_shuffle",
+           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "option_label", "run_move", "run_shuffle",
            "run_random", "constant_parts"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
@@ -410,6 +410,19 @@ def choice_options(effect, game_vars, names) -> list:
     return options
 
 
+def option_label(budget, template, game_vars, names, option) -> str:
+    """The label of one option of a `choose` (`option` bound among `names`): rendered under a
+    work bound of its own, so it never charges the step nor fails it (a template that fails
+    gives the plain label with the reason, as an action's does). The compiled engine renders
+    only the labels that are read, when they are read (compiled/decisions.py): the same text."""
+    left = budget.left
+    budget.left = budget.limit
+    try:
+        return render_label(template, game_vars, dict(names, option=option), "choose", (("value", freeze(option)),))
+    finally:
+        budget.left = left
+
+
 def _choose(state, effect, frame, game_vars, names):
     player = effect.player.fn(game_vars, names)
     options = choice_options(effect, game_vars, names)
@@ -423,7 +436,8 @@ def _choose(state, effect, frame, game_vars, names):
         raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")
     labels = None
     if effect.label:
-        labels = [render(effect.label, game_vars, dict(names, option=option)) for option in options]
+        budget = state.rs.budget
+        labels = [option_label(budget, effect.label, game_vars, names, option) for option in options]
     state.d["pending"] = {"player": player, "options": options, "bind": effect.bind, "prompt": effect.prompt,
                           "frame": len(state.d["stack"]) - 1, "labels": labels}
     return False

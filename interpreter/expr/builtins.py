@@ -76,7 +76,7 @@ BUILTINS: dict[str, tuple[Callable, int, Any, tuple]] = {
     "index": (_index, 2, 2, ()),
     "int": (_int, 1, 1, ()),
     "intersection": (_intersection, 1, None, ()),
-    "items": (_charging_result_of_one(_items, "items"), 1, 1, ()),
+    "items": (_items, 1, 1, ()),  # (charged by itself)
     "keys": (_charging_result_of_one(_keys, "keys"), 1, 1, ()),
     "last": (_last, 1, 2, ()),
     "len": (len, 1, 1, ()),
