@@ -203,8 +203,26 @@ def _generated(source):
     ("all(x < 3 and [y for y in xs if n // (y - 1) > 0] for x in [5, 0])", False),
 ])
 def test_any_and_all_decide_at_the_first_item_that_does(source, value):
-    assert "_next((" in _generated(source)
+    generated = _generated(source)  # (as the whole expression: the loop itself, statements.py)
+    assert re.search(r"^ +for u_x in .*\n +if \(", generated, re.M) and "_next((" not in generated, generated
+    assert "_next((" in _generated(f"[{source}]")
+    assert outcome(f"[{source}]", NAMES, sharing=True) == ("value", [value])
     assert outcome(source, NAMES, sharing=True) == ("value", value) == outcome(source, NAMES, sharing=False)
+
+
+@pytest.mark.parametrize("source,charged", [
+    ("[x for x in range(9) if x > n]", "_B.left -= 9"),
+    ("any(x > n + 5 for x in range(1, 7))", "_B.left -= 6"),
+    ("all(x < 5 for x in range(9, 0, -2) for y in range(3))", "_B.left -= 5"),
+    ("any(x > 9 for x in xs)", None),
+    ("[x for x in range(4)] + [y for y in range(9)]", None),  # not the first step: `_T` where it was
+])
+def test_a_folded_range_gone_through_first_is_charged_its_length_at_once(source, charged):
+    generated = _generated(source)
+    assert (charged in generated) if charged else "_B.left -=" not in generated, generated
+    for limit in range(1, 40):  # the same outcome as without folding (the builtin charges), at every bound
+        folded, built = (outcome(source, NAMES, sharing=sharing, work_limit=limit) for sharing in (True, False))
+        assert folded[0] == built[0] and (folded == built or "work bound" in folded[1] and "work bound" in built[1])
 
 
 def test_any_past_the_work_bound_is_stopped():

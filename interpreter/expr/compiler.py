@@ -23,6 +23,7 @@ from ..errors import ExpressionError, RuleRuntimeError
 from ..memo import BoundedMemo, bounded_memo
 from .builtins import CHARGED, Budget, make_runtime
 from .generate_calls import folded_constants
+from .statements import return_statements
 from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .inlining import inline_small_defines
@@ -253,7 +254,7 @@ def _define_source(name: str, params: list, code: str, fcode: str) -> str:
     if fcode == code:
         return f"def d_{name}({args}):\n{start}    return {code}\n"
     return (f"def d_{name}_safe({args}):\n{start}    return {code}\n"
-            f"def d_{name}({args}):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}        return {fcode}\n"
+            f"def d_{name}({args}):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}{return_statements(fcode)}"
             f"    except _LE:\n        return d_{name}_safe({args})\n")
 
 
@@ -269,9 +270,9 @@ def _expression_source(source: str, code: str, fcode: str) -> tuple:
         # plain subscripts first; on any lookup error, the checked version explains it
         return name, (f"def {name}_safe(_V, _L):\n{start}    try:\n        return {code}\n" + guard,
                       f"def {name}(_V=_NOV, _L=_NOV):\n{fast_start}    try:\n{hoisted_reads_preamble(fcode)}"
-                      f"        return {fcode}\n"
+                      f"{return_statements(fcode)}"
                       f"    except _LE:\n        return {name}_safe(_V, _L)\n" + guard)
-    return name, (f"def {name}(_V=_NOV, _L=_NOV):\n{start}    try:\n        return {code}\n" + guard,)
+    return name, (f"def {name}(_V=_NOV, _L=_NOV):\n{start}    try:\n{return_statements(code)}" + guard,)
 
 
 @bounded_memo(1)
@@ -481,7 +482,7 @@ def compile_expression(source: str, names=(), *, functions: Optional[dict] = Non
 
 
 # generated code that may charge the work budget: then each evaluation starts with a full budget
-_CHARGING = re.compile(r"_T\(|_in\(|_add\(|_mul|_aug\(|_f_(" + "|".join(sorted(CHARGED)) + r")\(")
+_CHARGING = re.compile(r"_T\(|_B\.left -=|_in\(|_add\(|_mul|_aug\(|_f_(" + "|".join(sorted(CHARGED)) + r")\(")
 
 
 def _example_type(value, entities=None):
