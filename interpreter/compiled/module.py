@@ -75,7 +75,6 @@ class GameModule:
         # those moves (an id stays theirs while they live)
         self.listed_by_move: dict = {}
         self.kept_moves: list = []
-        self.plain_moves = None if self.refusable or self.settles or generated.waiting else frozenset(ruleset.actions)
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
         self.waiting = generated.waiting  # actions whose act_A is a generator (a decision may wait)
         self.end_if = ruleset.end_if.fn if ruleset.end_if is not None else None
