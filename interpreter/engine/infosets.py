@@ -48,9 +48,9 @@ from .worlds import make_move, seen_as, view_text
 __all__ = ["information_state", "determinize_by_history", "play_on", "play_on_each", "public_entry", "trajectory",
            "move_start", "replay_key"]
 
-# repaired draws tried before the search: late in a Davos game a draw whose repairs dead-end
-# rarely fits when dealt again (2 of 26 draws did, in a game where the search found 6 of 6),
-# and four attempts cost more than the search (docs/performance.md, "MCTS on the compiled engine")
+# repaired draws tried before the search: late in a long game with many secret draws, a draw
+# whose repairs dead-end rarely fits when dealt again (2 of 26 draws did, in a game where the
+# search found 6 of 6), and four attempts cost more than the search (docs/performance.md, "MCTS on the compiled engine")
 MAX_RESTARTS = 1
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
@@ -210,7 +210,7 @@ class _Replay:
         twin.steps.settled = self.steps.settled  # the shown flags go on from there
         # a history that could not be drawn anew up to here is not searched again at every
         # later step (every world consistent with the longer one is consistent with this one:
-        # only a luckier draw would find one, at up to a second a state late in a Davos game)
+        # only a luckier draw would find one, at up to a second a state late in a long game)
         twin.steps.unsampleable = self.steps.unsampleable
         return twin
 

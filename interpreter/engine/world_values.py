@@ -52,7 +52,7 @@ def exchange(value, first, second) -> None:
 def observed_differences(have, want) -> list:
     """[(value in `have`, value in `want`)] where two observations differ: place by place where
     both hold a single value, then the values one holds anywhere and the other does not (an
-    item drawn into another place than the one seen, or a map keyed by another place: a corp
+    item drawn into another place than the one seen, or a map keyed by another place: a piece
     placed at another position than the one seen), paired in order."""
     pairs: list = []
     _differing_places(have, want, pairs)
