@@ -134,3 +134,20 @@ def test_check_warns_of_decisions_sharing_answer_and_prompt_of_which_only_some_d
     assert "decision 'n' (how many?) declares no min/max/step here, but it does at " in warning.message
     assert "game.yaml:7:" in warning.message
     assert not [w for w in interpreter.load(STEPPED).warnings if w.code == "decision-bounds"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_step_that_is_a_whole_float_is_that_whole_number(tmp_path, engine):
+    # `top * 1.0` is 5.0: the adapters read it as 5, and play too (it was a rule error)
+    state = _ruleset(tmp_path, 'step: "top * 1.0"').new_game(2, seed=3, engine=engine)
+    assert state.apply("pick")
+    outcome = state.apply("choose 4")
+    assert not outcome and "(step: 5)" in outcome.reason
+    assert state.apply("choose 5") and state.vars["got"] == 5
+
+
+def test_the_adapters_count_a_step_without_min_from_0_as_play_does(tmp_path):
+    from interpreter.adapters.bounds import Bounds
+    bounds = Bounds(_ruleset(tmp_path, "step: 3"), 2)
+    counted = bounds.choice({"from": "range(1, 8)", "as": "n", "max": 7, "step": 3})
+    assert counted.values == (3, 6)  # not 1, 4, 7: play refuses those

@@ -114,6 +114,8 @@ class Bounds:
         high = high if high is not None else proven_high
         missing = tuple(end for end, value in (("min", low), ("max", high)) if value is None)
         step = self.step(declared)
+        if not missing and step > 1 and declared.get("min") is None:  # the steps count from 0 (as play's)
+            low = -(-low // step) * step
         if missing or (high - low) // step + 1 > MAX_SLOT_VALUES:
             return ParamDomain(None, None, tuple(sorted(set(proof.blockers))), missing or ("min", "max"))
         return ParamDomain(tuple(range(int(low), int(high) + 1, step)), how, step=step)

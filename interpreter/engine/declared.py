@@ -21,9 +21,9 @@ def declared_bounds(effect, game_vars, names) -> tuple:
     for key, value in (("min", low), ("max", high), ("step", step)):
         if value is not None and type(value) not in (int, float):
             raise located_error(f"choose {key}: {fmt(value)} is not a number", effect)
-    if step is not None and (type(step) is not int or step < 1):
+    if step is not None and (step < 1 or not float(step).is_integer()):  # 10.0 is 10, as the adapters read it
         raise located_error(f"choose step: {fmt(step)} is not a whole number of at least 1", effect)
-    return low, high, step
+    return low, high, (int(step) if step is not None else None)
 
 
 def off_declared(effect, answer, bounds: tuple) -> Optional[str]:
