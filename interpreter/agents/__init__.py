@@ -208,7 +208,7 @@ class MCTSAgent(Agent):
                 game = played_on(world)
                 if game is not None:
                     game.drop_log()
-                games[id(world)] = game or world
+                games[id(world)] = game if game is not None else world
         return [games[id(world)] for world in worlds]
 
     def _descend(self, node, sample, player) -> tuple:

@@ -1,8 +1,7 @@
 """Requirements shared by two actions of one listing of legal moves: actions of a phase with one
 parameter each, of the same name and with the same values (the same expression), whose
-requirements on that parameter begin with the same checks. Corporate Times' `purchase` and
-`purchase_funded` both first ask, for each market, that the player holds fewer than 3 shares,
-that the market is open, that a share slot is free and that the threshold is met.
+requirements on that parameter begin with the same checks (say a `buy` and a `buy_on_credit`
+over the same markets, both first asking that the market is open and a slot in it is free).
 
 The first action's loop (blocks.py `_level`) records, for each value in turn, whether those
 leading checks passed and the work they cost; the later action's loop, over the same values in

@@ -80,7 +80,7 @@ def iterated(code: str, charged_when_built: bool) -> str:
 # an operand read twice at no cost: a name, or a literal
 NAMED_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+)$")
 # a map read again at the cost of a plain subscript or two: a name indexed by names and literals
-# (`_V['shares'][u_p]`: the fast variant's plain subscripts, which charge nothing)
+# (`_V['stock'][u_p]`: the fast variant's plain subscripts, which charge nothing)
 _NAME = r"(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+)"
 INDEXED_OPERAND = re.compile(rf"^{_NAME}(\[({_NAME}|-?[0-9]+|'\w+')\]){{1,2}}$")
 SIMPLE_OPERAND = re.compile(r"^(u_\w+|_[VLK]\['\w+'\]|_[VLK]n_\w+|-?[0-9]+|'[\w ]*'|None|True|False|\{\}|\[\])$")

@@ -1,5 +1,5 @@
-"""Small named expressions written into the code that calls them: `hold(p, m)` =
-`get(shares[p], m, 0)` or Davos' `corp_on(x)` = `get(corp_at, x)` cost a Python call each time
+"""Small named expressions written into the code that calls them: `held(p, k)` =
+`get(stock[p], k, 0)` or `at(x)` = `get(places, x)` cost a Python call each time
 they are read, more than their own work. When the generated functions are bound (compiler.py
 `build`), a call `d_x(_V, _L, a, b)` of such a define whose arguments are names or literals is
 replaced by the define's own code with its parameters replaced by those arguments (a var or a
