@@ -149,4 +149,5 @@ def _below(below: list, field: str):
 
 
 def _log_not_kept():
-    raise RuleRuntimeError("this game keeps no log (drop_log: a game searched by an agent, whose log nobody reads)")
+    raise RuleRuntimeError("this game keeps no log (drop_log: a game searched by an agent, whose log nobody "
+                           "reads); read the log of the game it was made from, or of a copy made before drop_log()")
