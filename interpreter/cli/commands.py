@@ -48,6 +48,8 @@ def _cycle_collector_paused():
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
