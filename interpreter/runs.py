@@ -177,24 +177,32 @@ def _wins(completed, players: int) -> dict:
 class PerGameFile:
     """The per-game JSON lines: each game appended (and flushed) as it finishes; at the end the
     file is rewritten in seed order (through a temporary file and a rename, so a crash never
-    leaves it half written)."""
+    leaves it half written) unless the games finished in that order (`--jobs 1`)."""
 
     def __init__(self, path: str):
         self.path = path
         self.handle = open(path, "w", encoding="utf-8")
+        self.seeds: list = []  # the seed of each line written, in the file's order
 
     def write(self, record: dict) -> None:
         self.handle.write(json.dumps(record, sort_keys=True) + "\n")
         self.handle.flush()
+        self.seeds.append(record["seed"])
 
     def finish(self) -> None:
-        """Rewrite the lines written so far in seed order (each line is kept as it was written)."""
+        """Rewrite the lines written so far in seed order (each line is kept as it was written;
+        the seeds are the ones remembered when writing, not read back from the lines)."""
         self.handle.close()
+        if all(before < after for before, after in zip(self.seeds, self.seeds[1:])):
+            return
         with open(self.path, encoding="utf-8") as written:
-            lines = sorted(written, key=lambda line: json.loads(line)["seed"])
+            lines = written.readlines()
+        if len(lines) != len(self.seeds):  # (every record is one line: json.dumps escapes line breaks)
+            raise RuntimeError(f"{self.path}: {len(lines)} lines for {len(self.seeds)} games written")
+        order = sorted(range(len(lines)), key=self.seeds.__getitem__)
         temporary = f"{self.path}.{os.getpid()}.partial"
         with open(temporary, "w", encoding="utf-8") as out:
-            out.writelines(lines)
+            out.writelines(lines[index] for index in order)
         os.replace(temporary, self.path)
 
     def close(self) -> None:

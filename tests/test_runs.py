@@ -306,3 +306,24 @@ def test_the_pool_thaws_what_it_froze_for_the_fork():
     records, _ = simulate(rs, None, 2, 6, 0, ["random"], jobs=2)
     assert [record["seed"] for record in records] == list(range(6))
     assert gc.get_freeze_count() == 0
+
+
+def test_per_game_file_sorts_by_the_seeds_written(tmp_path):
+    """The lines are put in seed order by the seeds remembered when writing; a file written in
+    that order already is left as it is (not rewritten)."""
+    from interpreter.runs import PerGameFile
+
+    shuffled = tmp_path / "shuffled.jsonl"
+    per_game = PerGameFile(str(shuffled))
+    for seed in (12, 10, 13, 11):
+        per_game.write({"seed": seed, "note": "line\nbreak"})
+    per_game.finish()
+    assert [json.loads(line)["seed"] for line in shuffled.read_text().splitlines()] == [10, 11, 12, 13]
+    ordered = tmp_path / "ordered.jsonl"
+    per_game = PerGameFile(str(ordered))
+    for seed in (1, 2, 3):
+        per_game.write({"seed": seed})
+    written = ordered.stat()
+    per_game.finish()
+    assert ordered.stat().st_ino == written.st_ino
+    assert [json.loads(line)["seed"] for line in ordered.read_text().splitlines()] == [1, 2, 3]
