@@ -140,7 +140,7 @@ class SharingCode:
         kept_spans = _slot_spans(first) if self.slots else ()
         for call in sorted(set(calls), key=len, reverse=True):
             found = _calls_in(first, call)
-            if len(found) != 1 or any(start <= found[0].start() < end for start, end in kept_spans):
+            if len(found) != 1 or any(start <= found[0][0] < end for start, end in kept_spans):
                 continue  # (inside a call kept across evaluations it is not made every time)
             if not any(_occurrences(code, call) for code in later):
                 continue
@@ -241,15 +241,22 @@ def _slot_spans(code: str) -> list:
     return spans
 
 
-def _pattern(call: str):
-    return re.compile(r"(?<![\w.])" + re.escape(call))
-
-
 def _calls_in(code: str, call: str) -> list:
-    """Where `call` is computed in `code`: its occurrences outside the string literals."""
+    """Where `call` is computed in `code`: the (start, end) of its occurrences outside the string
+    literals and not preceded by a word character or a dot (not the tail of another name or an
+    attribute). A plain search, not a regular expression: each call met would compile its own."""
     literals = [(found.start(), found.end()) for found in _STRINGS.finditer(code)]
-    return [found for found in _pattern(call).finditer(code)
-            if not any(start <= found.start() < end for start, end in literals)]
+    spans = []
+    start = code.find(call)
+    while start != -1:
+        before = code[start - 1] if start else " "
+        if before.isalnum() or before in "_.":
+            start = code.find(call, start + 1)
+            continue
+        if not any(literal_start <= start < literal_end for literal_start, literal_end in literals):
+            spans.append((start, start + len(call)))
+        start = code.find(call, start + len(call))
+    return spans
 
 
 def _occurrences(code: str, call: str) -> int:
@@ -258,9 +265,9 @@ def _occurrences(code: str, call: str) -> int:
 
 def _replace(code: str, call: str, replacement: str) -> str:
     pieces, done = [], 0
-    for found in _calls_in(code, call):
-        pieces += [code[done:found.start()], replacement]
-        done = found.end()
+    for start, end in _calls_in(code, call):
+        pieces += [code[done:start], replacement]
+        done = end
     return "".join(pieces) + code[done:]
 
 
