@@ -124,7 +124,8 @@ def test_the_code_a_forked_worker_plays_is_compiled_before_the_fork():
     compile_waiting(rs.unit.ns)
     stubs = [name for name, value in rs.unit.ns.items()
              if type(value) is FunctionType and value.__code__ is _stub_code()]
-    assert stubs == [] and compile_waiting(rs.unit.ns) == 0
+    # only the checked twins wait (called on a lookup error only: a worker compiles one if it meets one)
+    assert stubs and all(name.endswith("_safe") for name in stubs) and compile_waiting(rs.unit.ns) == 0
     assert simulate(rs, None, 4, 2, 0, ["random"], jobs=1)[0][0]["steps"] > 0
 
 
