@@ -1,7 +1,8 @@
 """The helpers generated code calls that are not builtins: assignment (`_aug`, `_key`, `_cp`,
 `_own`: value semantics, text map keys, bounded numbers, plain data only, copies charged to the
 work bound) and the translation of a Python error met at run time into a RuleRuntimeError in the
-designer's words, with the failing expression and its position (`_runtime_error`, `_located`).
+designer's words, with the failing expression and its position (`_guarded`: `_runtime_error` or
+`_located`).
 """
 from __future__ import annotations
 
@@ -81,6 +82,14 @@ def _runtime_error(handles: list, exc, source: str, name: str):
     error = RuleRuntimeError(f"{why} (in '{source}')", pos=_position(handles, name))
     error.expression = source
     return error
+
+
+def _guarded(handles: list, exc, source: str, name: str):
+    """The error a generated function raises for `exc` met inside it (its one `except` clause,
+    compiler.py `_guard`): a Python error in plain words, a rule error given its place."""
+    if isinstance(exc, _PY_ERRORS):
+        return _runtime_error(handles, exc, source, name)
+    return _located(handles, exc, source, name)
 
 
 _BIGGEST_INT = 1 << MAX_INT_BITS
