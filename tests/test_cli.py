@@ -180,3 +180,21 @@ def test_the_phase_graph_checks_name_every_broken_phase():
                      "error[dead-end]: phase 'stuck' has no 'next'"):
         assert expected in text, text
     assert text.count("error[") == 6
+
+
+def test_loading_for_play_leaves_the_cycle_collector_as_it_found_it():
+    """The command line pauses the collector while the rules load and then moves what was made
+    to its oldest generation (freeze, unfreeze): nothing stays frozen, and an embedder's own
+    frozen objects stay frozen."""
+    import gc
+
+    before = gc.get_freeze_count()  # (0 unless an earlier test left objects frozen)
+    code, _, _ = cli("simulate", "tictactoe", "--games", "1", "--json")
+    assert code == 0 and gc.isenabled() and gc.get_freeze_count() == before
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        code, _, _ = cli("simulate", "tictactoe", "--games", "1", "--json")
+        assert code == 0 and gc.isenabled() and gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
