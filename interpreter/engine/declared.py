@@ -93,26 +93,24 @@ def check_moves(ruleset, moves: list, game_vars, player, turn_round) -> list:
     action declares; else the located rule error of the first such value. A parameter's bounds
     read the state, `player` and `round` (not the other parameters), once per listing."""
     names = {"player": player, "round": turn_round}
-    read: dict = {}  # id(Declared) -> its bounds now
     actions = ruleset.actions
-    action_id = declares = None
+    action_id = limits = None
     for move in moves:
-        if move[0] != action_id:  # (the moves of one action come together)
+        if move[0] != action_id:  # the moves of one action come together: its bounds read once
             action_id = move[0]
             declares = actions[action_id].declared
-        if declares is None:
+            limits = declares and {name: (declared, declared_bounds(declared, game_vars, names))
+                                   for name, declared in declares.items()}
+        if not limits:
             continue
         for name, value in move[1]:
-            declared = declares.get(name)
-            if declared is None or type(value) not in (int, float):
+            limit = limits.get(name)
+            if limit is None or type(value) not in (int, float):
                 continue
-            bounds = read.get(id(declared))
-            if bounds is None:
-                bounds = read[id(declared)] = declared_bounds(declared, game_vars, names)
-            low, high, step = bounds  # off_declared's test, inline: every listed value passes here
+            low, high, step = limit[1]  # off_declared's test, inline: every listed value passes here
             if (low is not None and value < low) or (high is not None and value > high) or \
                     (step is not None and (value - (low or 0)) % step):
-                raise _listed_off(declared, off_declared(declared, value, bounds))
+                raise _listed_off(limit[0], off_declared(limit[0], value, limit[1]))
     return moves
 
 

@@ -167,7 +167,10 @@ def refusal(state, action) -> Outcome:
             who = pending["player"] if node is None else _seats(waiting_seats(node))
             return Outcome(False, "decision_pending", f"player {who} must first answer: {pending['prompt']}")
         answer = dict(action.args).get("value")
-        off = answer_off_declared(state.rs, data, thaw(answer), None if node is None else action.player)
+        try:  # (the bounds were read alike when the decision opened)
+            off = answer_off_declared(state.rs, data, thaw(answer), None if node is None else action.player)
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
         return Outcome(False, "not_an_option", off or f"{fmt(answer)} is not one of the options")
     frame = top_phase(data["stack"])
     if frame is None or (frame.get("player") is None and node is None):
