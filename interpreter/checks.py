@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from .engine import effects as fx
+from .engine.declared import declared_bounds, off_declared
 from .errors import Diagnostic, RuleRuntimeError, RulebookError
 from .loader import Text, expr_pos, key_pos, pos_of, value_pos
 
@@ -129,6 +130,7 @@ def run_checks(ruleset, composed) -> list:
     warnings.extend(unpayable_cost_warnings(ruleset))
     warnings.extend(_unused_warnings(ruleset, tree))
     warnings.extend(decision_bound_warnings(ruleset))
+    warnings.extend(listed_off_bound_warnings(ruleset))
     return warnings
 
 
@@ -151,6 +153,34 @@ def decision_bound_warnings(ruleset) -> list:
                     f"{declared[0].pos}: the research adapters tell the two apart by answer name and prompt only, so "
                     "they check neither's answers", effect.pos, "declare the same bound here, or give it another prompt",
                     severity="warning"))
+    return warnings
+
+
+def listed_off_bound_warnings(ruleset) -> list:
+    """Decisions and parameters whose numbers the rules compute from settings and constants
+    alone (`range(0, 41, opening_step)`) and that list one off the `min`/`max`/`step` they
+    declare: play stops with a rule error wherever they are listed (engine/declared.py), said
+    here before a game is played. (A parameter another requirement may filter is left to play.)"""
+    fixed = set(ruleset.settings or {}) | set((ruleset.tree or {}).get("constants") or {})
+    listed = [(effect.options, effect.declared) for block in ruleset.blocks for effect in block
+              if isinstance(effect, (fx.Choose, fx.ChooseTogether)) and effect.declared is not None
+              and effect.count is None]
+    listed += [(handle, action.declared[name]) for action in ruleset.actions.values() if action.declared
+               and not any(action.req_levels[1:]) for name, handle in action.params if name in action.declared]
+    warnings = []
+    for handle, declared in listed:
+        if not all(set(part.names or ()) <= fixed for part in (handle, *declared.handles) if part is not None):
+            continue
+        try:
+            ruleset.budget.reset()
+            bounds = declared_bounds(declared, {}, {})
+            reason = next(filter(None, (off_declared(declared, value, bounds) for value in handle.fn({}, {}))), None)
+        except (RuleRuntimeError, *fx.ENGINE_ERRORS):
+            continue  # play says what fails
+        if reason is not None:
+            warnings.append(Diagnostic("declared-bounds", f"{reason}, but the rules list it: play stops there with a "
+                                       "rule error", declared.pos, "make the rules keep the bound, or declare the one "
+                                       "they keep", severity="warning"))
     return warnings
 
 

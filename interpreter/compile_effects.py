@@ -8,7 +8,10 @@ Owns: `EffectCompiler`, the base of compile_play.PlayCompiler; the ruleset compi
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from .engine import effects as fx
+from .engine.declared import Declared
 from .errors import ExpressionError, suggest
 from .expr.compiler import Scope, parse
 from .loader import Map, Seq, Text, key_pos, pos_of, value_pos
@@ -192,9 +195,8 @@ class EffectCompiler:
         self.operand(player, NUMBERS, "'choose player' needs", value_pos(choice, "player") if "player" in choice else pos)
         bound[choice["as"]] = element_type(options) if count is None else None
         label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
-        declared = tuple(self.expr(choice.get(key), scope, choice, key) for key in ("min", "max", "step"))
         return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos,
-                         declared if any(handle is not None for handle in declared) else None)
+                         self.declared(choice, scope, "answer", _decision(choice), pos))
 
     def effect_choose_together(self, choice, scope, pos, bound):
         """`choose: {players: ..., from: ...}`: each of the players chooses at once from `from`
@@ -212,7 +214,13 @@ class EffectCompiler:
         label = (self.template(choice["label"], seat_scope.with_locals({"option": None}))
                  if choice.get("label") else None)
         return fx.ChooseTogether(players, options, str(choice["as"]), str(choice.get("prompt", choice["as"])),
-                                 count, label, pos)
+                                 count, label, pos, self.declared(choice, seat_scope, "answer", _decision(choice), pos))
+
+    def declared(self, spec, scope, noun: str, subject: str, pos) -> Optional[Declared]:
+        """The `min`/`max`/`step` a decision or parameter (its mapping `spec`) declares, each read
+        in `scope`, or None when it declares none (engine/declared.py)."""
+        handles = tuple(self.expr(spec.get(key), scope, spec, key) for key in ("min", "max", "step"))
+        return Declared(handles, noun, subject, pos) if any(handle is not None for handle in handles) else None
 
     def effect_enter(self, spec, scope, pos, bound, keys):
         target = spec["enter"]
@@ -279,6 +287,12 @@ def zone_root(text):
     while node.data in ("index", "attr"):
         node = node.children[0]
     return str(node.children[0]) if node.data == "name" else None
+
+
+def _decision(choice) -> str:
+    """What a decision's answers are to, in the reasons about them: "to the decision 'amount'
+    (opening bid)"."""
+    return f"to the decision '{choice['as']}' ({choice.get('prompt', choice['as'])})"
 
 
 def element_type(handle):

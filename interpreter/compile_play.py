@@ -32,6 +32,7 @@ class Action:
     label_static: bool = False  # the label reads only the parameters and the player
     secret: bool = False  # other players see only that the move was made, not its arguments
     fixed_domains: tuple = ()  # per parameter: its values do not read the parameters before it
+    declared: Optional[dict] = None  # parameter name -> the min/max/step it declares (engine/declared.py), if any
 
 
 @dataclass
@@ -64,11 +65,16 @@ class PlayCompiler(EffectCompiler):
     def action(self, action_id, spec, scope: Scope) -> Action:
         params = []
         bound = {"round": "number"}  # the engine binds the current round of the turns phase
+        declared = {}
         for name, domain in (spec.get("params") or {}).items():
             if name == "player":
                 self.err("reserved", "'player' is bound by the engine", key_pos(spec["params"], name))
             where, key = spec["params"], name
-            if isinstance(domain, dict):  # {from: EXPR, min:, max:}: bounds the research adapters read
+            if isinstance(domain, dict):  # {from: EXPR, min:, max:, step:}: bounds play and the adapters keep
+                bounds = self.declared(domain, scope.with_locals({"round": "number"}), "value",
+                                       f"of parameter '{name}' of action '{action_id}'", key_pos(spec["params"], name))
+                if bounds is not None:
+                    declared[name] = bounds
                 where, key, domain = domain, "from", domain.get("from")
             handle = self.expr(domain, scope.with_locals(bound), where, key)
             params.append((name, handle))
@@ -80,6 +86,7 @@ class PlayCompiler(EffectCompiler):
         parts = self.template(label, action_scope) if label else None
         action = Action(action_id, label, params, requires, block, bool(spec.get("fallback")), parts)
         action.secret = bool(spec.get("secret"))
+        action.declared = declared or None
         return action
 
     def requirements(self, spec, scope) -> list:

@@ -80,8 +80,9 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
     seed, seconds). `target` is a loaded Ruleset (then `modules` is ignored) or a name/path,
     loaded once here. `on_result(record)` is called as each game finishes (with the whole
     record); `keep(record)`, if given, is what of it the returned list holds (a long run then
-    need not hold every game's final vars); `stats`, if given, receives `worker_deaths` and
-    `lost_seeds`. Raises RulesChanged if a worker's rules differ."""
+    need not hold every game's final vars); `stats`, if given, receives `worker_deaths`,
+    `idle_worker_deaths` (of those, the workers that held no task) and `lost_seeds`. Raises
+    RulesChanged if a worker's rules differ."""
     from .ruleset import Ruleset, load
 
     ruleset = target if isinstance(target, Ruleset) else load(target, modules=modules, check=False)
@@ -97,7 +98,7 @@ def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
             progress(len(done), games)
 
     seeds = [seed + i for i in range(games)]
-    info = {"worker_deaths": 0, "lost_seeds": []}
+    info = {"worker_deaths": 0, "idle_worker_deaths": 0, "lost_seeds": []}
     if jobs <= 1:
         for game_seed in seeds:
             finished(play_one(ruleset, players, game_seed, agent_specs, (game_seed - seed) if rotate else 0))
@@ -232,7 +233,8 @@ def run_command(ruleset, players: int, specs: list, args, out, err) -> int:
     summary = summarize(results, players, seconds)
     summary.update({"ruleset": ruleset.name, "modules": list(ruleset.modules), "players": players, "agents": specs,
                     "seed": args.seed, "jobs": args.jobs, "digest": ruleset.digest,
-                    "worker_deaths": stats.get("worker_deaths", 0)})
+                    "worker_deaths": stats.get("worker_deaths", 0),
+                    "idle_worker_deaths": stats.get("idle_worker_deaths", 0)})
     if args.json:
         print(json.dumps(summary, sort_keys=True), file=out)
     else:

@@ -13,7 +13,10 @@ Owns:
   hang); the results it sent before are kept, the task it was playing is the suspect, its games
   are played again one per task, and a game that kills its worker even when played alone, with
   no other task in any worker, is reported as lost with its seed. The tasks it had not started
-  are handed out again as they were.
+  are handed out again as they were. A worker that dies holding no task lost no game: it is
+  replaced when work needs it and counted apart (`idle_deaths`), never toward the limit of
+  deaths after which the run gives up (a new worker is given a task at once, so idle deaths
+  stay below the workers times the deaths that count, plus one round).
 """
 from __future__ import annotations
 
@@ -115,7 +118,8 @@ class _Pool:
         method = start_method or ("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         self.context = multiprocessing.get_context(method)
         self.workers: list = []
-        self.deaths = 0
+        self.deaths = 0  # of workers that held a task: the run gives up after too many
+        self.idle_deaths = 0  # of workers that held none (nothing lost): not held against the run
         self.expected: Optional[tuple] = None
         self.prepared = False
         self.thaw = False  # this pool froze the cycle collector's view of the parent's objects
@@ -199,7 +203,10 @@ class _Pool:
             self.workers.remove(worker)
 
     def _bury(self, worker: _Worker) -> deque:
-        self.deaths += 1
+        if worker.held:
+            self.deaths += 1
+        else:
+            self.idle_deaths += 1
         self.workers.remove(worker)
         worker.tasks.close()
         worker.results.close()
@@ -278,7 +285,8 @@ def run_in_pool(ruleset, seeds, game_args, jobs, finished, info, start_method) -
         stop = False
     finally:
         pool.close(stop)
-        info["worker_deaths"] = pool.deaths
+        info["worker_deaths"] = pool.deaths + pool.idle_deaths
+        info["idle_worker_deaths"] = pool.idle_deaths
 
 
 def _chunks(seeds: list, jobs: int) -> list:

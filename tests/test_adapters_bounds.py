@@ -9,6 +9,7 @@ import os
 import pytest
 
 import interpreter
+from interpreter.engine import Action
 from interpreter.adapters.bounds import Bounds
 from interpreter.adapters.encoding import ActionSpace
 from interpreter.adapters.observation import ObservationLayout, squash
@@ -44,9 +45,13 @@ def test_a_broken_declared_bound_is_refused_with_its_name():
     rs = interpreter.load(BETS, ["broken"])
     space = ActionSpace(rs, 2)
     state = rs.new_game(2, 0)
-    state.apply(next(a for a in state.legal_actions() if a.name == "bet" and a.kwargs["n"] == 3))
+    before = state.hash()
+    # play keeps the bound first: the bet would make take n=2 legal, off its declared max
+    refused = state.apply(next(a for a in state.legal_actions() if a.name == "bet" and a.kwargs["n"] == 3))
+    assert not refused and refused.code == "rule_error" and state.hash() == before
+    assert "the value 2 of parameter 'n' of action 'take' at " in refused.reason and "(min: 1, max: 1)" in refused.reason
     with pytest.raises(ValueError, match=r"take\.n = 2 lies outside its declared bound 1\.\.1"):
-        space.legal_ids(state)
+        space.check_bounds(Action("take", (("n", 2),), 1), state)
 
 
 def test_deep_state_rows_follow_the_player_count(rulesets):

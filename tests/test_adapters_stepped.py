@@ -1,7 +1,8 @@
 """Numeric decisions with a `step` (docs/language.md, docs/research.md): Global Mogul's Standard
 bids (multiples of $10, some above $100) get an id each through the PettingZoo env, and a small
 ruleset's stepped `choose` and parameter are encoded as (max - min) / step + 1 ids, an answer off
-the step or outside the range being an error that names the decision."""
+the step or outside the range being an error that names the decision (rules that list one stop
+in play first, with a rule error at the decision)."""
 import os
 import random
 
@@ -9,6 +10,7 @@ import pytest
 
 import interpreter
 from interpreter.adapters.encoding import ActionSpace
+from interpreter.engine import Action
 
 STEPPED = os.path.join(os.path.dirname(__file__), "rulesets", "stepped_bids")
 # (players, seed) of the seeded random Standard games in which a bid above $100 is legal
@@ -67,13 +69,14 @@ def test_a_stepped_choose_and_parameter_are_encoded_by_step():
 
 
 def test_an_answer_off_the_step_is_an_error_naming_the_decision():
-    rs = interpreter.load(STEPPED, settings={"opening_step": 5})  # the rules now offer 5, 15, ...
+    # rules that offer 5, 15, ... stop in play first (a rule error: tests/test_declared_answers.py)
+    assert interpreter.load(STEPPED, settings={"opening_step": 5}).new_game(2, 0).apply("open").code == "rule_error"
+    rs = interpreter.load(STEPPED)
     space = ActionSpace(rs, 2)
     state = rs.new_game(2, 0)
+    assert state.apply("open") and space.legal_ids(state)
     with pytest.raises(ValueError, match=r"answer 5 to the decision 'amount' \(opening bid\) at .*game\.yaml:\d+:\d+ .*step: 10"):
-        for _ in range(50):
-            space.legal_ids(state)
-            state.apply(state.legal_actions()[-1])
+        space.check_bounds(Action("choose", (("value", 5),), state.current_player), state)
 
 
 def test_a_step_below_1_is_refused():

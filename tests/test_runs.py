@@ -140,6 +140,44 @@ def test_a_game_that_kills_its_worker_is_lost_and_the_others_complete():
     assert summary["worker_deaths"] == 3
 
 
+def test_a_worker_that_dies_holding_no_task_is_replaced_without_counting_toward_the_limit():
+    from interpreter.runs_pool import _Pool
+
+    pool = _Pool(interpreter.load("tictactoe"), 2, None)
+    try:
+        pool.start(2)
+        victim = pool.workers[0]
+        os.kill(victim.process.pid, signal.SIGKILL)  # idle: it was given no task
+        held = pool.collect(lambda record: None)
+        assert [list(tasks) for tasks in held] == [[]] and victim not in pool.workers
+        assert (pool.deaths, pool.idle_deaths) == (0, 1)
+        pool.start(2)
+        assert len(pool.workers) == 2 and all(worker.process.is_alive() for worker in pool.workers)
+    finally:
+        pool.close(stop=True)
+
+
+def test_idle_workers_dying_around_a_game_that_kills_its_worker_change_nothing_but_their_count():
+    # every worker that holds no task is killed before the parent waits: only the three deaths
+    # of the killer's game count toward the limit, and the run ends as it does without them
+    done = run_script("import os, signal, interpreter.runs_pool as runs_pool\n"
+                      "collect = runs_pool._Pool.collect\n"
+                      "def killing_idle(pool, finished):\n"
+                      "    for worker in pool.workers:\n"
+                      "        if not worker.held:\n"
+                      "            os.kill(worker.process.pid, signal.SIGKILL)\n"
+                      "            worker.process.join()\n"
+                      "    return collect(pool, finished)\n"
+                      "runs_pool._Pool.collect = killing_idle\n"
+                      + cli_script("simulate", "tictactoe", "--games", "10", "--jobs", "4",
+                                   "--agents", "killer", "--json"))
+    summary = json.loads(done.stdout)
+    assert done.returncode == 1, done.stderr
+    assert summary["lost_seeds"] == [runs_agents.BAD_SEED] and summary["completed"] == 9
+    assert summary["idle_worker_deaths"] >= 2  # the workers started beside the game played again
+    assert summary["worker_deaths"] - summary["idle_worker_deaths"] == 3
+
+
 def test_the_lost_game_is_among_the_results(tmp_path):
     done = run_script("import json, interpreter; from interpreter.runs import simulate\n"
                       "results, _ = simulate(interpreter.load('tictactoe'), None, 2, 10, 0, ['killer'], jobs=2)\n"

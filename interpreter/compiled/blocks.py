@@ -287,7 +287,13 @@ def write_legal(out: Writer, phase, index: int) -> None:
     """legal_P: the moves of `player` in the phase (engine/legal.py's actions_for, unrolled)."""
     actions = [out.rs.actions[action_id] for action_id in phase.actions]
     has_fallback = any(action.fallback for action in actions)
-    out.emit(0, f"def legal_{index}(st, V, player, round_):")
+    name = f"legal_{index}"
+    if any(action.declared for action in actions):  # its moves listed, then kept to their declared bounds
+        out.emit(0, f"def {name}(st, V, player, round_):")
+        out.emit(1, f"return _check_moves(st.rs, listed_{index}(st, V, player, round_), V, player, round_)")
+        out.emit(0, "")
+        name = f"listed_{index}"
+    out.emit(0, f"def {name}(st, V, player, round_):")
     if _listed_at_once(actions):  # one action, listed by one comprehension: its list is the moves
         out.emit(1, "L = {'player': player, 'round': round_}")
         _action_moves(out, actions[0], None, 1)

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Optional
 
 from ..engine import effects as fx
-from ..engine.declared import declared_bounds, off_declared
+from ..engine.declared import check_moves
 from ..engine.effects import RuleFailure, choice_options, log_entry
 from ..engine.values import SCALARS, Action, fmt, freeze
 from ..errors import RuleRuntimeError
@@ -201,7 +201,7 @@ def _runtime(ruleset) -> dict:
             "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
-            "_open_choice": open_choice, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
+            "_open_choice": open_choice, "_check_moves": check_moves, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
 
 
 def copy_value(value):
@@ -250,8 +250,4 @@ def open_choice(state, effect, game_vars: dict, names: dict):
         return None
     if type(player) is not int or not 0 <= player < game_vars["num_players"]:
         raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")  # the reference says it, located
-    if effect.declared is not None:  # an option off the declared range: the reference refuses it when chosen
-        bounds = declared_bounds(effect, game_vars, names)
-        if any(off_declared(effect, option, bounds) for option in options):
-            raise HandOver()
     return player, options, (effect.label, dict(names)) if effect.label else None, effect.prompt

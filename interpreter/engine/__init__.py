@@ -7,7 +7,7 @@ Modules, each owning one concern:
   flow.py        the phase lifecycle: enter, turns, exit, leave, next/return/end, end_if
   turn_order.py  seats, first player, direction, skip, rounds, actions per turn
   effects.py     the effect machine: one dataclass per effect kind, run through a table
-  declared.py    the range and step a choose declares for its answers, kept in play
+  declared.py    the range and step a choose or a parameter declares for its numbers, kept in play
   legal.py       legal-action enumeration, labels, refusal reasons
   visibility.py  observe, hidden values, the re-deal of a present state (determinize's fallback)
   infosets.py    information_state: a player's trajectory, what they saw of the history

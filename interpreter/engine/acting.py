@@ -13,8 +13,7 @@ from ..errors import RuleRuntimeError
 from . import flow, legal, simultaneous
 from .chance import index_of, outcomes_of
 from .aliases import restored
-from .declared import answer_off_declared
-from .effects import ENGINE_ERRORS, SECRET_TO, RuleFailure, describe_error, run_block
+from .effects import ENGINE_ERRORS, SECRET_TO, describe_error, run_block
 from .frames import top_phase
 from .values import APPLIED, SCALARS, Action, Outcome, fmt, thaw
 
@@ -203,12 +202,8 @@ class Acting:
         self._history = (self._history, entry)
         pending = data["pending"]
         if pending is not None:
-            value = thaw(args[0][1])  # (("value", option),): the answer to the decision
-            off = answer_off_declared(self.rs, data, value)  # off the range or step its choose declares
-            if off is not None:
-                raise RuleFailure(off)
             data["pending"] = None
-            data["stack"][pending["frame"]]["locals"][pending["bind"]] = value
+            data["stack"][pending["frame"]]["locals"][pending["bind"]] = thaw(args[0][1])  # (("value", option),)
             flow.run(self)
             return
         stack = data["stack"]

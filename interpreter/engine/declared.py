@@ -1,56 +1,137 @@
-"""The range and step a `choose` declares for its numeric answers (`min`, `max`, `step`;
-docs/language.md, "Bounds of integer parameters"), kept in play as the research adapters keep
-them: the reference engine refuses an answer off them (acting.py), the compiled game leaves a
-decision that offers one to the reference (compiled/module.py `open_choice`).
+"""The range and step a `choose` (of one player or of several at once) or an action's parameter
+declares for its numbers (`min`, `max`, `step`; docs/language.md, "Bounds of integer
+parameters"), kept in play as the research adapters keep them, on both engines:
+  - options the rules list off their bounds are a bug in the rules: `check_options` (a
+    `choose`'s options, effects.py `choice_options`) and `check_moves` (the legal moves of
+    actions with declared parameters: legal.py, and the compiled game's generated listing)
+    raise a rule error located at the decision or parameter, naming the value and the bound;
+  - an answer or parameter value handed to `apply` off its bounds is refused with the reason
+    `off_declared` gives (legal.py `refusal`, which the compiled game's refusals go through).
 
-Owns: reading the declared bounds of a decision and saying why an answer lies off them.
+Owns: `Declared` (what a decision or parameter declares), reading the bounds now, and the one
+text that says why a number lies off them.
 """
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Optional
 
-from .effects import Choose, located_error
+from ..errors import RuleRuntimeError
 from .values import fmt
 
-__all__ = ["declared_bounds", "off_declared", "answer_off_declared"]
+__all__ = ["Declared", "declared_bounds", "off_declared", "check_options", "check_moves", "answer_off_declared",
+           "parameter_off_declared"]
 
 
-def declared_bounds(effect, game_vars, names) -> tuple:
-    """(min, max, step) a `choose` declares (each None when it declares none), read now."""
-    low, high, step = (handle.fn(game_vars, names) if handle is not None else None for handle in effect.declared)
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """The `min`, `max` and `step` a decision or parameter declares: compiled handles (each None
+    when not declared), what its numbers are (`noun`: "answer", "value"), what they belong to
+    (`subject`: "to the decision 'amount' (opening bid)") and where it is written."""
+
+    handles: tuple
+    noun: str
+    subject: str
+    pos: Any = None
+
+
+def declared_bounds(declared: Declared, game_vars, names) -> tuple:
+    """(min, max, step) as `declared` reads them now (each None when not declared)."""
+    low, high, step = (handle.fn(game_vars, names) if handle is not None else None for handle in declared.handles)
     for key, value in (("min", low), ("max", high), ("step", step)):
         if value is not None and type(value) not in (int, float):
-            raise located_error(f"choose {key}: {fmt(value)} is not a number", effect)
+            raise _located(f"the {key} of the {declared.noun}s {declared.subject}: {fmt(value)} is not a number",
+                           declared)
     if step is not None and (step < 1 or not float(step).is_integer()):  # 10.0 is 10, as the adapters read it
-        raise located_error(f"choose step: {fmt(step)} is not a whole number of at least 1", effect)
+        raise _located(f"the step of the {declared.noun}s {declared.subject}: {fmt(step)} is not a whole number "
+                       "of at least 1", declared)
     return low, high, (int(step) if step is not None else None)
 
 
-def off_declared(effect, answer, bounds: tuple) -> Optional[str]:
-    """Why a number answering choose `effect` lies off `bounds`, the range and step it declares
-    (`declared_bounds`: answers are min, min + step, ... up to max; the step counts from 0 when
-    no min is declared), or None (also for an answer that is not a number). The engine refuses
-    such an answer."""
-    if type(answer) not in (int, float):
+def off_declared(declared: Declared, value, bounds: tuple) -> Optional[str]:
+    """Why number `value` lies off `bounds`, the range and step `declared` declares
+    (`declared_bounds`: the numbers are min, min + step, ... up to max; the step counts from 0
+    when no min is declared), or None (also for a value that is not a number). The one text of
+    both the refusal of such a value and the rule error of rules that list one."""
+    if type(value) not in (int, float):
         return None
     low, high, step = bounds
-    if (low is None or answer >= low) and (high is None or answer <= high) and \
-            (step is None or (answer - (low or 0)) % step == 0):
+    if (low is None or value >= low) and (high is None or value <= high) and \
+            (step is None or (value - (low or 0)) % step == 0):
         return None
-    declared = ", ".join(f"{key}: {fmt(value)}" for key, value in (("min", low), ("max", high), ("step", step))
-                         if value is not None)
-    where = f" at {effect.pos}" if getattr(effect.pos, "line", 0) else ""
-    return (f"the answer {fmt(answer)} to the decision '{effect.bind}' ({effect.prompt}){where} lies off the range "
-            f"or step it declares ({declared})")
+    said = ", ".join(f"{key}: {fmt(bound)}" for key, bound in (("min", low), ("max", high), ("step", step))
+                     if bound is not None)
+    where = f" at {declared.pos}" if getattr(declared.pos, "line", 0) else ""
+    return (f"the {declared.noun} {fmt(value)} {declared.subject}{where} lies off the range or step it declares "
+            f"({said})")
 
 
-def answer_off_declared(ruleset, data: dict, answer) -> Optional[str]:
+def _located(message: str, declared: Declared) -> RuleRuntimeError:
+    pos = declared.pos
+    if pos is not None and getattr(pos, "line", 0):
+        return RuleRuntimeError(message, pos=pos)
+    return RuleRuntimeError(message, declared.subject)
+
+
+def _listed_off(declared: Declared, reason: str) -> RuleRuntimeError:
+    return _located(f"{reason}, but the rules list it: a bug in the rules (make them keep the bound, or declare "
+                    "the one they keep)", declared)
+
+
+def check_options(declared: Declared, options: list, game_vars, names) -> None:
+    """Raise the located rule error for the first of a decision's options (numbers) off the
+    bounds it declares."""
+    bounds = declared_bounds(declared, game_vars, names)
+    for option in options:
+        reason = off_declared(declared, option, bounds)
+        if reason is not None:
+            raise _listed_off(declared, reason)
+
+
+def check_moves(ruleset, moves: list, game_vars, player, turn_round) -> list:
+    """`moves` (legal.py's move tuples), once none has a parameter value off the bounds its
+    action declares; else the located rule error of the first such value. A parameter's bounds
+    read the state, `player` and `round` (not the other parameters), once per listing."""
+    names = {"player": player, "round": turn_round}
+    actions = ruleset.actions
+    action_id = limits = None
+    for move in moves:
+        if move[0] != action_id:  # the moves of one action come together: its bounds read once
+            action_id = move[0]
+            declares = actions[action_id].declared
+            limits = declares and {name: (declared, declared_bounds(declared, game_vars, names))
+                                   for name, declared in declares.items()}
+        if not limits:
+            continue
+        for name, value in move[1]:
+            limit = limits.get(name)
+            if limit is None or type(value) not in (int, float):
+                continue
+            low, high, step = limit[1]  # off_declared's test, inline: every listed value passes here
+            if (low is not None and value < low) or (high is not None and value > high) or \
+                    (step is not None and (value - (low or 0)) % step):
+                raise _listed_off(limit[0], off_declared(limit[0], value, limit[1]))
+    return moves
+
+
+def answer_off_declared(ruleset, data: dict, answer, seat=None) -> Optional[str]:
     """`off_declared` for `answer` to the decision pending in game data `data` (its choose is
-    the effect before the waiting frame's `next`)."""
+    the effect before the waiting frame's `next`), given by `seat` in a decision of several
+    players (then `p` is the seat, as in its `from`)."""
     frame = data["stack"][data["pending"]["frame"]]
     if frame.get("kind") != "effects" or not frame["next"]:
         return None
-    effect = ruleset.blocks[frame["block"]][frame["next"] - 1]
-    if type(effect) is not Choose or effect.declared is None:
+    declared = getattr(ruleset.blocks[frame["block"]][frame["next"] - 1], "declared", None)
+    if declared is None:
         return None
-    return off_declared(effect, answer, declared_bounds(effect, data["vars"], frame["locals"]))
+    names = frame["locals"] if seat is None else dict(frame["locals"], p=seat)
+    return off_declared(declared, answer, declared_bounds(declared, data["vars"], names))
+
+
+def parameter_off_declared(rule, name: str, value, game_vars, names) -> Optional[str]:
+    """`off_declared` for `value` of parameter `name` of action `rule`, or None when it declares
+    no bound."""
+    declared = rule.declared.get(name) if rule.declared is not None else None
+    if declared is None:
+        return None
+    return off_declared(declared, value, declared_bounds(declared, game_vars, names))

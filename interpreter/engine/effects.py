@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from ..errors import RuleRuntimeError
 from .chance import ChanceNeeded, draw
+from .declared import check_options
 from .frames import effect_frame, for_frame
 from .values import SCALARS, fmt, freeze, render_label
 
@@ -114,7 +115,7 @@ class Choose:
     count: Any  # choose `count` of the options (a combination), or None for one
     label: Optional[list]  # a label template for each option, or None
     pos: Any = None
-    declared: Optional[tuple] = None  # handles of the `min`, `max`, `step` it declares (each None if not), or None
+    declared: Any = None  # the `min`/`max`/`step` it declares (declared.py's Declared), or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,7 @@ class ChooseTogether:
     count: Any
     label: Optional[list]
     pos: Any = None
+    declared: Any = None  # as Choose's, read with `p` bound to each seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,8 +401,10 @@ def run_random(state, effect, frame, game_vars, names):
 
 
 def choice_options(effect, game_vars, names) -> list:
-    """The options of a `choose` effect (combinations of `count` of them when it has one)."""
+    """A `choose`'s options (combinations of `count` of them if it has one), in its declared bounds."""
     options = list(effect.options.fn(game_vars, names))
+    if effect.declared is not None:
+        check_options(effect.declared, options, game_vars, names)
     if effect.count is not None:
         count = effect.count.fn(game_vars, names)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:

@@ -17,6 +17,7 @@ Owns: `legal_moves` (a pending decision's options or the phase's actions), `acti
 from __future__ import annotations
 
 from ..errors import RuleRuntimeError
+from .declared import answer_off_declared, check_moves, parameter_off_declared
 from .frames import top_phase
 from .values import SCALARS, Outcome, fmt, freeze, thaw
 
@@ -51,12 +52,14 @@ def legal_moves(state) -> list:
 
 
 def actions_for(state, phase, player, frame) -> list:
-    """The legal moves of `player` in `phase` (fallbacks only when nothing else is legal)."""
+    """The legal moves of `player` in `phase` (fallbacks only when nothing else is legal); a
+    rule error when a parameter's value listed lies off the bounds it declares (declared.py)."""
     rule_actions = state.rs.actions
     game_vars = state.d["vars"]
     found: list = []
     fallbacks: list = []
     turn_round = frame.get("round", 1)
+    declares = False
     for action_id in phase.actions:
         action = rule_actions[action_id]
         names = {"player": player, "round": turn_round}
@@ -64,8 +67,10 @@ def actions_for(state, phase, player, frame) -> list:
             if not check(game_vars, names):
                 break
         else:
+            declares = declares or action.declared is not None
             _add_moves(state, action, game_vars, names, fallbacks if action.fallback else found)
-    return found or fallbacks
+    moves = found or fallbacks
+    return check_moves(state.rs, moves, game_vars, player, turn_round) if declares else moves
 
 
 def _add_moves(state, action, game_vars, names, target) -> None:
@@ -161,7 +166,12 @@ def refusal(state, action) -> Outcome:
         if action.name != "choose":
             who = pending["player"] if node is None else _seats(waiting_seats(node))
             return Outcome(False, "decision_pending", f"player {who} must first answer: {pending['prompt']}")
-        return Outcome(False, "not_an_option", f"{fmt(dict(action.args).get('value'))} is not one of the options")
+        answer = dict(action.args).get("value")
+        try:  # (the bounds were read alike when the decision opened)
+            off = answer_off_declared(state.rs, data, thaw(answer), None if node is None else action.player)
+        except RuleRuntimeError as error:
+            return Outcome(False, "rule_error", str(error))
+        return Outcome(False, "not_an_option", off or f"{fmt(answer)} is not one of the options")
     frame = top_phase(data["stack"])
     if frame is None or (frame.get("player") is None and node is None):
         return Outcome(False, "no_turn", "nobody is to act")
@@ -190,6 +200,9 @@ def _parameter_refusal(state, rule, action, frame) -> Outcome:
             if name not in given:
                 return Outcome(False, "missing_parameter", f"'{action.name}' needs '{name}'")
             value = thaw(given[name])
+            off = parameter_off_declared(rule, name, value, game_vars, names)
+            if off is not None:
+                return Outcome(False, "bad_parameter", off)
             if value not in list(_domain(state, handle, game_vars, names)):
                 return Outcome(False, "bad_parameter", f"{name}={fmt(given[name])} is not allowed here")
             names[name] = value
