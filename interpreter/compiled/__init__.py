@@ -13,7 +13,7 @@ docs/performance.md, "Compiled play").
   played_on(state)        a CompiledState at a seeded engine.State's position (a drawn world that
                           a tree search plays with apply_id/undo), or None
 
-Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
+Modules: support.py (what compiles), blocks.py + legal_code.py + phases.py (the generator), module.py (the
 in-memory memo, the shared listed Actions and the runtime helpers), start.py (start positions
 memoised by set-up's chance outcomes, the chance a game draws from), game.py (CompiledState,
 the public API), listing.py (its legal moves as ids and Actions), queries.py (its queries),
