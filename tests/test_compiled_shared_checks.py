@@ -10,7 +10,7 @@ import os
 import re
 
 from interpreter import load
-from interpreter.compiled import blocks
+from interpreter.compiled import legal_code
 from interpreter.compiled.module import clear_memos, game_module
 from test_compiled_loops import _outcomes
 
@@ -35,7 +35,7 @@ def _games(limits, seeds) -> dict:
 def test_the_game_is_the_same_without_the_sharing_at_every_work_bound(monkeypatch):
     limits, seeds = range(4, 300, 2), range(3)
     shared = _games(limits, seeds)
-    monkeypatch.setattr(blocks, "sharing_plan", lambda *_arguments: {})
+    monkeypatch.setattr(legal_code, "sharing_plan", lambda *_arguments: {})
     try:
         plain = _games(limits, seeds)
         assert "= checked" not in game_module(load(GAME)).source

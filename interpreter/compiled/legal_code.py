@@ -13,7 +13,7 @@ from ..expr.keeping import keeping_variant
 from .blocks import Writer, text
 from .shared_checks import before_loop, shared_condition, sharing_plan
 
-__all__ = ["write_legal"]
+__all__ = ["write_legal", "rows_kept"]
 
 
 def write_legal(out: Writer, phase, index: int) -> None:
@@ -108,6 +108,9 @@ def _plain_element(handle):
 def _level(out: Writer, action, level: int, depth: int, earlier: set, target: str, parts: str, context: str) -> None:
     param, handle = action.params[level]
     domain, value = f"domain{level}", f"value{level}"
+    if level == 1 and rows_kept(action, context):
+        _row_level(out, action, depth, target, parts)
+        return
     if level == 0:
         out.emit(depth, f"{domain} = _domain({out.call(handle, 'L')})")
     else:  # computed once when it does not read the parameters before it, charged at every use
@@ -128,7 +131,9 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         out.emit(depth + 1, f"if {checks}:")
         inner += 1
     previous = f"args{level - 1} + " if level else ""
-    out.emit(inner, f"args{level} = {previous}(({text(param)}, {value} if type({value}) in _SCALARS else _freeze({value})),)")
+    pair = f"(({text(param)}, {value} if type({value}) in _SCALARS else _freeze({value})),)"
+    if not (level == 0 and rows_kept(action, context)):  # (else built with a row: `_row_level`)
+        out.emit(inner, f"args{level} = {previous}{pair}")
     if level < len(action.params) - 1:
         _level(out, action, level + 1, inner, earlier | {param}, target, parts, context)
     else:
@@ -136,6 +141,43 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         message = f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations"
         out.emit(inner + 1, f"raise _Error({text(message)})")
         out.emit(inner, f"{target}.append(({text(action.id)}, args{level}, None, {parts}, {context}))")
+    out.emit(depth, f"L.pop({text(param)}, None)")
+
+
+def rows_kept(action, context: str) -> bool:
+    """Are the moves of `action` listed by rows kept across listings (`_row_level`)? When it has
+    two parameters, the second's values do not read the first, nothing is checked on the
+    second, and the label does not read the state."""
+    params = action.params
+    return len(params) == 2 and not action.req_levels[2] and context == "None" and \
+        params[0][0] not in params[1][1].names
+
+
+def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None:
+    """The last of two parameters, when its values do not read the first and nothing is checked
+    on it: the moves for one value of the first parameter are a row, the same for the same
+    values of both (whole numbers or texts), built once and kept (module.py `row_table`); each
+    use is charged as when the values are read (`_take`), as engine/legal.py charges them."""
+    param, handle = action.params[1]
+    rows = out.value({}, "_rows")
+    out.emit(depth, "if cached1 is None:")
+    out.emit(depth + 1, f"domain1 = _domain({out.call(handle, 'L')})")
+    out.emit(depth + 1, "cached1 = domain1")
+    out.emit(depth + 1, f"rows1 = _row_table({rows}, domain1)")
+    out.emit(depth, "else:")
+    out.emit(depth + 1, "domain1 = _take(cached1)")
+    out.emit(depth, "row1 = rows1.get(value0) if rows1 is not None and type(value0) in _PLAIN else None")
+    out.emit(depth, "if row1 is None:")
+    out.emit(depth + 1, f"args0 = (({text(action.params[0][0])}, value0 if type(value0) in _SCALARS else _freeze(value0)),)")
+    move = (f"({text(action.id)}, args0 + (({text(param)}, value1 if type(value1) in _SCALARS else _freeze(value1)),), "
+            f"None, {parts}, None)")
+    out.emit(depth + 1, f"row1 = tuple([{move} for value1 in domain1])")
+    out.emit(depth + 1, "if rows1 is not None and type(value0) in _PLAIN:")
+    out.emit(depth + 2, "rows1[value0] = row1")
+    out.emit(depth, f"if len({target}) + len(row1) > {MAX_PARAM_COMBINATIONS}:")  # (the move past the bound)
+    message = f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations"
+    out.emit(depth + 1, f"raise _Error({text(message)})")
+    out.emit(depth, f"{target}.extend(row1)")
     out.emit(depth, f"L.pop({text(param)}, None)")
 
 
