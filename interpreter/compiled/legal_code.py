@@ -119,7 +119,7 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         if not handle.names & earlier:
             out.emit(depth + 1, f"cached{level} = {domain}")
         out.emit(depth, "else:")
-        out.emit(depth + 1, f"{domain} = _take(cached{level})")
+        _read_again(out, depth + 1, level)
     calls = _level_checks(out, action, level, depth)
     shared = out.shared.get(action.id) if level == 0 else None
     reading = before_loop(out, shared, domain, depth) if shared is not None else None
@@ -157,7 +157,7 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     """The last of two parameters, when its values do not read the first and nothing is checked
     on it: the moves for one value of the first parameter are a row, the same for the same
     values of both (whole numbers or texts), built once and kept (module.py `row_table`); each
-    use is charged as when the values are read (`_take`), as engine/legal.py charges them."""
+    use is charged as when the values are read (`_read_again`), as engine/legal.py charges them."""
     param, handle = action.params[1]
     rows = out.value({}, "_rows")
     out.emit(depth, "if cached1 is None:")
@@ -165,7 +165,7 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     out.emit(depth + 1, "cached1 = domain1")
     out.emit(depth + 1, f"rows1 = _row_table({rows}, domain1)")
     out.emit(depth, "else:")
-    out.emit(depth + 1, "domain1 = _take(cached1)")
+    _read_again(out, depth + 1, 1)
     out.emit(depth, "row1 = rows1.get(value0) if rows1 is not None and type(value0) in _PLAIN else None")
     out.emit(depth, "if row1 is None:")
     out.emit(depth + 1, f"args0 = (({text(action.params[0][0])}, value0 if type(value0) in _SCALARS else _freeze(value0)),)")
@@ -179,6 +179,15 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     out.emit(depth + 1, f"raise _Error({text(message)})")
     out.emit(depth, f"{target}.extend(row1)")
     out.emit(depth, f"L.pop({text(param)}, None)")
+
+
+def _read_again(out: Writer, depth: int, level: int) -> None:
+    """The values of parameter `level` kept from the first value of the one before, charged
+    again (Budget.take, inline: what `_domain` gave has a length, and take charges it)."""
+    out.emit(depth, f"domain{level} = cached{level}")
+    out.emit(depth, f"_budget.left -= len(cached{level})")
+    out.emit(depth, "if _budget.left < 0:")
+    out.emit(depth + 1, "_budget.exceeded()")
 
 
 def _plain_leading_checks(out: Writer, action) -> list:

@@ -199,7 +199,7 @@ def _runtime(ruleset) -> dict:
             raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(values)}")
         return take(values)
 
-    return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
+    return {"__builtins__": _BUILTINS, "_budget": budget, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
             "_SCALARS": SCALARS, "_new_move": new_move, "_row_table": row_table, "_PLAIN": PLAIN,
             "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
