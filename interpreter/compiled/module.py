@@ -208,9 +208,7 @@ def _runtime(ruleset) -> dict:
 
 
 def copy_value(value):
-    """A copy of a var's value for the undo log: scalars as they are, a flat list shallow, a map
-    of scalars and flat lists and maps (a var per place or per player) one level deeper, and
-    anything else through marshal."""
+    """A copy of a var's value for the undo log (scalars as they are, flat lists shallow)."""
     kind = type(value)
     if kind in SCALARS:
         return value
@@ -218,20 +216,6 @@ def copy_value(value):
         copied = value[:]
         for item in copied:
             if type(item) not in SCALARS:
-                return marshal.loads(marshal.dumps(value, _NOREF))
-        return copied
-    if kind is dict:
-        copied = {}
-        for key, item in value.items():
-            inner = type(item)
-            if inner is dict or inner is list:
-                for element in item.values() if inner is dict else item:
-                    if type(element) not in SCALARS:
-                        return marshal.loads(marshal.dumps(value, _NOREF))
-                copied[key] = item.copy()
-            elif inner in SCALARS:
-                copied[key] = item
-            else:
                 return marshal.loads(marshal.dumps(value, _NOREF))
         return copied
     return marshal.loads(marshal.dumps(value, _NOREF))
