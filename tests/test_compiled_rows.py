@@ -22,7 +22,7 @@ GAME = os.path.join(ROOT, "tests", "rulesets", "move_rows")
 def test_rows_are_kept_for_whole_numbers_and_texts_only_and_listed_again_as_the_same_moves():
     clear_memos()
     ruleset = load(GAME)
-    assert game_module(ruleset).source.count("_row_table(") == 3  # invest, grid and weigh are listed by rows
+    assert game_module(ruleset).source.count(".table(domain1)") == 3  # invest, grid and weigh are listed by rows
     state = ruleset.new_game(2, seed=4, engine="compiled")
     rng = random.Random(4)
     listed = {"invest": [], "grid": [], "weigh": []}  # every move listed (kept alive: ids stay theirs)
@@ -59,7 +59,7 @@ def test_the_game_is_the_reference_s_and_the_same_without_rows_at_every_work_bou
     assert _compiled_games(GAME, limits, seeds) == reference
     monkeypatch.setattr(legal_code, "rows_kept", lambda *_arguments: False)
     assert _compiled_games(GAME, limits, seeds) == reference
-    assert "_row_table(" not in game_module(load(GAME)).source
+    assert ".table(domain1)" not in game_module(load(GAME)).source
     # not vacuous: the bound refuses moves at the lower bounds only
     refusals = [sum(not step[1] for step in reference[seed, limit]) for seed in seeds for limit in limits]
     assert refusals[0] > 0 and refusals[-1] == 0
@@ -81,3 +81,23 @@ def test_a_listing_past_its_bound_of_moves_refuses_the_move_where_the_reference_
         assert applied and listed == width * depth + 3
     else:
         assert not applied and f"action '{refused}' has more than 20000 legal combinations" in reason
+
+
+def test_the_rows_kept_stay_within_their_bound_and_are_all_dropped_past_it(monkeypatch, modules_made_again):
+    monkeypatch.setattr(legal_code, "KEPT_MOVES", 12)
+    rows = legal_code.RowTables()
+    table = rows.table([1, 2, 3])  # a table counts its values and itself
+    assert rows.table([1, 2.5]) is None and rows.table([True]) is None and rows.table((1, 2)) is None
+    rows.keep(table, "north", ("m1", "m2", "m3"))
+    rows.keep(table, 1.5, ("m1",))  # a fraction: not kept
+    assert rows.table([1, 2, 3]) is table and table == {"north": ("m1", "m2", "m3")} and rows.kept == 8
+    rows.keep(table, 2, ("m1", "m2", "m3"))
+    assert rows.kept == 12 and len(table) == 2
+    rows.keep(table, "south", ("m1",))  # past the bound: everything kept so far is dropped
+    assert rows.tables == {} and rows.kept == 2
+    assert rows.table([1, 2, 3]) is not table
+    # a game whose rows are dropped again and again is still the reference's game
+    monkeypatch.setattr(legal_code, "KEPT_MOVES", 7)
+    for seed in range(3):
+        assert _compiled_games(GAME, [2_000_000], [seed]) == {(seed, 2_000_000): _outcomes(load(GAME), "reference",
+                                                                                          2_000_000, seed)}

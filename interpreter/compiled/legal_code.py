@@ -4,16 +4,21 @@ per action, as engine/legal.py enumerates them, without its generic parameter pr
   legal_P(st, V, player, round_)  the phase's legal moves as the tuples engine/legal.py lists
                                   (no Action objects)
 
-Owns: writing legal_P.
+Owns: writing legal_P, and the rows of moves it keeps (`RowTables`).
 """
 from __future__ import annotations
+
+from typing import Optional
 
 from ..engine.legal import MAX_PARAM_COMBINATIONS
 from ..expr.keeping import keeping_variant
 from .blocks import Writer, text
 from .shared_checks import before_loop, shared_condition, sharing_plan
 
-__all__ = ["write_legal", "rows_kept"]
+__all__ = ["write_legal", "rows_kept", "RowTables", "PLAIN"]
+
+KEPT_MOVES = 100_000  # moves (and values) kept in rows per action (RowTables)
+PLAIN = frozenset((int, str))  # the values a row of moves is kept for (the generated code's `_PLAIN`)
 
 
 def write_legal(out: Writer, phase, index: int) -> None:
@@ -156,14 +161,14 @@ def rows_kept(action, context: str) -> bool:
 def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None:
     """The last of two parameters, when its values do not read the first and nothing is checked
     on it: the moves for one value of the first parameter are a row, the same for the same
-    values of both (whole numbers or texts), built once and kept (module.py `row_table`); each
+    values of both (whole numbers or texts), built once and kept (`RowTables`); each
     use is charged as when the values are read (`_read_again`), as engine/legal.py charges them."""
     param, handle = action.params[1]
-    rows = out.value({}, "_rows")
+    rows = out.value(RowTables(), "_rows")
     out.emit(depth, "if cached1 is None:")
     out.emit(depth + 1, f"domain1 = _domain({out.call(handle, 'L')})")
     out.emit(depth + 1, "cached1 = domain1")
-    out.emit(depth + 1, f"rows1 = _row_table({rows}, domain1)")
+    out.emit(depth + 1, f"rows1 = {rows}.table(domain1)")
     out.emit(depth, "else:")
     _read_again(out, depth + 1, 1)
     out.emit(depth, "row1 = rows1.get(value0) if rows1 is not None and type(value0) in _PLAIN else None")
@@ -172,8 +177,8 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     move = (f"({text(action.id)}, args0 + (({text(param)}, value1 if type(value1) in _SCALARS else _freeze(value1)),), "
             f"None, {parts}, None)")
     out.emit(depth + 1, f"row1 = tuple([{move} for value1 in domain1])")
-    out.emit(depth + 1, "if rows1 is not None and type(value0) in _PLAIN:")
-    out.emit(depth + 2, "rows1[value0] = row1")
+    out.emit(depth + 1, "if rows1 is not None:")
+    out.emit(depth + 2, f"{rows}.keep(rows1, value0, row1)")
     out.emit(depth, f"if len({target}) + len(row1) > {MAX_PARAM_COMBINATIONS}:")  # (the move past the bound)
     message = f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal combinations"
     out.emit(depth + 1, f"raise _Error({text(message)})")
@@ -219,3 +224,44 @@ def _level_checks(out: Writer, action, level: int, depth: int) -> list:
         out.emit(depth, f"{slots} = {out.value(fresh, '_slots')}[:]")
         calls.append(f"{out.value(function, '_h')}(V, L, {slots})")
     return calls
+
+
+class RowTables:
+    """The rows of moves kept for one action listed by rows (`_row_level`):
+    {its second parameter's values: {a value of its first parameter: the moves}}, for values
+    that are whole numbers or texts (equal values, equal moves). At most KEPT_MOVES moves and
+    values are kept in all; past that, all are dropped and kept again from there."""
+
+    __slots__ = ("tables", "kept")
+
+    def __init__(self):
+        self.tables: dict = {}
+        self.kept = 0
+
+    def table(self, values) -> Optional[dict]:
+        """The rows kept for `values` ({value of the first parameter: moves}), or None when
+        they are not a list of whole numbers and texts."""
+        if type(values) is not list:
+            return None
+        for value in values:
+            if type(value) not in PLAIN:
+                return None
+        key = tuple(values)
+        table = self.tables.get(key)
+        if table is None:
+            self._count(len(key) + 1)
+            table = self.tables[key] = {}
+        return table
+
+    def keep(self, table: dict, value, row: tuple) -> None:
+        """Keep `row`, the moves of the first parameter's `value`, in `table` (a whole number
+        or a text only)."""
+        if type(value) in PLAIN:
+            self._count(len(row) + 1)
+            table[value] = row
+
+    def _count(self, kept: int) -> None:
+        self.kept += kept
+        if self.kept > KEPT_MOVES:
+            self.tables.clear()
+            self.kept = kept

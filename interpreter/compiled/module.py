@@ -22,6 +22,7 @@ from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
 from .blocks import PLAYER, STAGE
+from .legal_code import PLAIN
 from .phases import generate
 from .start import chance_effect
 from .support import handed_over, support
@@ -30,8 +31,6 @@ from .twin import HandOver
 __all__ = ["game_module", "GameModule", "clear_memos", "LISTED_BOUND", "listed_actions"]
 
 LISTED_BOUND = 100_000  # listed Actions kept per ruleset
-ROWS_BOUND = 1024  # rows of moves kept per listed values (row_table), and lists of values kept per action
-PLAIN = frozenset((int, str))  # the values a row of moves is kept for
 
 _CODE = BoundedMemo("generated game modules", 64)  # source text -> code object
 _MODULES: dict = {}  # id(ruleset) -> (weak reference to it, GameModule)
@@ -200,7 +199,7 @@ def _runtime(ruleset) -> dict:
         return take(values)
 
     return {"__builtins__": _BUILTINS, "_budget": budget, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
-            "_SCALARS": SCALARS, "_new_move": new_move, "_row_table": row_table, "_PLAIN": PLAIN,
+            "_SCALARS": SCALARS, "_new_move": new_move, "_PLAIN": PLAIN,
             "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
@@ -219,27 +218,6 @@ def copy_value(value):
                 return marshal.loads(marshal.dumps(value, _NOREF))
         return copied
     return marshal.loads(marshal.dumps(value, _NOREF))
-
-
-def row_table(tables: dict, values) -> Optional[dict]:
-    """The rows of moves kept for `values`, a parameter's values listed after another's
-    (legal_code.py `_row_level`): {value of the first parameter: its moves}, or None when the
-    values are not a list of whole numbers and texts (equal values, equal moves). A table that
-    grew past ROWS_BOUND starts again empty, and so do all when there are ROWS_BOUND of them."""
-    if type(values) is not list:
-        return None
-    for value in values:
-        if type(value) not in PLAIN:
-            return None
-    key = tuple(values)
-    table = tables.get(key)
-    if table is None:
-        if len(tables) >= ROWS_BOUND:
-            tables.clear()
-        table = tables[key] = {}
-    elif len(table) >= ROWS_BOUND:
-        table.clear()
-    return table
 
 
 def log_piece(value):
