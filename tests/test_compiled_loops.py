@@ -9,7 +9,7 @@ import os
 import random
 
 from interpreter import load
-from interpreter.compiled.module import game_module
+from interpreter.compiled.module import clear_memos, game_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = os.path.join(ROOT, "tests", "rulesets", "guarded_loops")
@@ -41,6 +41,14 @@ def _outcomes(ruleset, engine: str, limit: int, seed: int) -> list:
     finally:
         ruleset.budget.limit = 2_000_000
     return seen
+
+
+def _compiled_games(folder: str, limits, seeds) -> dict:
+    """{(seed, bound): _outcomes} of the compiled game of `folder`, its module generated anew
+    (also tests/test_compiled_shared_checks.py's and tests/test_compiled_rows.py's)."""
+    clear_memos()
+    ruleset = load(folder)
+    return {(seed, limit): _outcomes(ruleset, "compiled", limit, seed) for seed in seeds for limit in limits}
 
 
 def test_the_work_bound_is_reached_where_the_reference_reaches_it_at_every_bound():

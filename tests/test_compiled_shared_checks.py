@@ -10,9 +10,9 @@ import os
 import re
 
 from interpreter import load
-from interpreter.compiled import blocks
+from interpreter.compiled import legal_code
 from interpreter.compiled.module import clear_memos, game_module
-from test_compiled_loops import _outcomes
+from test_compiled_loops import _compiled_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME = os.path.join(ROOT, "tests", "rulesets", "shared_checks")
@@ -26,18 +26,12 @@ def test_the_second_action_reads_what_the_first_recorded():
     assert re.search(r"passed\d+ = _h\d+\(V, L\) and _h\d+\(V, L\)\n", source)
 
 
-def _games(limits, seeds) -> dict:
-    clear_memos()
-    ruleset = load(GAME)
-    return {(seed, limit): _outcomes(ruleset, "compiled", limit, seed) for seed in seeds for limit in limits}
-
-
 def test_the_game_is_the_same_without_the_sharing_at_every_work_bound(monkeypatch):
     limits, seeds = range(4, 300, 2), range(3)
-    shared = _games(limits, seeds)
-    monkeypatch.setattr(blocks, "sharing_plan", lambda *_arguments: {})
+    shared = _compiled_games(GAME, limits, seeds)
+    monkeypatch.setattr(legal_code, "sharing_plan", lambda *_arguments: {})
     try:
-        plain = _games(limits, seeds)
+        plain = _compiled_games(GAME, limits, seeds)
         assert "= checked" not in game_module(load(GAME)).source
     finally:
         clear_memos()

@@ -1,20 +1,22 @@
 """Named expressions that read nothing but their arguments (interpreter/expr/pure.py): which
 defines are pure, and their kept values: the value computed for the same arguments, the same
-work charged to the bound as computing it again, nothing kept for arguments or values that are
-not plain data, and 1, 1.0 and true told apart."""
+work charged to the bound as computing it again, a list of plain data kept and given to each
+call as its own copy, nothing kept for arguments or values that are not plain data (nor lists
+of it), and 1, 1.0 and true told apart."""
 import pytest
 
 from interpreter.errors import RuleRuntimeError
 from interpreter.expr.budget import Budget
 from interpreter.expr.compiler import CodeUnit
 from interpreter.expr.generate import Scope
-from interpreter.expr.pure import pure_defines
+from interpreter.expr.pure import KEPT_LIST_LENGTH, pure_defines
 
 DEFINES = {
     "table": (["k"], "first([t for t in range(60) if t == k], -1)"),  # goes through 60 elements
     "twice_table": (["k"], "table(k) * 2"),
     "shown": (["v"], "str(v)"),
     "evens": (["n"], "[x for x in range(n) if x % 2 == 0]"),
+    "pairs": (["n"], "[[x, x] for x in range(n)]"),
     "held": (["p"], "gold[p]"),  # reads a state var
     "via_held": (["p"], "held(p) + table(p)"),  # calls a define that reads one
     "mine": ([], "player"),  # reads a local
@@ -42,8 +44,8 @@ def _call(unit, namespace, name, *args):
 
 def test_a_define_is_pure_when_it_and_what_it_calls_read_no_var_and_no_local():
     unit, _ = _unit()
-    assert pure_defines(unit.define_reads, unit.define_calls) == {"table", "twice_table", "shown", "evens", "ratio",
-                                                                  "share"}
+    assert pure_defines(unit.define_reads, unit.define_calls) == {"table", "twice_table", "shown", "evens", "pairs",
+                                                                  "ratio", "share"}
 
 
 def test_a_kept_value_is_the_computed_one_and_charges_the_same_work():
@@ -75,15 +77,31 @@ def test_numbers_and_booleans_of_equal_value_are_told_apart():
 
 def test_only_a_define_that_goes_through_a_collection_keeps_its_values():
     _, namespace = _unit()
-    assert {name[3:] for name in namespace if name.startswith("_M_")} == {"table", "shown", "evens", "share"}
+    assert {name[3:] for name in namespace if name.startswith("_M_")} == {"table", "shown", "evens", "pairs", "share"}
 
 
-def test_lists_are_neither_kept_as_values_nor_as_arguments_and_then_the_define_stops_keeping():
+def test_a_short_list_of_plain_values_is_kept_and_each_call_is_given_its_own_copy():
     unit, namespace = _unit()
-    first, _ = _call(unit, namespace, "evens", 6)
+    first, work = _call(unit, namespace, "evens", 6)
     first.append(99)  # a caller's list is its own
-    assert not namespace["_M_evens"] and namespace["d_evens"] is namespace["d_evens_body"]
-    assert _call(unit, namespace, "evens", 6)[0] == [0, 2, 4]
+    assert list(namespace["_M_evens"].values()) == [([0, 2, 4], work)]
+    second = _call(unit, namespace, "evens", 6)
+    assert second == ([0, 2, 4], work) and second[0] is not first
+    second[0].clear()
+    assert _call(unit, namespace, "evens", 6) == ([0, 2, 4], work)
+    # a longer list is computed each time (not kept), and the define goes on keeping short ones
+    long_list, long_work = _call(unit, namespace, "evens", 2 * KEPT_LIST_LENGTH + 2)
+    assert len(long_list) == KEPT_LIST_LENGTH + 1 and len(namespace["_M_evens"]) == 1
+    assert _call(unit, namespace, "evens", 2 * KEPT_LIST_LENGTH + 2) == (long_list, long_work)
+    assert _call(unit, namespace, "evens", 4)[0] == [0, 2] and len(namespace["_M_evens"]) == 2
+    assert namespace["d_evens"] is not namespace["d_evens_body"]
+
+
+def test_lists_of_lists_and_list_arguments_are_not_kept_and_then_the_define_stops_keeping():
+    unit, namespace = _unit()
+    assert _call(unit, namespace, "pairs", 2)[0] == [[0, 0], [1, 1]]
+    assert not namespace["_M_pairs"] and namespace["d_pairs"] is namespace["d_pairs_body"]
+    assert _call(unit, namespace, "pairs", 2)[0] == [[0, 0], [1, 1]]
     assert _call(unit, namespace, "shown", 4)[0] == namespace["_f_str"](4)
     assert _call(unit, namespace, "shown", [1, 2])[0] == namespace["_f_str"]([1, 2])
     assert len(namespace["_M_shown"]) == 1 and namespace["d_shown"] is namespace["d_shown_body"]

@@ -265,20 +265,23 @@ class MCTSAgent(Agent):
     def _select(self, node, sample, ids: list, mover, tag) -> tuple:
         """UCT at `node` among the legal ids (a random untried one first): (the id, its child
         node, whether it was untried). `tag` sets a seat's moves apart at a simultaneous node."""
-        keys = {index: sample.action_key(index) if tag is None else (tag, sample.action_key(index)) for index in ids}
-        for key in keys.values():
-            entry = node.children.get(key)
+        children = node.children
+        child_of = {}  # id -> its child node (each key looked up once: hashing a key is most of the work)
+        for index in ids:
+            key = sample.action_key(index) if tag is None else (tag, sample.action_key(index))
+            entry = children.get(key)
             if entry is None:
-                entry = node.children[key] = (_Node(), mover)
+                entry = children[key] = (_Node(), mover)
             entry[0].avail += 1
-        unvisited = [index for index in ids if node.children[keys[index]][0].visits == 0]
-        chosen = self.rng.choice(unvisited) if unvisited else self._best(node, keys)
-        return chosen, node.children[keys[chosen]][0], bool(unvisited)
+            child_of[index] = entry[0]
+        unvisited = [index for index in ids if child_of[index].visits == 0]
+        chosen = self.rng.choice(unvisited) if unvisited else self._best(child_of)
+        return chosen, child_of[chosen], bool(unvisited)
 
-    def _best(self, node, keys: dict) -> int:
+    def _best(self, child_of: dict) -> int:
+        """The id whose child has the best UCT score (the first of equals, in the ids' order)."""
         best, best_score = None, -1e18
-        for index, key in keys.items():
-            child = node.children[key][0]
+        for index, child in child_of.items():
             explore = self.exploration * math.sqrt(math.log(child.avail + 1) / child.visits)
             score = child.value / child.visits + explore
             if score > best_score:

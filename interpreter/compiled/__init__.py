@@ -13,12 +13,12 @@ docs/performance.md, "Compiled play").
   played_on(state)        a CompiledState at a seeded engine.State's position (a drawn world that
                           a tree search plays with apply_id/undo), or None
 
-Modules: support.py (what compiles), blocks.py + phases.py (the generator), module.py (the
-in-memory memo, the shared listed Actions and the runtime helpers), start.py (start positions
-memoised by set-up's chance outcomes, the chance a game draws from), game.py (CompiledState,
-the public API), listing.py (its legal moves as ids and Actions), queries.py (its queries),
-decisions.py (a `choose` or a sub-phase's `enter` inside a move), twin.py (the reference twin,
-and moves handed over to the reference engine).
+Modules: support.py (what compiles), blocks.py + legal_code.py + phases.py (the generator),
+module.py (the in-memory memo, the shared listed Actions and the runtime helpers), start.py
+(start positions memoised by set-up's chance outcomes, the chance a game draws from), game.py
+(CompiledState, the public API), listing.py (its legal moves as ids and Actions), queries.py
+(its queries), decisions.py (a `choose` or a sub-phase's `enter` inside a move), twin.py (the
+reference twin, and moves handed over to the reference engine).
 """
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
 from .blocks import PLAYER, STAGE
+from .legal_code import PLAIN
 from .phases import generate
 from .start import chance_effect
 from .support import handed_over, support
@@ -197,8 +198,9 @@ def _runtime(ruleset) -> dict:
             raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(values)}")
         return take(values)
 
-    return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
-            "_SCALARS": SCALARS, "_new_move": new_move, "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
+    return {"__builtins__": _BUILTINS, "_budget": budget, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
+            "_SCALARS": SCALARS, "_new_move": new_move, "_PLAIN": PLAIN,
+            "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
             "_open_choice": open_choice, "_check_moves": check_moves, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}

@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .blocks import (ACTED, BEGIN, EMPTY, INDEX, OPENED, ORDER, PASSED, PLAYER, ROUND, STAGE, Writer,
-                     text, write_action, write_block, write_legal, write_procedures)
+                     text, write_action, write_block, write_procedures)
+from .legal_code import write_legal
 from .support import phase_enders
 
 __all__ = ["generate", "GeneratedSource"]

@@ -3,7 +3,7 @@ parameter each, of the same name and with the same values (the same expression),
 requirements on that parameter begin with the same checks (say a `buy` and a `buy_on_credit`
 over the same markets, both first asking that the market is open and a slot in it is free).
 
-The first action's loop (blocks.py `_level`) records, for each value in turn, whether those
+The first action's loop (legal_code.py `_level`) records, for each value in turn, whether those
 leading checks passed and the work they cost; the later action's loop, over the same values in
 the same order (the same function of the same state: listing changes nothing), reads the record
 instead of checking again, and charges that work again, so the work bound counts what checking

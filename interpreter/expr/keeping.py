@@ -1,6 +1,6 @@
 """Calls kept across the evaluations of one expression while a local name changes: a
 requirement of an action is evaluated once per value of its last parameter when the legal moves
-are listed (interpreter/compiled/blocks.py), and the calls in it that read neither that
+are listed (interpreter/compiled/legal_code.py), and the calls in it that read neither that
 parameter nor a variable bound inside the expression (`shadows_for(player, pos)` in a
 requirement on `n`) give the same value for each of those values: the state does not change
 while the moves are listed, the expressions change nothing and a named expression reads no
