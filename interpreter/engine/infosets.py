@@ -22,10 +22,12 @@ choice drawn anew so that the player's observation is as recorded after every st
 `worlds`); when its repairs dead-end (MAX_RESTARTS attempts), a bounded search
 (`world_search`: other answers to the latest hidden steps, exchanges of unseen items that
 explain the failing step), and only then the pool-swap of the current state
-(visibility.determinize), which matches the present observation only. A trajectory for which
-all of that failed is marked `unsampleable`, and so is every later trajectory of the game that
-extends it: their worlds are the pool-swap at once. The true hidden values are read only where
-the player later saw them: a sample depends only on the trajectory and the seed.
+(visibility.determinize), which matches the present observation only. Whether a trajectory
+is searched at all is decided once for it, by a search seeded with PROBE_SEED whatever the seed
+asked for: when that search fails the trajectory is `unsampleable`, and every seed whose draw
+dead-ends falls back at once. The true hidden values are read only where the player later saw
+them: a sample depends only on the trajectory and the seed, never on which seeds, states or
+games this process asked about before.
 
 Both the trajectory and what the player saw of it are built on from an earlier state's of the
 same game (memoized per trajectory, the least recently used dropped first): a game's next state
@@ -54,18 +56,19 @@ __all__ = ["information_state", "determinize_by_history", "play_on", "play_on_ea
 MAX_RESTARTS = 1
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
+PROBE_SEED = "probe"  # the search that decides whether a trajectory is searched at all (`_unsampleable`)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
 _MEMO_LIMIT = 64  # replays kept; the least recently used goes first (a game's latest states stay)
 
 
 class _Steps(list):
-    """A trajectory: the _Step list, whether drawing a world by replay has failed for it
-    (every restart dead-ended, so the fallback is used at once next time), which steps the
+    """A trajectory: the _Step list, whether the search with PROBE_SEED failed for it (None
+    until a draw dead-ends on it; see `_unsampleable`), which steps the
     player saw (`shown_flags`, see `_decide_shown`), that history as the player reads it
     (`public`), and how far that is settled for the trajectories that go on from this one
     (`settled`, a _Settled)."""
 
-    unsampleable = False
+    unsampleable = None
     shown_flags = None
     public = None
     settled = None
@@ -207,11 +210,7 @@ class _Replay:
         twin = object.__new__(_Replay)
         twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
         twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
-        twin.steps.settled = self.steps.settled  # the shown flags go on from there
-        # a history that could not be drawn anew up to here is not searched again at every
-        # later step (every world consistent with the longer one is consistent with this one:
-        # only a luckier draw would find one, at up to a second a state late in a long game)
-        twin.steps.unsampleable = self.steps.unsampleable
+        twin.steps.settled = self.steps.settled  # the shown flags go on (`unsampleable` does not: see `_unsampleable`)
         return twin
 
     def play(self, entries: list, state):
@@ -376,7 +375,7 @@ def determinize_by_history(state, player: int, seed: int):
     """A full state consistent with everything `player` has seen (see the module's note), or
     None when the state's history cannot be re-played (the caller then swaps hidden items)."""
     steps = trajectory(state, player)
-    if steps is None or steps.unsampleable:
+    if steps is None:
         return None
     chooser = random.Random(seed)
     for _ in range(MAX_RESTARTS):
@@ -384,11 +383,19 @@ def determinize_by_history(state, player: int, seed: int):
         world = worlds.draw_world(state, player, steps, chooser, plan)
         if world is not None:
             return _seeded(world, player, steps, seed, _before_move(steps, plan.before))
+    if _unsampleable(state, player, steps):
+        return None
     world = world_search.search_world(state, player, steps, seed)
-    if world is not None:
-        return _seeded(world, player, steps, seed)
-    steps.unsampleable = True
-    return None
+    return None if world is None else _seeded(world, player, steps, seed)
+
+
+def _unsampleable(state, player: int, steps) -> bool:
+    """Whether the search seeded with PROBE_SEED finds no world for `steps` (then no seed's
+    search is tried): once per trajectory, never carried over from an earlier state's (which
+    states were asked about depends on the process, and a sample may not)."""
+    if steps.unsampleable is None:
+        steps.unsampleable = world_search.search_world(state, player, steps, PROBE_SEED) is None
+    return steps.unsampleable
 
 
 def play_on(state, earlier, player: int, seed: int):
