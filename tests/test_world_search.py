@@ -103,7 +103,6 @@ def test_a_world_does_not_depend_on_the_earlier_states_asked_about(monkeypatch):
         patched.setattr(infosets, "MAX_RESTARTS", 0)
         patched.setattr(world_search, "SEARCH_STEPS", 0)
         assert not earlier.determinize(0, 1).replayed
-    assert infosets.trajectory(earlier, 0).unsampleable
     later = earlier.copy()
     assert later.apply("add 1")
     alone = _same_game_again()
@@ -112,16 +111,17 @@ def test_a_world_does_not_depend_on_the_earlier_states_asked_about(monkeypatch):
         world = later.determinize(0, seed)
         assert world.replayed
         assert _world_text(world) == _world_text(alone.determinize(0, seed))
+    assert earlier.determinize(0, 1).replayed  # and the state itself, asked again with the full budget
 
 
-def test_a_trajectory_the_probe_cannot_draw_falls_back_at_once_for_every_seed(monkeypatch):
+def test_a_history_no_search_explains_falls_back_for_every_seed(monkeypatch):
     state = _targets_shown()
     monkeypatch.setattr(infosets, "MAX_RESTARTS", 0)
     searched = []
     monkeypatch.setattr(world_search, "search_world", lambda *args: searched.append(args[3]))
     worlds_drawn = [state.determinize(0, seed) for seed in range(3)]
     assert not any(world.replayed for world in worlds_drawn)
-    assert searched == [infosets.PROBE_SEED]  # one search, with the probe's seed, for all three
+    assert searched == [0, 1, 2]  # each seed searched on its own
     assert all(world.information_state(0) == state.information_state(0) for world in worlds_drawn)
 
 

@@ -22,12 +22,11 @@ choice drawn anew so that the player's observation is as recorded after every st
 `worlds`); when its repairs dead-end (MAX_RESTARTS attempts), a bounded search
 (`world_search`: other answers to the latest hidden steps, exchanges of unseen items that
 explain the failing step), and only then the pool-swap of the current state
-(visibility.determinize), which matches the present observation only. Whether a trajectory
-is searched at all is decided once for it, by a search seeded with PROBE_SEED whatever the seed
-asked for: when that search fails the trajectory is `unsampleable`, and every seed whose draw
-dead-ends falls back at once. The true hidden values are read only where the player later saw
-them: a sample depends only on the trajectory and the seed, never on which seeds, states or
-games this process asked about before.
+(visibility.determinize), which matches the present observation only. Every seed draws and
+searches on its own: nothing is marked on a trajectory for which one seed failed (that made
+the next seed, and the later states of the game, depend on which seeds had been tried). The
+true hidden values are read only where the player later saw them: a sample depends only on the
+trajectory and the seed, never on which seeds, states or games this process asked about before.
 
 Both the trajectory and what the player saw of it are built on from an earlier state's of the
 same game (memoized per trajectory, the least recently used dropped first): a game's next state
@@ -56,19 +55,16 @@ __all__ = ["information_state", "determinize_by_history", "play_on", "play_on_ea
 MAX_RESTARTS = 1
 REVEAL_WINDOW = 6  # steps after another's `choose` answer in which the rules may reveal it
 REVEAL_BUDGET = 400  # states tried to explain those steps with another answer (then: unsure, hidden)
-PROBE_SEED = "probe"  # the search that decides whether a trajectory is searched at all (`_unsampleable`)
 _MEMO: dict = {}  # (id(ruleset), player, id(history link), state hash of a fresh game) -> _Replay
 _MEMO_LIMIT = 64  # replays kept; the least recently used goes first (a game's latest states stay)
 
 
 class _Steps(list):
-    """A trajectory: the _Step list, whether the search with PROBE_SEED failed for it (None
-    until a draw dead-ends on it; see `_unsampleable`), which steps the
-    player saw (`shown_flags`, see `_decide_shown`), that history as the player reads it
+    """A trajectory: the _Step list, which steps the player saw (`shown_flags`, see
+    `_decide_shown`), that history as the player reads it
     (`public`), and how far that is settled for the trajectories that go on from this one
     (`settled`, a _Settled)."""
 
-    unsampleable = None
     shown_flags = None
     public = None
     settled = None
@@ -210,7 +206,7 @@ class _Replay:
         twin = object.__new__(_Replay)
         twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
         twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
-        twin.steps.settled = self.steps.settled  # the shown flags go on (`unsampleable` does not: see `_unsampleable`)
+        twin.steps.settled = self.steps.settled  # the shown flags go on from there
         return twin
 
     def play(self, entries: list, state):
@@ -383,19 +379,8 @@ def determinize_by_history(state, player: int, seed: int):
         world = worlds.draw_world(state, player, steps, chooser, plan)
         if world is not None:
             return _seeded(world, player, steps, seed, _before_move(steps, plan.before))
-    if _unsampleable(state, player, steps):
-        return None
     world = world_search.search_world(state, player, steps, seed)
     return None if world is None else _seeded(world, player, steps, seed)
-
-
-def _unsampleable(state, player: int, steps) -> bool:
-    """Whether the search seeded with PROBE_SEED finds no world for `steps` (then no seed's
-    search is tried): once per trajectory, never carried over from an earlier state's (which
-    states were asked about depends on the process, and a sample may not)."""
-    if steps.unsampleable is None:
-        steps.unsampleable = world_search.search_world(state, player, steps, PROBE_SEED) is None
-    return steps.unsampleable
 
 
 def play_on(state, earlier, player: int, seed: int):
