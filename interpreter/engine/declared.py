@@ -26,25 +26,27 @@ def declared_bounds(effect, game_vars, names) -> tuple:
     return low, high, (int(step) if step is not None else None)
 
 
-def off_declared(effect, answer, bounds: tuple) -> Optional[str]:
+def off_declared(effect, answer, bounds: tuple, public: bool = False) -> Optional[str]:
     """Why a number answering choose `effect` lies off `bounds`, the range and step it declares
     (`declared_bounds`: answers are min, min + step, ... up to max; the step counts from 0 when
     no min is declared), or None (also for an answer that is not a number). The engine refuses
-    such an answer."""
+    such an answer. `public`: the text any player may read, naming each bound by its expression
+    rather than its value (a bound may read another player's secret; docs/security.md)."""
     if type(answer) not in (int, float):
         return None
     low, high, step = bounds
     if (low is None or answer >= low) and (high is None or answer <= high) and \
             (step is None or (answer - (low or 0)) % step == 0):
         return None
-    declared = ", ".join(f"{key}: {fmt(value)}" for key, value in (("min", low), ("max", high), ("step", step))
+    declared = ", ".join(f"{key}: {handle.source if public else fmt(value)}"
+                         for key, value, handle in zip(("min", "max", "step"), bounds, effect.declared)
                          if value is not None)
     where = f" at {effect.pos}" if getattr(effect.pos, "line", 0) else ""
     return (f"the answer {fmt(answer)} to the decision '{effect.bind}' ({effect.prompt}){where} lies off the range "
             f"or step it declares ({declared})")
 
 
-def answer_off_declared(ruleset, data: dict, answer) -> Optional[str]:
+def answer_off_declared(ruleset, data: dict, answer, public: bool = False) -> Optional[str]:
     """`off_declared` for `answer` to the decision pending in game data `data` (its choose is
     the effect before the waiting frame's `next`)."""
     frame = data["stack"][data["pending"]["frame"]]
@@ -53,4 +55,4 @@ def answer_off_declared(ruleset, data: dict, answer) -> Optional[str]:
     effect = ruleset.blocks[frame["block"]][frame["next"] - 1]
     if type(effect) is not Choose or effect.declared is None:
         return None
-    return off_declared(effect, answer, declared_bounds(effect, data["vars"], frame["locals"]))
+    return off_declared(effect, answer, declared_bounds(effect, data["vars"], frame["locals"]), public)
