@@ -17,7 +17,7 @@ from typing import Optional
 from ..engine import effects as fx
 from ..engine.declared import declared_bounds, off_declared
 from ..engine.effects import RuleFailure, choice_options, log_entry
-from ..engine.values import SCALARS, Action, fmt, freeze
+from ..engine.values import SCALARS, Action, fmt, freeze, not_a
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
@@ -194,7 +194,7 @@ def _runtime(ruleset) -> dict:
         if type(values) is dict:
             values = list(values)
         elif values is None or isinstance(values, (int, float)):
-            raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(values)}")
+            raise not_a("a parameter's values must be a list", values)
         return take(values)
 
     return {"__builtins__": _BUILTINS, "_take": take, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
@@ -249,7 +249,8 @@ def open_choice(state, effect, game_vars: dict, names: dict):
         names[effect.bind] = options[0] if options else None
         return None
     if type(player) is not int or not 0 <= player < game_vars["num_players"]:
-        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")  # the reference says it, located
+        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player",  # the reference says it, located
+                               plain="choose: the chooser is not a player")
     if effect.declared is not None:  # an option off the declared range: the reference refuses it when chosen
         bounds = declared_bounds(effect, game_vars, names)
         if any(off_declared(effect, option, bounds) for option in options):

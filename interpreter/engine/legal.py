@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..errors import RuleRuntimeError
 from .frames import top_phase
-from .values import SCALARS, Outcome, fmt, freeze, thaw
+from .values import SCALARS, Outcome, fmt, freeze, not_a, thaw
 
 __all__ = ["legal_moves", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
 
@@ -97,7 +97,7 @@ def _domain(state, handle, game_vars, names):
     if type(domain) is dict:
         domain = list(domain)
     elif domain is None or isinstance(domain, (int, float)):
-        raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(domain)}")
+        raise not_a("a parameter's values must be a list", domain)
     return state.rs.budget.take(domain)
 
 
@@ -197,7 +197,7 @@ def _parameter_refusal(state, rule, action, frame) -> Outcome:
             if not handle.fn(game_vars, names):
                 return Outcome(False, code, reason)
     except RuleRuntimeError as error:
-        return Outcome(False, "rule_error", str(error))
+        return Outcome(False, "rule_error", str(error), error.shown())
     if rule.fallback:
         return Outcome(False, "must_act", "another action is possible, so this one is not allowed")
     return Outcome(False, "illegal", "not a legal action now")
