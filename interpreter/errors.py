@@ -151,13 +151,29 @@ class ExpressionError(RulebookError):
 class RuleRuntimeError(Exception):
     """A rule failed while the game was played (division by zero, a missing key, the work
     bound). The engine turns it into a refused action; the state is unchanged. `pos` is the
-    position of the failing expression in the rule files (None where it is not known)."""
+    position of the failing expression in the rule files (None where it is not known).
 
-    def __init__(self, message: str, where: str = "", pos: Optional[Pos] = None):
+    `plain` is the message without the values the rules evaluated (a message that quotes one
+    gives it: "no key 'x' in {...}" is plain "no such key in a map"): what a player may read
+    (`shown`), since a value may be another player's secret (docs/security.md). The message
+    itself, values and all, is for the designer."""
+
+    def __init__(self, message: str, where: str = "", pos: Optional[Pos] = None, plain: Optional[str] = None):
         self.where = where
         self.pos = pos  # where the failing rule is written, when the compiler knows it
         self.expression: Optional[str] = None  # the failing expression, once it is named
+        self.plain = message if plain is None else plain
         super().__init__(f"{where}: {message}" if where else message)
+
+    def shown(self) -> str:
+        """The error as any player may read it: where it happened, the failing expression and
+        the plain message, no value the rules evaluated."""
+        text = f"{self.where}: {self.plain}" if self.where else self.plain
+        if self.expression and "(in '" not in text:
+            text = f"{text} (in '{self.expression}')"
+        if self.pos is not None and getattr(self.pos, "line", 0) and str(self.pos) not in text:
+            text = f"{self.pos}: {text}"
+        return text
 
 
 def suggest(word: str, candidates: Iterable[str]) -> Optional[str]:

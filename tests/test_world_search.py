@@ -75,21 +75,54 @@ def test_an_empty_budget_finds_nothing(monkeypatch):
     assert world_search.search_world(state, 0, steps, 0) is None
 
 
-def test_a_later_state_of_a_history_that_could_not_be_drawn_falls_back_at_once(monkeypatch):
-    state = _targets_shown()
+def _same_game_again():
+    """A second game with the same moves as `_targets_shown` (its own trajectory: nothing
+    asked of the first one is known to it)."""
+    return _targets_shown()
+
+
+def _world_text(world) -> str:
+    return json.dumps([world.replayed, world.d["vars"]], sort_keys=True, default=str)
+
+
+def test_a_world_does_not_depend_on_the_seeds_tried_before_on_the_same_state(monkeypatch):
+    # a budget with which the search fails for seed 0 and finds a world for seed 4
+    monkeypatch.setattr(world_search, "SEARCH_STEPS", 6)
+    steps = infosets.trajectory(_targets_shown(), 0)
+    assert world_search.search_world(_targets_shown(), 0, steps, 0) is None
+    assert world_search.search_world(_targets_shown(), 0, steps, 4) is not None
+    asked_before = _targets_shown()
+    before = [_world_text(asked_before.determinize(0, seed)) for seed in (0, 4)]
+    fresh = [_world_text(_same_game_again().determinize(0, seed)) for seed in (4, 0)]
+    assert before == fresh[::-1]  # seed 4 after seed 0 failed: the same world as asked first
+
+
+def test_a_world_does_not_depend_on_the_earlier_states_asked_about(monkeypatch):
+    earlier = _targets_shown()
     with monkeypatch.context() as patched:  # no restart, no search: this history cannot be drawn
         patched.setattr(infosets, "MAX_RESTARTS", 0)
         patched.setattr(world_search, "SEARCH_STEPS", 0)
-        assert not state.determinize(0, 1).replayed
-    assert infosets.trajectory(state, 0).unsampleable
-    later = state.copy()
+        assert not earlier.determinize(0, 1).replayed
+    later = earlier.copy()
     assert later.apply("add 1")
+    alone = _same_game_again()
+    assert alone.apply("add 1")
+    for seed in range(3):  # the full budget again: the later state is searched as in a fresh game
+        world = later.determinize(0, seed)
+        assert world.replayed
+        assert _world_text(world) == _world_text(alone.determinize(0, seed))
+    assert earlier.determinize(0, 1).replayed  # and the state itself, asked again with the full budget
+
+
+def test_a_history_no_search_explains_falls_back_for_every_seed(monkeypatch):
+    state = _targets_shown()
+    monkeypatch.setattr(infosets, "MAX_RESTARTS", 0)
     searched = []
-    monkeypatch.setattr(world_search, "search_world", lambda *args: searched.append(args))
-    world = later.determinize(0, 2)  # the full budget again, but its history extends the one above
-    assert not world.replayed and not searched
-    assert infosets.trajectory(later, 0).unsampleable
-    assert world.information_state(0) == later.information_state(0)
+    monkeypatch.setattr(world_search, "search_world", lambda *args: searched.append(args[3]))
+    worlds_drawn = [state.determinize(0, seed) for seed in range(3)]
+    assert not any(world.replayed for world in worlds_drawn)
+    assert searched == [0, 1, 2]  # each seed searched on its own
+    assert all(world.information_state(0) == state.information_state(0) for world in worlds_drawn)
 
 
 _DAVOS_WORLDS = """

@@ -79,7 +79,7 @@ def apply_entry(state, rules, entry, number, viewer):
     if isinstance(entry, dict) and "chance" in entry:
         res = state.apply_chance(entry["chance"])
         outcome = "(hidden)" if viewer is not None else repr(entry["chance"])
-        return res, printable(f"{number:4d}. chance: {outcome}") + ("" if res else f"  REFUSED: {res.reason}")
+        return res, printable(f"{number:4d}. chance: {outcome}") + ("" if res else f"  REFUSED: {_reason(res, viewer)}")
     move = entry.get("action") if isinstance(entry, dict) else None
     if not isinstance(move, dict):
         return None, printable(f"move {number} is not an action: {move!r}")
@@ -95,7 +95,12 @@ def apply_entry(state, rules, entry, number, viewer):
              f"made a secret move: {move.get('action')}" if secret else
              "made a decision" if others and move.get("action") == "choose" else move.get("label"))
     return res, (printable(f"{number:4d}. player {move.get('player')}: {shown}")
-                 + ("" if res else printable(f"  REFUSED: {res.reason}")))
+                 + ("" if res else printable(f"  REFUSED: {_reason(res, viewer)}")))
+
+
+def _reason(outcome, viewer) -> str:
+    """Why a move was refused, as `viewer` may read it (None: the whole record, every value)."""
+    return outcome.reason if viewer is None else outcome.public_reason
 
 
 def cmd_replay(args, out, err, stdin) -> int:

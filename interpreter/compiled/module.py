@@ -17,7 +17,7 @@ from typing import Optional
 from ..engine import effects as fx
 from ..engine.declared import check_moves
 from ..engine.effects import RuleFailure, choice_options, log_entry
-from ..engine.values import SCALARS, Action, fmt, freeze
+from ..engine.values import SCALARS, Action, fmt, freeze, not_a
 from ..errors import RuleRuntimeError
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
@@ -195,7 +195,7 @@ def _runtime(ruleset) -> dict:
         if type(values) is dict:
             values = list(values)
         elif values is None or isinstance(values, (int, float)):
-            raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(values)}")
+            raise not_a("a parameter's values must be a list", values)
         return take(values)
 
     return {"__builtins__": _BUILTINS, "_budget": budget, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
@@ -251,5 +251,6 @@ def open_choice(state, effect, game_vars: dict, names: dict):
         names[effect.bind] = options[0] if options else None
         return None
     if type(player) is not int or not 0 <= player < game_vars["num_players"]:
-        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")  # the reference says it, located
+        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player",  # the reference says it, located
+                               plain="choose: the chooser is not a player")
     return player, options, (effect.label, dict(names)) if effect.label else None, effect.prompt

@@ -31,9 +31,11 @@ class Acting:
             try:
                 self.cache_legal(legal.legal_moves(self))
             except ENGINE_ERRORS as error:  # a requirement or a domain failing on its values
-                raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'") from None
+                raise RuleRuntimeError(describe_error(error), f"the legal actions in phase '{self.phase}'",
+                                       plain=describe_error(error, plain=True)) from None
             except RuleRuntimeError as error:  # the contract (docs/api.md): located, state unchanged
-                raise RuleRuntimeError(_rule_error_text(error), pos=error.pos) from None
+                located = RuleRuntimeError(_rule_error_text(error), pos=error.pos, plain=error.shown())
+                raise located from None
         return self._moves_now
 
     def legal_actions(self, player: Optional[int] = None) -> list:
@@ -102,7 +104,7 @@ class Acting:
                     return action
             moves = self._moves()
         except RuleRuntimeError as error:
-            return Outcome(False, "rule_error", str(error))
+            return Outcome(False, "rule_error", str(error), error.shown())
         if self._movers is not None:
             return self._apply_simultaneous(action)
         index = self._index_of(action, moves)
@@ -122,7 +124,7 @@ class Acting:
         try:
             listed = len(self._moves())
         except RuleRuntimeError as error:
-            return Outcome(False, "rule_error", str(error))
+            return Outcome(False, "rule_error", str(error), error.shown())
         if type(index) is not int or not 0 <= index < listed:
             return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
         return self._atomically(self._apply_move, index, undoable=True)
@@ -280,6 +282,13 @@ def _listed_for_player(state, actions, action):
         if candidate == action and (action.player is None or candidate.player == action.player):
             return candidate
     return legal.refusal(state, action)
+
+
+def rule_error_outcome(error) -> Outcome:
+    """The rule_error refusal for `error`: its text, and the text any player may read."""
+    if isinstance(error, RuleRuntimeError):
+        return Outcome(False, "rule_error", _rule_error_text(error), error.shown())
+    return Outcome(False, "rule_error", describe_error(error), describe_error(error, plain=True))
 
 
 def _rule_error_text(error) -> str:

@@ -40,29 +40,40 @@ def declared_bounds(declared: Declared, game_vars, names) -> tuple:
     low, high, step = (handle.fn(game_vars, names) if handle is not None else None for handle in declared.handles)
     for key, value in (("min", low), ("max", high), ("step", step)):
         if value is not None and type(value) not in (int, float):
-            raise _located(f"the {key} of the {declared.noun}s {declared.subject}: {fmt(value)} is not a number",
-                           declared)
+            error = _located(f"the {key} of the {declared.noun}s {declared.subject}: {fmt(value)} is not a number",
+                             declared)
+            error.plain = f"the {key} of the {declared.noun}s {declared.subject} is not a number"  # no secret in it
+            raise error
     if step is not None and (step < 1 or not float(step).is_integer()):  # 10.0 is 10, as the adapters read it
-        raise _located(f"the step of the {declared.noun}s {declared.subject}: {fmt(step)} is not a whole number "
-                       "of at least 1", declared)
+        error = _located(f"the step of the {declared.noun}s {declared.subject}: {fmt(step)} is not a whole number "
+                         "of at least 1", declared)
+        error.plain = f"the step of the {declared.noun}s {declared.subject} is not a whole number of at least 1"
+        raise error
     return low, high, (int(step) if step is not None else None)
 
 
-def off_declared(declared: Declared, value, bounds: tuple) -> Optional[str]:
+def off_declared(declared: Declared, value, bounds: tuple, public: bool = False) -> Optional[str]:
     """Why number `value` lies off `bounds`, the range and step `declared` declares
     (`declared_bounds`: the numbers are min, min + step, ... up to max; the step counts from 0
     when no min is declared), or None (also for a value that is not a number). The one text of
-    both the refusal of such a value and the rule error of rules that list one."""
+    both the refusal of such a value and the rule error of rules that list one. `public`: the
+    text any player may read, naming each bound by its expression rather than its value (a
+    bound may read another player's secret; docs/security.md)."""
     if type(value) not in (int, float):
         return None
     low, high, step = bounds
     if (low is None or value >= low) and (high is None or value <= high) and \
             (step is None or (value - (low or 0)) % step == 0):
         return None
-    said = ", ".join(f"{key}: {fmt(bound)}" for key, bound in (("min", low), ("max", high), ("step", step))
+    return _wording(declared, fmt(value), bounds, public)
+
+
+def _wording(declared: Declared, value_text: str, bounds: tuple, public: bool) -> str:
+    said = ", ".join(f"{key}: {handle.source if public else fmt(bound)}"
+                     for key, bound, handle in zip(("min", "max", "step"), bounds, declared.handles)
                      if bound is not None)
     where = f" at {declared.pos}" if getattr(declared.pos, "line", 0) else ""
-    return (f"the {declared.noun} {fmt(value)} {declared.subject}{where} lies off the range or step it declares "
+    return (f"the {declared.noun} {value_text} {declared.subject}{where} lies off the range or step it declares "
             f"({said})")
 
 
@@ -73,9 +84,11 @@ def _located(message: str, declared: Declared) -> RuleRuntimeError:
     return RuleRuntimeError(message, declared.subject)
 
 
-def _listed_off(declared: Declared, reason: str) -> RuleRuntimeError:
-    return _located(f"{reason}, but the rules list it: a bug in the rules (make them keep the bound, or declare "
-                    "the one they keep)", declared)
+def _listed_off(declared: Declared, value, bounds: tuple) -> RuleRuntimeError:
+    tail = ", but the rules list it: a bug in the rules (make them keep the bound, or declare the one they keep)"
+    error = _located(off_declared(declared, value, bounds) + tail, declared)
+    error.plain = _wording(declared, "listed", bounds, public=True) + tail  # the value may be a secret
+    return error
 
 
 def check_options(declared: Declared, options: list, game_vars, names) -> None:
@@ -83,9 +96,8 @@ def check_options(declared: Declared, options: list, game_vars, names) -> None:
     bounds it declares."""
     bounds = declared_bounds(declared, game_vars, names)
     for option in options:
-        reason = off_declared(declared, option, bounds)
-        if reason is not None:
-            raise _listed_off(declared, reason)
+        if off_declared(declared, option, bounds) is not None:
+            raise _listed_off(declared, option, bounds)
 
 
 def check_moves(ruleset, moves: list, game_vars, player, turn_round) -> list:
@@ -110,14 +122,14 @@ def check_moves(ruleset, moves: list, game_vars, player, turn_round) -> list:
             low, high, step = limit[1]  # off_declared's test, inline: every listed value passes here
             if (low is not None and value < low) or (high is not None and value > high) or \
                     (step is not None and (value - (low or 0)) % step):
-                raise _listed_off(limit[0], off_declared(limit[0], value, limit[1]))
+                raise _listed_off(limit[0], value, limit[1])
     return moves
 
 
-def answer_off_declared(ruleset, data: dict, answer, seat=None) -> Optional[str]:
+def answer_off_declared(ruleset, data: dict, answer, seat=None, public: bool = False) -> Optional[str]:
     """`off_declared` for `answer` to the decision pending in game data `data` (its choose is
     the effect before the waiting frame's `next`), given by `seat` in a decision of several
-    players (then `p` is the seat, as in its `from`)."""
+    players (then `p` is the seat, as in its `from`); `public` as off_declared's."""
     frame = data["stack"][data["pending"]["frame"]]
     if frame.get("kind") != "effects" or not frame["next"]:
         return None
@@ -125,13 +137,13 @@ def answer_off_declared(ruleset, data: dict, answer, seat=None) -> Optional[str]
     if declared is None:
         return None
     names = frame["locals"] if seat is None else dict(frame["locals"], p=seat)
-    return off_declared(declared, answer, declared_bounds(declared, data["vars"], names))
+    return off_declared(declared, answer, declared_bounds(declared, data["vars"], names), public)
 
 
-def parameter_off_declared(rule, name: str, value, game_vars, names) -> Optional[str]:
+def parameter_off_declared(rule, name: str, value, game_vars, names, public: bool = False) -> Optional[str]:
     """`off_declared` for `value` of parameter `name` of action `rule`, or None when it declares
-    no bound."""
+    no bound; `public` as off_declared's."""
     declared = rule.declared.get(name) if rule.declared is not None else None
     if declared is None:
         return None
-    return off_declared(declared, value, declared_bounds(declared, game_vars, names))
+    return off_declared(declared, value, declared_bounds(declared, game_vars, names), public)

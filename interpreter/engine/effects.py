@@ -19,7 +19,7 @@ from ..errors import RuleRuntimeError
 from .chance import ChanceNeeded, draw
 from .declared import check_options
 from .frames import effect_frame, for_frame
-from .values import SCALARS, fmt, freeze, render_label
+from .values import SCALARS, fmt, freeze, not_a, render_label
 
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
            "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
@@ -37,9 +37,10 @@ SECRET_TO = "_secret_to"
 class RuleFailure(Exception):
     """A `fail` effect: the action is refused with `reason`."""
 
-    def __init__(self, reason):
+    def __init__(self, reason, public_reason=None):
         super().__init__(reason)
         self.reason = reason
+        self.public_reason = reason if public_reason is None else public_reason  # see values.Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,17 +192,19 @@ ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
 _RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
 
 
-def located_error(message: str, effect) -> RuleRuntimeError:
+def located_error(message: str, effect, plain=None) -> RuleRuntimeError:
     """A RuleRuntimeError at the effect's position in the rule files (or naming its kind)."""
     pos = getattr(effect, "pos", None)
     if pos is not None and getattr(pos, "line", 0):
-        return RuleRuntimeError(message, pos=pos)
-    return RuleRuntimeError(message, type(effect).__name__.lower())
+        return RuleRuntimeError(message, pos=pos, plain=plain)
+    return RuleRuntimeError(message, type(effect).__name__.lower(), plain=plain)
 
 
-def describe_error(error) -> str:
+def describe_error(error, plain: bool = False) -> str:  # plain: without the message, which may quote a value
     if isinstance(error, RecursionError):
         return "a rule recursed too deeply"
+    if plain:
+        return f"a rule failed: {type(error).__name__}"
     return f"a rule failed: {type(error).__name__}: {error}"[:400]
 
 
@@ -262,10 +265,10 @@ def _located(error, effect):
     """The error to raise for `error`, met while `effect` ran: itself when it already names
     where it happened, else a RuleRuntimeError at the effect."""
     if not isinstance(error, RuleRuntimeError):
-        return located_error(describe_error(error), effect)
+        return located_error(describe_error(error), effect, describe_error(error, plain=True))
     if error.where or getattr(error, "pos", None) is not None:
         return error
-    return located_error(str(error), effect)
+    return located_error(str(error), effect, error.shown())
 
 
 def _stmt(state, effect, frame, game_vars, names):
@@ -289,7 +292,7 @@ def _let(state, effect, frame, game_vars, names):
 def _for(state, effect, frame, game_vars, names):
     items = effect.items.fn(game_vars, names)
     if not isinstance(items, (list, tuple, dict, str)):
-        raise RuleRuntimeError(f"'for' needs a list or a map, not {fmt(items)}")
+        raise not_a("'for' needs a list or a map", items)
     if state.rs.simple_blocks[effect.body] and state.d["rng"] is not None:  # each body in place
         for item in list(items):
             local_names = dict(names)
@@ -349,12 +352,12 @@ def run_move(state, effect, frame, game_vars, names):
         items = chosen if isinstance(chosen, list) and effect.count is None and chosen not in source else [chosen]
         for item in items:
             if item not in source:
-                raise RuleRuntimeError(f"{fmt(item)} is not in the zone it should move from")
+                raise RuleRuntimeError(f"{fmt(item)} is not in the zone it should move from", plain="an item is not in the zone it moves from")
             moved.append(source.pop(source.index(item)))  # the zone's own item, not the value naming it
     else:
         count = effect.count.fn(game_vars, names) if effect.count is not None else 1
         if not isinstance(count, int) or isinstance(count, bool):
-            raise RuleRuntimeError(f"move count must be a whole number, not {fmt(count)}")
+            raise not_a("move count must be a whole number", count)
         for _ in range(min(count, len(source))):
             moved.append(source.pop(0) if effect.from_end == "top" else source.pop())
     if effect.to_end == "top":
@@ -366,7 +369,8 @@ def run_move(state, effect, frame, game_vars, names):
             names[effect.bind] = moved
         elif len(moved) > 1:
             raise RuleRuntimeError(f"'as: {effect.bind}' binds one item, but {len(moved)} moved: "
-                                   f"write 'as_list: {effect.bind}' to bind the list")
+                                   f"write 'as_list: {effect.bind}' to bind the list",
+                                   plain=f"'as: {effect.bind}' binds one item, but several moved")
         else:
             names[effect.bind] = moved[0] if moved else None
     return True
@@ -376,7 +380,7 @@ def run_shuffle(state, effect, frame, game_vars, names):
     """The `shuffle` effect (`state` needs only `d["rng"]`; the generated game calls it too)."""
     zone = effect.zone.fn(game_vars, names)
     if not isinstance(zone, list):
-        raise RuleRuntimeError(f"shuffle needs a list (a zone), not {fmt(zone)}")
+        raise not_a("shuffle needs a list (a zone)", zone)
     _refuse_a_constant(zone, effect, "this shuffle")
     order = list(zone)
     for position in range(len(order) - 1, 0, -1):  # all draws first: a suspended shuffle changed nothing
@@ -392,7 +396,7 @@ def run_random(state, effect, frame, game_vars, names):
     if isinstance(pool, dict):
         pool = list(pool)
     if not isinstance(pool, list):
-        raise RuleRuntimeError(f"random needs a list to pick from, not {fmt(pool)}")
+        raise not_a("random needs a list to pick from", pool)
     if not pool:
         names[effect.bind] = None
         return True
@@ -408,7 +412,7 @@ def choice_options(effect, game_vars, names) -> list:
     if effect.count is not None:
         count = effect.count.fn(game_vars, names)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise RuleRuntimeError(f"choose count must be a whole number, not {fmt(count)}")
+            raise not_a("choose count must be a whole number", count)
         combos = itertools.combinations(options, count)
         options = [list(combo) for combo in itertools.islice(combos, MAX_CHOICE_COMBINATIONS)]
     return options
@@ -437,7 +441,7 @@ def _choose(state, effect, frame, game_vars, names):
         names[effect.bind] = options[0]
         return True
     if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.num_players:
-        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player")
+        raise RuleRuntimeError(f"choose: {fmt(player)} is not a player", plain="choose: the chooser is not a player")
     labels = None
     if effect.label:
         budget = state.rs.budget
@@ -481,7 +485,7 @@ def log_entry(pieces: tuple, readers):
         return pieces
     seats = readers if isinstance(readers, list) else [readers]
     if not all(isinstance(seat, int) and not isinstance(seat, bool) for seat in seats):
-        raise RuleRuntimeError(f"log 'to' names players (seats), not {fmt(readers)}")
+        raise not_a("log 'to' names players (seats)", readers)
     return {"to": sorted(set(seats)), "text": pieces}
 
 

@@ -93,14 +93,14 @@ def _located_phase_step(state, frame) -> bool:
     except RuleRuntimeError as error:
         if error.where or getattr(error, "pos", None) is not None:  # located already
             raise
-        raise _phase_error(str(error), state, frame) from None
+        raise _phase_error(str(error), state, frame, error.shown()) from None
     except ENGINE_ERRORS as error:
-        raise _phase_error(describe_error(error), state, frame) from None
+        raise _phase_error(describe_error(error), state, frame, describe_error(error, plain=True)) from None
 
 
-def _phase_error(message, state, frame) -> RuleRuntimeError:
+def _phase_error(message, state, frame, plain: str) -> RuleRuntimeError:
     """An error in one of a phase's own expressions: it names the phase, at its position."""
-    return RuleRuntimeError(message, f"phase '{frame['phase']}'", pos=state.rs.phases[frame["phase"]].pos)
+    return RuleRuntimeError(message, f"phase '{frame['phase']}'", pos=state.rs.phases[frame["phase"]].pos, plain=plain)
 
 
 def _phase_step(state, frame) -> bool:

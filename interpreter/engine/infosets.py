@@ -22,10 +22,11 @@ choice drawn anew so that the player's observation is as recorded after every st
 `worlds`); when its repairs dead-end (MAX_RESTARTS attempts), a bounded search
 (`world_search`: other answers to the latest hidden steps, exchanges of unseen items that
 explain the failing step), and only then the pool-swap of the current state
-(visibility.determinize), which matches the present observation only. A trajectory for which
-all of that failed is marked `unsampleable`, and so is every later trajectory of the game that
-extends it: their worlds are the pool-swap at once. The true hidden values are read only where
-the player later saw them: a sample depends only on the trajectory and the seed.
+(visibility.determinize), which matches the present observation only. Every seed draws and
+searches on its own: nothing is marked on a trajectory for which one seed failed (that made
+the next seed, and the later states of the game, depend on which seeds had been tried). The
+true hidden values are read only where the player later saw them: a sample depends only on the
+trajectory and the seed, never on which seeds, states or games this process asked about before.
 
 Both the trajectory and what the player saw of it are built on from an earlier state's of the
 same game (memoized per trajectory, the least recently used dropped first): a game's next state
@@ -59,13 +60,11 @@ _MEMO_LIMIT = 64  # replays kept; the least recently used goes first (a game's l
 
 
 class _Steps(list):
-    """A trajectory: the _Step list, whether drawing a world by replay has failed for it
-    (every restart dead-ended, so the fallback is used at once next time), which steps the
-    player saw (`shown_flags`, see `_decide_shown`), that history as the player reads it
+    """A trajectory: the _Step list, which steps the player saw (`shown_flags`, see
+    `_decide_shown`), that history as the player reads it
     (`public`), and how far that is settled for the trajectories that go on from this one
     (`settled`, a _Settled)."""
 
-    unsampleable = False
     shown_flags = None
     public = None
     settled = None
@@ -208,10 +207,6 @@ class _Replay:
         twin.player, twin.shadow, twin.state = self.player, list(self.shadow), self.state.copy()
         twin.steps, twin.link, twin.manual = _Steps(self.steps), self.link, self.manual
         twin.steps.settled = self.steps.settled  # the shown flags go on from there
-        # a history that could not be drawn anew up to here is not searched again at every
-        # later step (every world consistent with the longer one is consistent with this one:
-        # only a luckier draw would find one, at up to a second a state late in a long game)
-        twin.steps.unsampleable = self.steps.unsampleable
         return twin
 
     def play(self, entries: list, state):
@@ -376,7 +371,7 @@ def determinize_by_history(state, player: int, seed: int):
     """A full state consistent with everything `player` has seen (see the module's note), or
     None when the state's history cannot be re-played (the caller then swaps hidden items)."""
     steps = trajectory(state, player)
-    if steps is None or steps.unsampleable:
+    if steps is None:
         return None
     chooser = random.Random(seed)
     for _ in range(MAX_RESTARTS):
@@ -385,10 +380,7 @@ def determinize_by_history(state, player: int, seed: int):
         if world is not None:
             return _seeded(world, player, steps, seed, _before_move(steps, plan.before))
     world = world_search.search_world(state, player, steps, seed)
-    if world is not None:
-        return _seeded(world, player, steps, seed)
-    steps.unsampleable = True
-    return None
+    return None if world is None else _seeded(world, player, steps, seed)
 
 
 def play_on(state, earlier, player: int, seed: int):

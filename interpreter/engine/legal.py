@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..errors import RuleRuntimeError
 from .declared import answer_off_declared, check_moves, parameter_off_declared
 from .frames import top_phase
-from .values import SCALARS, Outcome, fmt, freeze, thaw
+from .values import SCALARS, Outcome, fmt, freeze, not_a, thaw
 
 __all__ = ["legal_moves", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
 
@@ -102,7 +102,7 @@ def _domain(state, handle, game_vars, names):
     if type(domain) is dict:
         domain = list(domain)
     elif domain is None or isinstance(domain, (int, float)):
-        raise RuleRuntimeError(f"a parameter's values must be a list, not {fmt(domain)}")
+        raise not_a("a parameter's values must be a list", domain)
     return state.rs.budget.take(domain)
 
 
@@ -167,11 +167,13 @@ def refusal(state, action) -> Outcome:
             who = pending["player"] if node is None else _seats(waiting_seats(node))
             return Outcome(False, "decision_pending", f"player {who} must first answer: {pending['prompt']}")
         answer = dict(action.args).get("value")
+        seat = None if node is None else action.player
         try:  # (the bounds were read alike when the decision opened)
-            off = answer_off_declared(state.rs, data, thaw(answer), None if node is None else action.player)
+            off = answer_off_declared(state.rs, data, thaw(answer), seat)
+            public = off and answer_off_declared(state.rs, data, thaw(answer), seat, public=True)
         except RuleRuntimeError as error:
-            return Outcome(False, "rule_error", str(error))
-        return Outcome(False, "not_an_option", off or f"{fmt(answer)} is not one of the options")
+            return Outcome(False, "rule_error", str(error), error.shown())
+        return Outcome(False, "not_an_option", off or f"{fmt(answer)} is not one of the options", public or None)
     frame = top_phase(data["stack"])
     if frame is None or (frame.get("player") is None and node is None):
         return Outcome(False, "no_turn", "nobody is to act")
@@ -202,7 +204,8 @@ def _parameter_refusal(state, rule, action, frame) -> Outcome:
             value = thaw(given[name])
             off = parameter_off_declared(rule, name, value, game_vars, names)
             if off is not None:
-                return Outcome(False, "bad_parameter", off)
+                return Outcome(False, "bad_parameter", off,
+                               parameter_off_declared(rule, name, value, game_vars, names, public=True))
             if value not in list(_domain(state, handle, game_vars, names)):
                 return Outcome(False, "bad_parameter", f"{name}={fmt(given[name])} is not allowed here")
             names[name] = value
@@ -210,7 +213,7 @@ def _parameter_refusal(state, rule, action, frame) -> Outcome:
             if not handle.fn(game_vars, names):
                 return Outcome(False, code, reason)
     except RuleRuntimeError as error:
-        return Outcome(False, "rule_error", str(error))
+        return Outcome(False, "rule_error", str(error), error.shown())
     if rule.fallback:
         return Outcome(False, "must_act", "another action is possible, so this one is not allowed")
     return Outcome(False, "illegal", "not a legal action now")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from .effects import SECRET_TO, choice_options
 from .frames import effect_frame, top_phase
 from .legal import actions_for
-from .values import Action, Outcome, fmt, freeze, render, thaw
+from .values import Action, Outcome, fmt, freeze, not_a, render, thaw
 
 __all__ = ["turn_step", "open_node", "waiting_seats", "node_actions", "commit", "refusal", "open_decision",
            "decision_view"]
@@ -172,12 +172,12 @@ def open_decision(state, effect, game_vars, names) -> bool:
 
     seats = effect.players.fn(game_vars, names)
     if not isinstance(seats, (list, tuple)):
-        raise RuleRuntimeError(f"choose players needs a list of players, not {fmt(seats)}")
+        raise not_a("choose players needs a list of players", seats)
     answers = [None] * state.num_players
     choices, waiting = [], []
     for seat in dict.fromkeys(seats):
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_players:
-            raise RuleRuntimeError(f"choose: {fmt(seat)} is not a player")
+            raise RuleRuntimeError(f"choose: {fmt(seat)} is not a player", plain="choose players: a seat is not a player")
         seat_names = dict(names, p=seat)
         options = choice_options(effect, game_vars, seat_names)
         if len(options) <= 1:

@@ -17,7 +17,7 @@ from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import flow, infosets, scoring, simultaneous, visibility
-from .acting import Acting, _rule_error_text
+from .acting import Acting, rule_error_outcome
 from .aliases import copied, restored, snapshot
 from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure
 from .frames import top_phase
@@ -314,9 +314,9 @@ class State(Acting, Records):
         try:
             change(*args)
         except RuleFailure as failure:
-            outcome = Outcome(False, "refused", failure.reason)
+            outcome = Outcome(False, "refused", failure.reason, failure.public_reason)
         except _RULE_ERRORS as error:
-            outcome = Outcome(False, "rule_error", _rule_error_text(error))
+            outcome = rule_error_outcome(error)
         else:
             if undoable:
                 self._undo.append((kept, history, log, log_length))

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["Action", "Outcome", "APPLIED", "freeze", "thaw", "fmt", "SCALARS"]
+from ..errors import RuleRuntimeError
+from ..expr.budget import kind_of
+
+__all__ = ["Action", "Outcome", "APPLIED", "freeze", "thaw", "fmt", "not_a", "SCALARS"]
 
 SCALARS = (int, str, bool, float, type(None))
 
@@ -45,6 +48,12 @@ def fmt(value) -> str:
     return str(value)
 
 
+def not_a(what: str, value) -> RuleRuntimeError:
+    """The rule error "WHAT, not VALUE": the value for the designer, only its kind in the
+    text a player reads (`plain`: the value may be another player's secret)."""
+    return RuleRuntimeError(f"{what}, not {fmt(value)}", plain=f"{what}, not {kind_of(value)}")
+
+
 def render(parts, game_vars, local_names) -> str:
     """A label or log template (text and compiled expressions) read against `game_vars`."""
     return "".join(part if isinstance(part, str) else fmt(part.fn(game_vars, local_names)) for part in parts)
@@ -52,13 +61,20 @@ def render(parts, game_vars, local_names) -> str:
 
 def render_label(parts, game_vars, local_names, name, args) -> str:
     """An action's label; a template that fails at run time (a division by zero, a missing key)
-    gives the plain label with the reason, so listing or showing moves never fails on it."""
+    gives the plain label with the reason, so listing or showing moves never fails on it. A
+    label is public (the history, the log, a replay), so the reason is the error's plain text
+    (`RuleRuntimeError.shown`): where, which expression and what kind of failure, never the
+    values it met, which may be another player's secret."""
     try:
         return render(parts, game_vars, local_names)
     except Exception as error:  # noqa: BLE001 - any failure of a designer's template is shown, not raised
         pos = getattr(error, "pos", None)
         where = f" at {pos.file}:{pos.line}:{pos.col}" if pos else ""
-        return f"{default_label(name, args)} (label error{where}: {error})"[:300]
+        why = error.plain if isinstance(error, RuleRuntimeError) else type(error).__name__
+        expression = getattr(error, "expression", None)
+        if expression and "(in '" not in why:
+            why = f"{why} (in '{expression}')"
+        return f"{default_label(name, args)} (label error{where}: {why})"[:300]
 
 
 def default_label(name, args) -> str:
@@ -164,14 +180,18 @@ class Action:
 
 class Outcome:
     """What `apply` returns: truthy when the action was applied; otherwise `code` and `reason`
-    say why it was refused (the state is then unchanged)."""
+    say why it was refused (the state is then unchanged). `public_reason` is the reason as any
+    player may read it: the same, but where `reason` quotes a value the rules evaluated (a
+    rule error, a declared bound), which may be another player's secret: there it names the
+    expression and its place instead (docs/security.md). Show a player that one."""
 
-    __slots__ = ("ok", "code", "reason")
+    __slots__ = ("ok", "code", "reason", "public_reason")
 
-    def __init__(self, applied: bool, code: str = "ok", reason: str = ""):
+    def __init__(self, applied: bool, code: str = "ok", reason: str = "", public_reason: Optional[str] = None):
         self.ok = applied
         self.code = code
         self.reason = reason
+        self.public_reason = reason if public_reason is None else public_reason
 
     def __bool__(self):
         return self.ok

@@ -97,7 +97,8 @@ def text_key(key):
         return key
     if kind is int:
         return str(key)
-    raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(key)}")
+    raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(key)}",
+                           plain=f"map keys are text or whole numbers, not {kind_of(key)}")
 
 
 def one_kind_of_keys(mapping: dict) -> dict:
@@ -107,9 +108,19 @@ def one_kind_of_keys(mapping: dict) -> dict:
         return mapping
     other = next((key for key in mapping if type(key) not in (str, int)), None)
     if other is not None or not mapping:
-        raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(other)}")
+        raise RuleRuntimeError(f"map keys are text or whole numbers, not {_short(other)}",
+                               plain=f"map keys are text or whole numbers, not {kind_of(other)}")
     raise RuleRuntimeError("map keys are text or whole numbers, one kind per map: this map mixes both "
-                           f"({_short(list(mapping))})")
+                           f"({_short(list(mapping))})", plain="map keys are text or whole numbers, one kind per map")
+
+
+_KINDS = {int: "a number", float: "a number", str: "text", list: "a list", dict: "a map", bool: "a boolean",
+          type(None): "none", tuple: "a list"}
+
+
+def kind_of(value) -> str:
+    """What kind of value `value` is, in the words of the language (an error's plain text)."""
+    return _KINDS.get(type(value), "a value")
 
 
 def _short(value) -> str:

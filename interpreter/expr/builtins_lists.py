@@ -8,7 +8,7 @@ Owns: these functions. The whitelist that names them (`BUILTINS`) is in builtins
 from __future__ import annotations
 
 from ..errors import RuleRuntimeError
-from .budget import MAX_RANGE, Budget, _key_back, _short, text_key
+from .budget import MAX_RANGE, Budget, _key_back, _short, kind_of, text_key
 
 def _biggest(budget, counts, *others):
     """The single owner with strictly more than every other owner, else none.
@@ -125,7 +125,8 @@ def _range(start, stop=None, step=1):
         start, stop = 0, start
     numbers = range(int(start), int(stop), int(step))
     if len(numbers) > MAX_RANGE:
-        raise RuleRuntimeError(f"range of {len(numbers)} elements is larger than {MAX_RANGE}")
+        raise RuleRuntimeError(f"range of {len(numbers)} elements is larger than {MAX_RANGE}",
+                               plain=f"a range larger than {MAX_RANGE} elements")
     return list(numbers)
 
 
@@ -230,7 +231,8 @@ def _sum(budget, seq, start=0):
     out = list(start)
     for part in seq:
         if type(part) is not list:
-            raise RuleRuntimeError(f"sum of lists met {_short(part)}, which is not a list")
+            raise RuleRuntimeError(f"sum of lists met {_short(part)}, which is not a list",
+                                   plain=f"sum of lists met {kind_of(part)}")
         budget.charge(len(part), "sum of lists")
         out.extend(part)
     return out

@@ -7,7 +7,7 @@ Owns: these helpers; `make_runtime` (builtins.py) puts them into the generated c
 from __future__ import annotations
 
 from ..errors import RuleRuntimeError
-from .budget import _SMALL, MAX_INT_BITS, MAX_SEQUENCE, Budget, _short, int_too_big
+from .budget import _SMALL, MAX_INT_BITS, MAX_SEQUENCE, Budget, _short, int_too_big, kind_of
 
 def _access_helpers(entities: dict) -> dict:
     """`_A(o, k)` (an attribute of a component or a key of a map) and `_I(o, k)` (indexing),
@@ -30,19 +30,21 @@ def _access_helpers(entities: dict) -> dict:
             try:
                 rec = entities[obj]
             except KeyError:
-                raise RuleRuntimeError(f"'{obj}' is not a component, so it has no '{key}'") from None
+                raise RuleRuntimeError(f"'{obj}' is not a component, so it has no '{key}'",
+                                       plain=f"a text that is not a component has no '{key}'") from None
             if key == "id":
                 return obj
             try:
                 return rec[key]
             except KeyError:
-                raise RuleRuntimeError(f"component '{obj}' has no attribute '{key}'") from None
+                raise RuleRuntimeError(f"component '{obj}' has no attribute '{key}'",
+                                       plain=f"a component has no attribute '{key}'") from None
         if kind is dict:
             try:
                 return obj[key]
             except KeyError:
-                raise RuleRuntimeError(f"no '{key}' in {_short(obj)}") from None
-        raise RuleRuntimeError(f"{_short(obj)} has no attribute '{key}'")
+                raise RuleRuntimeError(f"no '{key}' in {_short(obj)}", plain=f"no '{key}' in a map") from None
+        raise RuleRuntimeError(f"{_short(obj)} has no attribute '{key}'", plain=f"{kind_of(obj)} has no attribute '{key}'")
 
     def index(obj, key):
         try:
@@ -51,8 +53,9 @@ def _access_helpers(entities: dict) -> dict:
             if type(obj) is dict and type(key) is int and str(key) in obj:
                 return obj[str(key)]
             if type(obj) is dict and key not in obj:
-                raise RuleRuntimeError(f"no key {_short(key)} in {_short(obj)}") from None
-            raise RuleRuntimeError(f"cannot index {_short(obj)} with {_short(key)}") from None
+                raise RuleRuntimeError(f"no key {_short(key)} in {_short(obj)}", plain="no such key in a map") from None
+            raise RuleRuntimeError(f"cannot index {_short(obj)} with {_short(key)}",
+                                   plain=f"cannot index {kind_of(obj)} with {kind_of(key)}") from None
 
     return {"_A": attribute, "_I": index}
 
@@ -103,7 +106,8 @@ def _operator_helpers(budget: Budget) -> dict:
         try:
             return left in right
         except TypeError:
-            raise RuleRuntimeError(f"cannot look for {_short(left)} in {_short(right)}") from None
+            raise RuleRuntimeError(f"cannot look for {_short(left)} in {_short(right)}",
+                                   plain=f"cannot look for {kind_of(left)} in {kind_of(right)}") from None
 
     return {"_mul": multiply, "_mulk": multiply_by_literal, "_add": add, "_in": contains}
 

@@ -79,7 +79,9 @@ def _runtime_error(handles: list, exc, source: str, name: str):
         why = "a number too large"
     else:
         why = _plain_words(str(exc)) or type(exc).__name__
-    error = RuleRuntimeError(f"{why} (in '{source}')", pos=_position(handles, name))
+    # Python's own wording may quote a value (a missing key, the item list.index looked for)
+    plain = why if why != str(exc) or isinstance(exc, _WORDED) else _UNWORDED.get(type(exc), "a value of the wrong kind")
+    error = RuleRuntimeError(f"{why} (in '{source}')", pos=_position(handles, name), plain=f"{plain} (in '{source}')")
     error.expression = source
     return error
 
@@ -90,6 +92,11 @@ def _guarded(handles: list, exc, source: str, name: str):
     if isinstance(exc, _PY_ERRORS):
         return _runtime_error(handles, exc, source, name)
     return _located(handles, exc, source, name)
+
+
+_WORDED = (RecursionError, ZeroDivisionError, OverflowError)  # worded above, no value in it
+_UNWORDED = {KeyError: "no such key", IndexError: "an index outside a list", AttributeError: "no such attribute",
+             ValueError: "a value that does not fit"}
 
 
 _BIGGEST_INT = 1 << MAX_INT_BITS
@@ -139,7 +146,7 @@ def _key(container, key):
     if type(container) is dict:
         return key if type(key) is str else text_key(key)
     if type(container) is list and type(key) is int and not (-len(container) <= key < len(container)):
-        raise RuleRuntimeError(f"index {key} is outside a list of {len(container)}")
+        raise RuleRuntimeError(f"index {key} is outside a list of {len(container)}", plain="an index outside a list")
     return key
 
 

@@ -198,7 +198,7 @@ class PlaySession:
         at_once = self.state.is_simultaneous()  # several players choose at once: kept out of sight
         outcome = self.state.apply(action)
         if not outcome:
-            self.note(f"  refused: {outcome.reason}")
+            self.note(f"  refused: {outcome.public_reason}")  # read by the players: no value the rules evaluated
             return False
         self.earlier.append(snapshot)
         self.moves.append(action.to_json())

@@ -192,7 +192,8 @@ class TableServer:
             spec = _game_spec(body)
             table, tokens = self.tables.create(**spec)
         except (ValueError, TypeError, KeyError, RulebookError, RuleRuntimeError) as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
+            shown = error.shown() if isinstance(error, RuleRuntimeError) else str(error)  # set-up may read dealt secrets
+            return JSONResponse({"error": shown}, status_code=400)
         links = [{"seat": seat, "player": spec_seat, "url": f"/play/{table.id}#seat={seat}&token={tokens[seat]}"}
                  for seat, spec_seat in enumerate(table.seats)]
         asyncio.get_running_loop().create_task(self.run_agents(table))

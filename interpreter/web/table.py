@@ -136,7 +136,7 @@ class Table:
     def apply(self, action: Action, store) -> None:
         outcome = self.state.apply(action)
         if not outcome:
-            raise Refused(outcome.reason or outcome.code)
+            raise Refused(outcome.public_reason or outcome.code)  # to a seat: no value the rules evaluated
         action_json = action.to_json()
         store.add_move(self.id, len(self.history), action_json, self.state.phase, self.state.is_terminal)
         self._record(action_json, self.state.phase)
