@@ -35,9 +35,11 @@ def _read_by_player_1(worth: int, engine: str) -> dict:
     state = _guessing(worth, engine)
     labels = [action.label for action in state.legal_actions()]
     poked = state.apply("poke")
+    overbid = state.apply("overbid")
     assert state.apply("bid")
     bid = state.apply({"action": "choose", "args": {"value": 12}, "player": 1})
-    return {"labels": labels, "poke": (poked.code, poked.public_reason), "bid": (bid.code, bid.public_reason)}
+    return {"labels": labels, "poke": (poked.code, poked.public_reason), "bid": (bid.code, bid.public_reason),
+            "overbid": (overbid.code, overbid.public_reason)}
 
 
 def _line(name: str, words: str) -> int:
@@ -60,8 +62,10 @@ def test_what_a_player_reads_of_a_failure_does_not_depend_on_another_players_sec
     assert "no such key in a map (in 'stash[0][word]')" in label  # the place, the expression, the kind
     assert seen[0]["poke"][0] == "rule_error" and f"failing.yaml:{_line('modules/failing.yaml', 'ruby')}:" in seen[0]["poke"][1]
     assert "no such key in a map (in 'bid = stash[0]['ruby']')" in seen[0]["poke"][1]
-    assert seen[0]["bid"][0] == "refused" and "max: stash[0]['gem']" in seen[0]["bid"][1]
-    assert not any(_names_a_worth(text) for text in [label, seen[0]["poke"][1], seen[0]["bid"][1]])
+    assert seen[0]["bid"][0] == "not_an_option" and "max: stash[0]['gem']" in seen[0]["bid"][1]
+    assert seen[0]["overbid"][0] == "rule_error" and "max: stash[0]['gem']" in seen[0]["overbid"][1]
+    texts = [label, seen[0]["poke"][1], seen[0]["bid"][1], seen[0]["overbid"][1]]
+    assert not any(_names_a_worth(text) for text in texts)
 
 
 def test_both_engines_give_the_same_texts():
@@ -73,6 +77,7 @@ def test_the_designer_still_reads_the_values(engine):
     state = _guessing(8, engine)
     poked = state.apply("poke")
     assert "no key 'ruby' in {'gem': 8}" in poked.reason
+    assert "(min: 0, max: 8), but the rules list it" in state.apply("overbid").reason
     assert state.apply("bid")
     bid = state.apply({"action": "choose", "args": {"value": 12}, "player": 1})
     assert "(min: 0, max: 8)" in bid.reason

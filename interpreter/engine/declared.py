@@ -65,15 +65,15 @@ def off_declared(declared: Declared, value, bounds: tuple, public: bool = False)
     if (low is None or value >= low) and (high is None or value <= high) and \
             (step is None or (value - (low or 0)) % step == 0):
         return None
-    return _wording(declared, fmt(value), bounds, public)
+    return _wording(declared, f"the {declared.noun} {fmt(value)}", bounds, public)
 
 
-def _wording(declared: Declared, value_text: str, bounds: tuple, public: bool) -> str:
+def _wording(declared: Declared, which: str, bounds: tuple, public: bool) -> str:
     said = ", ".join(f"{key}: {handle.source if public else fmt(bound)}"
                      for key, bound, handle in zip(("min", "max", "step"), bounds, declared.handles)
                      if bound is not None)
     where = f" at {declared.pos}" if getattr(declared.pos, "line", 0) else ""
-    return (f"the {declared.noun} {value_text} {declared.subject}{where} lies off the range or step it declares "
+    return (f"{which} {declared.subject}{where} lies off the range or step it declares "
             f"({said})")
 
 
@@ -87,7 +87,7 @@ def _located(message: str, declared: Declared) -> RuleRuntimeError:
 def _listed_off(declared: Declared, value, bounds: tuple) -> RuleRuntimeError:
     tail = ", but the rules list it: a bug in the rules (make them keep the bound, or declare the one they keep)"
     error = _located(off_declared(declared, value, bounds) + tail, declared)
-    error.plain = _wording(declared, "listed", bounds, public=True) + tail  # the value may be a secret
+    error.plain = _wording(declared, f"a listed {declared.noun}", bounds, public=True) + tail  # the value may be a secret
     return error
 
 

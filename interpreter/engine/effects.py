@@ -21,11 +21,10 @@ from .declared import check_options
 from .frames import effect_frame, for_frame
 from .values import SCALARS, fmt, freeze, not_a, render_label
 
-__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter",
-           "Log", "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
-           "describe_error", "ENGINE_ERRORS", "log_entry",
-           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "option_label", "run_move", "run_shuffle",
-           "run_random", "constant_parts"]
+__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter", "Log",
+           "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
+           "describe_error", "ENGINE_ERRORS", "log_entry", "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO",
+           "choice_options", "option_label", "run_move", "run_shuffle", "run_random", "constant_parts"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -195,9 +194,8 @@ _RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
 def located_error(message: str, effect, plain=None) -> RuleRuntimeError:
     """A RuleRuntimeError at the effect's position in the rule files (or naming its kind)."""
     pos = getattr(effect, "pos", None)
-    if pos is not None and getattr(pos, "line", 0):
-        return RuleRuntimeError(message, pos=pos, plain=plain)
-    return RuleRuntimeError(message, type(effect).__name__.lower(), plain=plain)
+    located = pos is not None and getattr(pos, "line", 0)
+    return RuleRuntimeError(message, "" if located else type(effect).__name__.lower(), pos if located else None, plain)
 
 
 def describe_error(error, plain: bool = False) -> str:  # plain: without the message, which may quote a value
@@ -434,11 +432,8 @@ def option_label(budget, template, game_vars, names, option) -> str:
 def _choose(state, effect, frame, game_vars, names):
     player = effect.player.fn(game_vars, names)
     options = choice_options(effect, game_vars, names)
-    if not options:
-        names[effect.bind] = None
-        return True
-    if len(options) == 1:
-        names[effect.bind] = options[0]
+    if len(options) < 2:  # none is `none`, one is taken at once
+        names[effect.bind] = options[0] if options else None
         return True
     if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.num_players:
         raise RuleRuntimeError(f"choose: {fmt(player)} is not a player", plain="choose: the chooser is not a player")
