@@ -360,14 +360,14 @@ def _explains(trial, steps, index: int, origin: int, player: int, budget: list) 
         return True
     for move, chance in worlds.branches(trial, steps[following]):
         budget[0] -= 1
-        after = trial.copy()
+        after = trial.copy(listed=True)
         if make_move(after, move, chance) and _explains(after, steps, following, origin, player, budget):
             return True
     return False
 
 
 def _after(state, move, chance: bool):
-    trial = state.copy()
+    trial = state.copy(listed=True)
     make_move(trial, move, chance)
     return trial
 

@@ -112,10 +112,17 @@ class State(Acting, Records):
         if self.d["rng"] is not None:
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
-    def copy(self) -> "State":
+    def copy(self, listed: bool = False) -> "State":
+        """A copy of the game. `listed`: the copy keeps the legal moves listed here, when no
+        label reads the state (a move's label context would be this state's vars), rather than
+        listing them again (for a copy about to make a move: a drawn world's trials)."""
         twin = State(self.rs, copied(self.rs, self.d), self._log)  # a local that is a var's list stays one (aliases.py)
         twin._history = self._history
         self._log_shared = twin._log_shared = True
+        moves = self._moves_now
+        if listed and moves is not None and self._legal_step == self.d["step"] and \
+                all(move[4] is None for move in moves):  # (not the Actions: each state hands out its own)
+            twin._moves_now, twin._mover, twin._movers, twin._legal_step = moves, self._mover, self._movers, self._legal_step
         return twin
 
     def note(self, entry) -> None:

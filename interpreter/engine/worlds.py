@@ -79,7 +79,7 @@ class Plan:
             known -= 1
         if known < 0:
             return None
-        state = self.before[known].copy()
+        state = self.before[known].copy(listed=True)
         for step_index in range(known, index):
             make_move(state, self.choices[step_index], "chance" in steps[step_index].entry)
         self.before[index] = state
@@ -255,7 +255,7 @@ def _public_move(sample, step, player: int) -> tuple:
     None for a label other than recorded, a label that reads what is hidden: a price)."""
     if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
         return None, None
-    after = sample.copy()
+    after = sample.copy(listed=True)
     if not after.apply(step.entry["action"]):
         return None, REFUSED
     if not seen_as(after, player, step):
@@ -334,7 +334,7 @@ def _first_consistent(state, candidates, player: int, step, chance: bool):
     """(the state after the first candidate that leaves `player`'s observation as `step`
     recorded it, that candidate), or (None, None)."""
     for candidate in candidates:
-        trial = state.copy()
+        trial = state.copy(listed=True)
         if make_move(trial, candidate, chance) and seen_as(trial, player, step):
             return trial, candidate
     return None, None
