@@ -154,26 +154,30 @@ class EndPhase:
 
 # effects that never suspend a seeded game (a block made only of them can run in place)
 _SIMPLE = (Stmt, Let, Log, Move, Shuffle, Random, Fail)
+_CHANCE = (Shuffle, Random)  # the ones that suspend a manual-chance game (until its outcome is given)
 
 
-def simple_blocks(blocks, proc_blocks=None) -> list:
+def simple_blocks(blocks, proc_blocks=None, chance: bool = True) -> list:
     """For each block: can it run to its end without suspending (no decision, sub-phase or
     phase end; its `if` branches, loop bodies and the procedures it calls (`proc_blocks`:
-    procedure -> block) likewise)? A procedure that calls itself is never simple."""
+    procedure -> block) likewise)? A procedure that calls itself is never simple. With `chance`
+    False, a chance effect makes a block not simple either: what runs through in a
+    manual-chance game too (Ruleset.chanceless_blocks)."""
     simple = [False] * len(blocks)
     changed = True
     while changed:  # a block is simple once everything it runs is known to be
         changed = False
         for index in range(len(blocks) - 1, -1, -1):
-            if not simple[index] and all(_runs_through(effect, simple, proc_blocks) for effect in blocks[index] or ()):
+            if not simple[index] and all(_runs_through(effect, simple, proc_blocks, chance)
+                                         for effect in blocks[index] or ()):
                 simple[index] = changed = True
     return simple
 
 
-def _runs_through(effect, simple, proc_blocks) -> bool:
+def _runs_through(effect, simple, proc_blocks, chance: bool) -> bool:
     """Can `effect` run to its end without suspending, given the blocks known `simple`?"""
     if isinstance(effect, _SIMPLE):
-        return True
+        return chance or not isinstance(effect, _CHANCE)
     if isinstance(effect, If):
         return simple[effect.then_block] and (effect.else_block is None or simple[effect.else_block])
     if isinstance(effect, For):
@@ -232,9 +236,10 @@ def execute(state, frame) -> bool:
 
 
 def run_block(state, block: int, local_names: dict) -> bool:
-    """Run a block in place when nothing in it can suspend (and chance is seeded), else push it
-    on the stack; True when it ran in place."""
-    if state.rs.simple_blocks[block] and state.d["rng"] is not None:
+    """Run a block in place when nothing in it can suspend (chance is seeded, or it draws
+    nothing), else push it on the stack; True when it ran in place."""
+    rules = state.rs
+    if rules.simple_blocks[block] and (state.d["rng"] is not None or rules.chanceless_blocks[block]):
         _run_in_place(state, block, local_names)
         return True
     state.d["stack"].append(effect_frame(block, local_names))
@@ -288,7 +293,8 @@ def _for(state, effect, frame, game_vars, names):
     items = effect.items.fn(game_vars, names)
     if not isinstance(items, (list, tuple, dict, str)):
         raise RuleRuntimeError(f"'for' needs a list or a map, not {fmt(items)}")
-    if state.rs.simple_blocks[effect.body] and state.d["rng"] is not None:  # each body in place
+    rules = state.rs  # each body in place, as run_block would run it:
+    if rules.simple_blocks[effect.body] and (state.d["rng"] is not None or rules.chanceless_blocks[effect.body]):
         for item in list(items):
             local_names = dict(names)
             local_names[effect.var] = item
