@@ -360,14 +360,14 @@ def _explains(trial, steps, index: int, origin: int, player: int, budget: list) 
         return True
     for move, chance in worlds.branches(trial, steps[following]):
         budget[0] -= 1
-        after = trial.copy(listed=True)
+        after = trial.copy(trial=True)
         if make_move(after, move, chance) and _explains(after, steps, following, origin, player, budget):
             return True
     return False
 
 
 def _after(state, move, chance: bool):
-    trial = state.copy(listed=True)
+    trial = state.copy()  # (a refused move leaves it as it was: it is compared all the same)
     make_move(trial, move, chance)
     return trial
 

@@ -18,7 +18,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, infosets, scoring, simultaneous, visibility
 from .acting import Acting, _rule_error_text
-from .aliases import copied, restored, snapshot
+from .aliases import restored, snapshot
 from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure
 from .frames import top_phase
 from .records import HistoryError, Records
@@ -40,7 +40,7 @@ class State(Acting, Records):
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
     __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_world", "_log",
-                 "_log_shared", "_undo", "_handed", "_mover", "_movers")
+                 "_log_shared", "_undo", "_handed", "_mover", "_movers", "_trial")
 
     def __init__(self, ruleset, data: dict, log: Optional[list] = None):
         self.rs = ruleset  # the compiled Ruleset (read-only)
@@ -58,6 +58,7 @@ class State(Acting, Records):
         self._history = None  # a chain (earlier, entry), shared by copies
         self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
         self._world = None  # (player, trajectory, manual-chance world) of a world drawn by replay
+        self._trial = False  # a copy to try moves on (copy(trial=True)): `apply` keeps no snapshot
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -112,16 +113,22 @@ class State(Acting, Records):
         if self.d["rng"] is not None:
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
-    def copy(self, listed: bool = False) -> "State":
-        """A copy of the game. `listed`: the copy keeps the legal moves listed here, when no
-        label reads the state (a move's label context would be this state's vars), rather than
-        listing them again (for a copy about to make a move: a drawn world's trials)."""
-        twin = State(self.rs, copied(self.rs, self.d), self._log)  # a local that is a var's list stays one (aliases.py)
+    def copy(self, trial: bool = False) -> "State":
+        """A copy of the game. `trial`: a copy to try moves on, dropped when one is refused (a
+        drawn world's trials, engine/worlds.py): a refused `apply` or `apply_chance` may leave
+        it half-changed, as its moves keep no snapshot to put it back from (the state's size is
+        checked here instead); and it keeps the legal moves listed here, when no label reads the
+        state (a move's label context would be this state's vars), rather than listing them again."""
+        kept = snapshot(self.rs, self.d)  # a local that is a var's list stays one (aliases.py)
+        twin = State(self.rs, restored(self.rs, kept), self._log)
         twin._history = self._history
         self._log_shared = twin._log_shared = True
+        if not trial:
+            return twin
+        twin._trial = len(kept[0]) <= MAX_STATE_BYTES  # (past it, the move's snapshot refuses as usual)
         moves = self._moves_now
-        if listed and moves is not None and self._legal_step == self.d["step"] and \
-                all(move[4] is None for move in moves):  # (not the Actions: each state hands out its own)
+        if moves is not None and self._legal_step == self.d["step"] and all(move[4] is None for move in moves):
+            # (not the Actions: each state hands out its own)
             twin._moves_now, twin._mover, twin._movers, twin._legal_step = moves, self._mover, self._movers, self._legal_step
         return twin
 
@@ -309,9 +316,10 @@ class State(Acting, Records):
 
     def _atomically(self, change, *args, undoable: bool = False) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back.
-        With `undoable`, the state before a change that went through is kept for `undo()`."""
-        kept = snapshot(self.rs, self.d)  # (bytes, links: what the waiting frames' values are, aliases.py)
-        if len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
+        With `undoable`, the state before a change that went through is kept for `undo()`. A
+        trial copy (`copy(trial=True)`) keeps nothing to put back: it is dropped when refused."""
+        kept = None if self._trial and not undoable else snapshot(self.rs, self.d)  # (bytes, links: aliases.py)
+        if kept is not None and len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
             return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
         self._settle_labels()
@@ -328,7 +336,8 @@ class State(Acting, Records):
             if undoable:
                 self._undo.append((kept, history, log, log_length))
             return APPLIED
-        self.d = restored(self.rs, kept)
+        if kept is not None:
+            self.d = restored(self.rs, kept)
         self._history = history
         self._log_back(log, log_length)
         self.touched()

@@ -79,7 +79,7 @@ class Plan:
             known -= 1
         if known < 0:
             return None
-        state = self.before[known].copy(listed=True)
+        state = self.before[known].copy(trial=True)
         for step_index in range(known, index):
             make_move(state, self.choices[step_index], "chance" in steps[step_index].entry)
         self.before[index] = state
@@ -218,7 +218,7 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         planned = plan.choices[index]
         if chance and planned is not None:  # a planned draw: made in place on a state of the plan's own
             plan.before[index] = None if owned else sample  # (a shuffle's draws: one copy, not one each)
-            trial = sample if owned else sample.copy()
+            trial = sample if owned else sample.copy(trial=True)
             if make_move(trial, planned, True) and seen_as(trial, player, step):
                 sample, owned = trial, True
                 continue
@@ -255,7 +255,7 @@ def _public_move(sample, step, player: int) -> tuple:
     None for a label other than recorded, a label that reads what is hidden: a price)."""
     if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
         return None, None
-    after = sample.copy(listed=True)
+    after = sample.copy(trial=True)
     if not after.apply(step.entry["action"]):
         return None, REFUSED
     if not seen_as(after, player, step):
@@ -334,7 +334,7 @@ def _first_consistent(state, candidates, player: int, step, chance: bool):
     """(the state after the first candidate that leaves `player`'s observation as `step`
     recorded it, that candidate), or (None, None)."""
     for candidate in candidates:
-        trial = state.copy(listed=True)
+        trial = state.copy(trial=True)
         if make_move(trial, candidate, chance) and seen_as(trial, player, step):
             return trial, candidate
     return None, None

@@ -1,0 +1,117 @@
+"""What makes drawing worlds cheaper without changing a world (docs/performance.md, "MCTS,
+fourth round (worlds)"): a block that can neither suspend nor draw runs in place in a
+manual-chance game too (`Ruleset.chanceless_blocks`), and a trial copy (`State.copy(trial=True)`)
+keeps the legal moves listed and its moves no snapshot. Each is checked against the plain way
+on the same moves and outcomes, state hash by state hash."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+
+import pytest
+
+import interpreter
+from interpreter.engine import effects, legal
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GAMES = [("davos", 4), ("kuhn-poker", 2), (os.path.join(HERE, "rulesets", "dice"), 2),
+         (os.path.join(HERE, "rulesets", "deals"), 3), ("deep-state", 3)]
+
+
+def _load(name):
+    return interpreter.load(name)
+
+
+def _step(state, chooser) -> bool:
+    """One random move or chance outcome on `state`; False at the end."""
+    if state.is_terminal:
+        return False
+    if state.is_chance():
+        outcomes = [outcome for outcome, _ in state.chance_outcomes()]
+        assert state.apply_chance(outcomes[chooser.randrange(len(outcomes))])
+        return True
+    actions = state.legal_actions()
+    if not actions:
+        return False
+    assert state.apply(actions[chooser.randrange(len(actions))])
+    return True
+
+
+@pytest.mark.parametrize("name,players", GAMES)
+def test_chanceless_blocks_are_the_simple_blocks_that_draw_nothing(name, players):
+    ruleset = _load(name)
+    assert len(ruleset.chanceless_blocks) == len(ruleset.blocks)
+    for block, chanceless in enumerate(ruleset.chanceless_blocks):
+        if chanceless:  # (a simple block may draw: a shuffle suspends only a manual-chance game)
+            assert ruleset.simple_blocks[block]
+        if any(isinstance(effect, (effects.Shuffle, effects.Random)) for effect in ruleset.blocks[block] or ()):
+            assert not chanceless
+    if name in ("davos", "deep-state"):  # both kinds
+        assert any(ruleset.chanceless_blocks) and not all(ruleset.chanceless_blocks)
+
+
+@pytest.mark.parametrize("name,players", GAMES)
+def test_a_manual_chance_game_is_the_same_with_its_chanceless_blocks_pushed_as_frames(name, players):
+    ruleset = _load(name)
+    pushed = dataclasses.replace(ruleset, chanceless_blocks=[False] * len(ruleset.blocks))  # the earlier way
+    for seed in range(3):
+        in_place = ruleset.new_game(players, chance="manual")
+        framed = pushed.new_game(players, chance="manual")
+        chooser, twin_chooser = random.Random(seed), random.Random(seed)
+        steps = 0
+        while steps < 400:
+            assert in_place.hash() == framed.hash()
+            assert in_place.chance_outcomes() == framed.chance_outcomes()
+            going = _step(in_place, chooser)
+            assert _step(framed, twin_chooser) == going
+            if not going:
+                break
+            steps += 1
+        assert steps >= 4
+
+
+@pytest.mark.parametrize("name,players", GAMES)
+def test_a_trial_copy_plays_as_a_copy_does(name, players):
+    ruleset = _load(name)
+    state = ruleset.new_game(players, chance="manual")
+    chooser = random.Random(7)
+    for _ in range(120):
+        if state.is_terminal:
+            break
+        if not state.is_chance():
+            actions = state.legal_actions()
+            for action in actions[:4]:
+                plain, trial = state.copy(), state.copy(trial=True)
+                assert trial.legal_action_ids() == plain.legal_action_ids()
+                assert [move.key for move in trial.legal_actions()] == [move.key for move in plain.legal_actions()]
+                assert bool(plain.apply(action.to_json())) == bool(trial.apply(action.to_json()))
+                assert plain.hash() == trial.hash()
+                assert plain.legal_action_ids() == trial.legal_action_ids()
+        _step(state, chooser)
+
+
+def test_a_trial_copy_lists_no_move_again_and_keeps_undo_points(monkeypatch):
+    ruleset = _load("davos")
+    state = ruleset.new_game(4, seed=3)
+    state.legal_actions()
+    listed = []
+    real = legal.legal_moves
+    monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
+    trial = state.copy(trial=True)
+    assert trial.legal_action_ids() == state.legal_action_ids() and not listed
+    assert state.copy().legal_action_ids() and len(listed) == 1  # a plain copy lists them again
+    before = trial.hash()
+    assert trial.apply_id(0)  # (a move that can be taken back keeps its snapshot)
+    assert trial.undo(1) and trial.hash() == before
+
+
+def test_a_trial_copy_of_a_state_whose_labels_read_it_lists_its_moves_anew(monkeypatch):
+    ruleset = _load("davos")
+    state = ruleset.new_game(4, seed=3)
+    moves = state._moves()
+    state.cache_legal([move[:4] + (({}, {}),) + move[5:] for move in moves])  # as if a label read the state
+    listed = []
+    real = legal.legal_moves
+    monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
+    assert state.copy(trial=True).legal_action_ids() == list(range(len(moves))) and len(listed) == 1
