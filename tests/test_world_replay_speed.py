@@ -12,7 +12,8 @@ import random
 import pytest
 
 import interpreter
-from interpreter.engine import effects, legal
+import interpreter.engine.infosets
+from interpreter.engine import effects, legal, worlds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GAMES = [("davos", 4), ("kuhn-poker", 2), (os.path.join(HERE, "rulesets", "dice"), 2),
@@ -115,3 +116,48 @@ def test_a_trial_copy_of_a_state_whose_labels_read_it_lists_its_moves_anew(monke
     real = legal.legal_moves
     monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
     assert state.copy(trial=True).legal_action_ids() == list(range(len(moves))) and len(listed) == 1
+
+
+@pytest.mark.parametrize("name,players", GAMES)
+def test_a_draw_under_way_changes_nothing_anyone_sees(name, players):
+    ruleset = _load(name)
+    under_way = 0
+    for seed in range(3):
+        state = ruleset.new_game(players, chance="manual")
+        chooser = random.Random(seed)
+        for _ in range(300):
+            if state.is_terminal:
+                break
+            seen = [state.observe(player) for player in range(players)]
+            was_chance = state.is_chance()
+            _step(state, chooser)
+            if was_chance and state.draws_under_way():
+                under_way += 1
+                assert [state.observe(player) for player in range(players)] == seen
+            elif not state.is_chance():
+                assert not state.draws_under_way()
+    if name in ("davos", "kuhn-poker", "deep-state"):  # (their set-up shuffles a deck)
+        assert under_way
+
+
+def _davos_states():
+    """(state, player to decide) at every real choice along a seeded random Davos game."""
+    ruleset = _load("davos")
+    chooser = random.Random(3)
+    state = ruleset.new_game(4, seed=3)
+    found = []
+    while not state.is_terminal:
+        actions = state.legal_actions()
+        if len(actions) > 1:
+            found.append((state.copy(), actions[0].player))
+        state.apply(actions[chooser.randrange(len(actions))])
+    return found
+
+
+def test_worlds_are_the_same_when_every_draw_is_compared(monkeypatch):
+    states = _davos_states()[::12]  # over the whole game: later worlds are repaired and searched
+    skipping = [[state.determinize(player, seed).hash() for seed in range(3)] for state, player in states]
+    monkeypatch.setattr(worlds, "_seen_as_before", lambda *_: False)
+    interpreter.engine.infosets._MEMO.clear()
+    comparing = [[state.determinize(player, seed).hash() for seed in range(3)] for state, player in states]
+    assert skipping == comparing

@@ -235,6 +235,14 @@ class Acting:
         node = self.d["chance"]
         return outcomes_of(node["options"]) if node is not None else []
 
+    def draws_under_way(self) -> bool:
+        """True at a chance node whose effect has drawn already (a shuffle from its second draw
+        on): an effect draws everything before it changes anything, so the game is as it was
+        before that effect's first draw (a drawn world need not compare what it shows again,
+        engine/worlds.py)."""
+        node = self.d["chance"]
+        return node is not None and bool(self.d["stack"][node["frame"]].get("draws"))
+
     def apply_chance(self, outcome) -> Outcome:
         """Force the outcome of the chance node; refused (state unchanged) if it is not one of
         its outcomes."""

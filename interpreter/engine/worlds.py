@@ -219,7 +219,8 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         if chance and planned is not None:  # a planned draw: made in place on a state of the plan's own
             plan.before[index] = None if owned else sample  # (a shuffle's draws: one copy, not one each)
             trial = sample if owned else sample.copy(trial=True)
-            if make_move(trial, planned, True) and seen_as(trial, player, step):
+            if make_move(trial, planned, True) and (_seen_as_before(trial, steps, index, start)
+                                                    or seen_as(trial, player, step)):
                 sample, owned = trial, True
                 continue
             if owned:  # the state changed in place: made again
@@ -247,6 +248,14 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         plan.choices[index] = chosen
         sample = after
     return sample, None, None
+
+
+def _seen_as_before(state, steps, index: int, start: int) -> bool:
+    """Whether chance step `index`, just made in `state`, shows the player what they saw
+    without comparing it: the step before it was checked here, the draw changed nothing yet
+    (`state.draws_under_way()`: the effect that made it waits for its next draw) and the
+    recorded observation is the one before it, unchanged too."""
+    return index > start and steps[index].seen == steps[index - 1].seen and state.draws_under_way()
 
 
 def _public_move(sample, step, player: int) -> tuple:
