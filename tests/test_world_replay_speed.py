@@ -1,8 +1,9 @@
 """What makes drawing worlds cheaper without changing a world (docs/performance.md, "MCTS,
 fourth round (worlds)"): a block that can neither suspend nor draw runs in place in a
 manual-chance game too (`Ruleset.chanceless_blocks`), and a trial copy (`State.copy(trial=True)`)
-keeps the legal moves listed and its moves no snapshot. Each is checked against the plain way
-on the same moves and outcomes, state hash by state hash."""
+keeps the legal moves listed and its moves no snapshot, a draw under way is not compared again,
+and MCTS hands its worlds to their compiled games (`played_on(world, copy=False)`). Each is
+checked against the plain way on the same moves and outcomes, state hash by state hash."""
 from __future__ import annotations
 
 import dataclasses
@@ -161,3 +162,25 @@ def test_worlds_are_the_same_when_every_draw_is_compared(monkeypatch):
     interpreter.engine.infosets._MEMO.clear()
     comparing = [[state.determinize(player, seed).hash() for seed in range(3)] for state, player in states]
     assert skipping == comparing
+
+
+def test_a_world_handed_over_to_its_compiled_game_plays_as_a_copied_one():
+    from interpreter.compiled import played_on
+    for state, player in _davos_states()[:12]:
+        world = state.determinize(player, 5)
+        kept = world.hash()
+        copied, handed = played_on(world), played_on(world.copy(), copy=False)
+        chooser = random.Random(player)
+        made = 0
+        for _ in range(12):
+            assert copied.legal_action_ids() == handed.legal_action_ids()
+            ids = copied.legal_action_ids()
+            if copied.is_terminal or not ids:
+                break
+            chosen = ids[chooser.randrange(len(ids))]
+            assert bool(copied.apply_id(chosen)) == bool(handed.apply_id(chosen))
+            made += 1
+            assert copied.hash() == handed.hash()
+        assert copied.undo(made) and handed.undo(made)
+        assert copied.hash() == handed.hash() == kept
+        assert world.hash() == kept  # (copied: never changed)

@@ -69,6 +69,7 @@ class _Steps(list):
     shown_flags = None
     public = None
     settled = None
+    dealt = None  # (its length, the unseen draws of each shuffle): worked out once (worlds.Plan.deal_unseen)
 
 
 class _Settled:

@@ -46,7 +46,7 @@ def seen_as(state, player: int, step) -> bool:
     if view is None:
         view = step.view = json.loads(step.seen)
     observed = state.observe(player)
-    return observed == view or view_text(state, player) == step.seen
+    return observed == view or json.dumps(observed, sort_keys=True, default=str) == step.seen  # (view_text)
 
 
 class Plan:
@@ -98,30 +98,44 @@ class Plan:
         ones never seen are dealt anew, at random, to the other places where the run drew a
         component of their type. The guess reads the true draws only where the player later
         saw the item."""
-        runs: dict = {}
-        for index, run in enumerate(self.run_of):
-            outcome = steps[index].entry.get("chance") if run is not None else None
-            if isinstance(outcome, str) and outcome in entities:
-                runs.setdefault((run, entities[outcome]["type"]), []).append(index)
-        for indices in runs.values():
-            # from the run on, what it put in view: the observations as one text (JSON text holds
-            # no newline, so an item's text is found in it only where it is in one observation)
-            later = "\n".join(step.seen for step in steps[indices[0]:])
-            seen = lambda item: json.dumps(item) in later  # noqa: E731
-            unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
-            unseen = [steps[index].entry["chance"] for index in unseen_at]
+        dealt = getattr(steps, "dealt", None)  # (a trajectory keeps its runs: the same for every world)
+        if dealt is None or dealt[0] != len(steps):
+            dealt = (len(steps), _unseen_runs(self.run_of, steps, entities))
+            if hasattr(steps, "dealt"):
+                steps.dealt = dealt
+        for indices, unseen_at, unseen in dealt[1]:
             for index in indices:
                 self.choices[index] = steps[index].entry["chance"]
-            last = steps[indices[-1]]
-            left = list(last.pool)
-            left.remove(last.entry["chance"])
-            if len(left) == 1 and left[0] in entities and not seen(left[0]):
-                unseen.append(left[0])  # the item the shuffle left last, never drawn
-            unseen.sort()
-            self.unseen_draws.append((unseen_at, tuple(unseen)))
+            self.unseen_draws.append((unseen_at, unseen))
+            unseen = list(unseen)
             chooser.shuffle(unseen)
             for index, item in zip(unseen_at, unseen):
                 self.choices[index] = item
+
+
+def _unseen_runs(run_of: list, steps, entities) -> list:
+    """[(the draws of a run of one component type, those whose item the player never saw, the
+    items never seen, sorted)] of each run of draws (a shuffle) in `steps` (see deal_unseen)."""
+    runs: dict = {}
+    for index, run in enumerate(run_of):
+        outcome = steps[index].entry.get("chance") if run is not None else None
+        if isinstance(outcome, str) and outcome in entities:
+            runs.setdefault((run, entities[outcome]["type"]), []).append(index)
+    found = []
+    for indices in runs.values():
+        # from the run on, what it put in view: the observations as one text (JSON text holds
+        # no newline, so an item's text is found in it only where it is in one observation)
+        later = "\n".join(step.seen for step in steps[indices[0]:])
+        seen = lambda item: json.dumps(item) in later  # noqa: E731
+        unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
+        unseen = [steps[index].entry["chance"] for index in unseen_at]
+        last = steps[indices[-1]]
+        left = list(last.pool)
+        left.remove(last.entry["chance"])
+        if len(left) == 1 and left[0] in entities and not seen(left[0]):
+            unseen.append(left[0])  # the item the shuffle left last, never drawn
+        found.append((indices, unseen_at, tuple(sorted(unseen))))
+    return found
 
 
 def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
