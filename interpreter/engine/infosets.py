@@ -484,9 +484,8 @@ def _seeded(world, player: int, steps, seed: int, before_move=None):
     """A copy of a drawn manual-chance world whose chance from now on is seeded; the world
     itself is kept with it so that it can be played on later (`play_on`), and `before_move`
     ((the state before the move under way, its step), see `move_start`)."""
-    sample = world.copy()
+    sample = world.copy(listed=True)  # (the legal moves do not read the RNG: kept listed)
     sample.d["rng"] = [f"determinized:{seed}", 0]
     sample.d["seed"] = f"determinized:{seed}"
-    sample.touched()
     sample._world = (player, steps, world, before_move)
     return sample

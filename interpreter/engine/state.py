@@ -113,22 +113,22 @@ class State(Acting, Records):
         if self.d["rng"] is not None:
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
-    def copy(self, trial: bool = False) -> "State":
-        """A copy of the game. `trial`: a copy to try moves on, dropped when one is refused (a
-        drawn world's trials, engine/worlds.py): a refused `apply` or `apply_chance` may leave
-        it half-changed, as its moves keep no snapshot to put it back from (the state's size is
-        checked here instead); and it keeps the legal moves listed here, when no label reads the
-        state (a move's label context would be this state's vars), rather than listing them again."""
+    def copy(self, trial: bool = False, listed: bool = False) -> "State":
+        """A copy of the game. `listed`: it keeps the legal moves listed here, when no label
+        reads the state (a move's label context would be this state's vars), rather than
+        listing them again. `trial` (listed too): a copy to try moves on, dropped when one is
+        refused (a drawn world's trials, engine/worlds.py): a refused `apply` or `apply_chance`
+        may leave it half-changed, as its moves keep no snapshot to put it back from (the
+        state's size is checked here instead)."""
         kept = snapshot(self.rs, self.d)  # a local that is a var's list stays one (aliases.py)
         twin = State(self.rs, restored(self.rs, kept), self._log)
         twin._history = self._history
         self._log_shared = twin._log_shared = True
-        if not trial:
-            return twin
-        twin._trial = len(kept[0]) <= MAX_STATE_BYTES  # (past it, the move's snapshot refuses as usual)
+        if trial:
+            twin._trial = len(kept[0]) <= MAX_STATE_BYTES  # (past it, the move's snapshot refuses as usual)
         moves = self._moves_now
-        if moves is not None and self._legal_step == self.d["step"] and all(move[4] is None for move in moves):
-            # (not the Actions: each state hands out its own)
+        if (trial or listed) and moves is not None and self._legal_step == self.d["step"] and \
+                all(move[4] is None for move in moves):  # (not the Actions: each state hands out its own)
             twin._moves_now, twin._mover, twin._movers, twin._legal_step = moves, self._mover, self._movers, self._legal_step
         return twin
 
