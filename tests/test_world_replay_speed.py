@@ -184,3 +184,25 @@ def test_a_world_handed_over_to_its_compiled_game_plays_as_a_copied_one():
         assert copied.undo(made) and handed.undo(made)
         assert copied.hash() == handed.hash() == kept
         assert world.hash() == kept  # (copied: never changed)
+
+
+def test_a_listed_copy_keeps_the_moves_listed_and_stays_atomic(monkeypatch):
+    ruleset = _load("davos")
+    state = ruleset.new_game(4, seed=3)
+    state.legal_actions()
+    listed = []
+    real = legal.legal_moves
+    monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
+    twin = state.copy(listed=True)
+    assert twin.legal_action_ids() == state.legal_action_ids() and not listed
+    before = twin.hash()
+    assert not twin.apply({"action": "no such action", "args": {}})
+    assert twin.hash() == before
+    assert twin.apply(twin.legal_actions()[0]) and twin.hash() != state.hash()
+
+
+def test_a_seeded_world_keeps_the_listing_of_the_world_it_was_drawn_as():
+    state, player = _davos_states()[2]
+    world = state.determinize(player, 1)
+    assert world.legal_action_ids() == world.copy().legal_action_ids()
+    assert [action.key for action in world.legal_actions()] == [action.key for action in world.copy().legal_actions()]
