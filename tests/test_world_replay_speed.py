@@ -93,13 +93,18 @@ def test_a_trial_copy_plays_as_a_copy_does(name, players):
         _step(state, chooser)
 
 
-def test_a_trial_copy_lists_no_move_again_and_keeps_undo_points(monkeypatch):
-    ruleset = _load("davos")
-    state = ruleset.new_game(4, seed=3)
+def _listed_davos(monkeypatch) -> tuple:
+    """A seeded Davos game with its moves listed, and the list of games listed from now on."""
+    state = _load("davos").new_game(4, seed=3)
     state.legal_actions()
-    listed = []
+    listed: list = []
     real = legal.legal_moves
     monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
+    return state, listed
+
+
+def test_a_trial_copy_lists_no_move_again_and_keeps_undo_points(monkeypatch):
+    state, listed = _listed_davos(monkeypatch)
     trial = state.copy(trial=True)
     assert trial.legal_action_ids() == state.legal_action_ids() and not listed
     assert state.copy().legal_action_ids() and len(listed) == 1  # a plain copy lists them again
@@ -109,13 +114,9 @@ def test_a_trial_copy_lists_no_move_again_and_keeps_undo_points(monkeypatch):
 
 
 def test_a_trial_copy_of_a_state_whose_labels_read_it_lists_its_moves_anew(monkeypatch):
-    ruleset = _load("davos")
-    state = ruleset.new_game(4, seed=3)
+    state, listed = _listed_davos(monkeypatch)
     moves = state._moves()
     state.cache_legal([move[:4] + (({}, {}),) + move[5:] for move in moves])  # as if a label read the state
-    listed = []
-    real = legal.legal_moves
-    monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
     assert state.copy(trial=True).legal_action_ids() == list(range(len(moves))) and len(listed) == 1
 
 
@@ -187,12 +188,7 @@ def test_a_world_handed_over_to_its_compiled_game_plays_as_a_copied_one():
 
 
 def test_a_listed_copy_keeps_the_moves_listed_and_stays_atomic(monkeypatch):
-    ruleset = _load("davos")
-    state = ruleset.new_game(4, seed=3)
-    state.legal_actions()
-    listed = []
-    real = legal.legal_moves
-    monkeypatch.setattr(legal, "legal_moves", lambda game: listed.append(game) or real(game))
+    state, listed = _listed_davos(monkeypatch)
     twin = state.copy(listed=True)
     assert twin.legal_action_ids() == state.legal_action_ids() and not listed
     before = twin.hash()

@@ -160,16 +160,14 @@ _CHANCE = (Shuffle, Random)  # the ones that suspend a manual-chance game (until
 def simple_blocks(blocks, proc_blocks=None, chance: bool = True) -> list:
     """For each block: can it run to its end without suspending (no decision, sub-phase or
     phase end; its `if` branches, loop bodies and the procedures it calls (`proc_blocks`:
-    procedure -> block) likewise)? A procedure that calls itself is never simple. With `chance`
-    False, a chance effect makes a block not simple either: what runs through in a
-    manual-chance game too (Ruleset.chanceless_blocks)."""
+    procedure -> block) likewise)? A procedure that calls itself is never simple. `chance` False:
+    a chance effect does not run through either (Ruleset.chanceless_blocks: manual chance)."""
     simple = [False] * len(blocks)
     changed = True
     while changed:  # a block is simple once everything it runs is known to be
         changed = False
         for index in range(len(blocks) - 1, -1, -1):
-            if not simple[index] and all(_runs_through(effect, simple, proc_blocks, chance)
-                                         for effect in blocks[index] or ()):
+            if not simple[index] and all(_runs_through(effect, simple, proc_blocks, chance) for effect in blocks[index] or ()):
                 simple[index] = changed = True
     return simple
 
@@ -293,7 +291,7 @@ def _for(state, effect, frame, game_vars, names):
     items = effect.items.fn(game_vars, names)
     if not isinstance(items, (list, tuple, dict, str)):
         raise RuleRuntimeError(f"'for' needs a list or a map, not {fmt(items)}")
-    rules = state.rs  # each body in place, as run_block would run it:
+    rules = state.rs  # each body in place, as run_block would run it
     if rules.simple_blocks[effect.body] and (state.d["rng"] is not None or rules.chanceless_blocks[effect.body]):
         for item in list(items):
             local_names = dict(names)

@@ -113,24 +113,12 @@ class State(Acting, Records):
         if self.d["rng"] is not None:
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
-    def copy(self, trial: bool = False, listed: bool = False) -> "State":
-        """A copy of the game. `listed`: it keeps the legal moves listed here, when no label
-        reads the state (a move's label context would be this state's vars), rather than
-        listing them again. `trial` (listed too): a copy to try moves on, dropped when one is
-        refused (a drawn world's trials, engine/worlds.py): a refused `apply` or `apply_chance`
-        may leave it half-changed, as its moves keep no snapshot to put it back from (the
-        state's size is checked here instead)."""
+    def copy(self, trial: bool = False, listed: bool = False) -> "State":  # (listed, trial: Acting._copied_as)
         kept = snapshot(self.rs, self.d)  # a local that is a var's list stays one (aliases.py)
         twin = State(self.rs, restored(self.rs, kept), self._log)
         twin._history = self._history
         self._log_shared = twin._log_shared = True
-        if trial:
-            twin._trial = len(kept[0]) <= MAX_STATE_BYTES  # (past it, the move's snapshot refuses as usual)
-        moves = self._moves_now
-        if (trial or listed) and moves is not None and self._legal_step == self.d["step"] and \
-                all(move[4] is None for move in moves):  # (not the Actions: each state hands out its own)
-            twin._moves_now, twin._mover, twin._movers, twin._legal_step = moves, self._mover, self._movers, self._legal_step
-        return twin
+        return self._copied_as(twin, len(kept[0]) <= MAX_STATE_BYTES, trial, listed)
 
     def note(self, entry) -> None:
         """Add a line to the log: a text, or a tuple of pieces (texts and values, joined when
@@ -316,9 +304,8 @@ class State(Acting, Records):
 
     def _atomically(self, change, *args, undoable: bool = False) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back.
-        With `undoable`, the state before a change that went through is kept for `undo()`. A
-        trial copy (`copy(trial=True)`) keeps nothing to put back: it is dropped when refused."""
-        kept = None if self._trial and not undoable else snapshot(self.rs, self.d)  # (bytes, links: aliases.py)
+        With `undoable`, the state before a change that went through is kept for `undo()`."""
+        kept = None if self._trial and not undoable else snapshot(self.rs, self.d)  # (a trial: see _copied_as)
         if kept is not None and len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
             return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
@@ -336,8 +323,7 @@ class State(Acting, Records):
             if undoable:
                 self._undo.append((kept, history, log, log_length))
             return APPLIED
-        if kept is not None:
-            self.d = restored(self.rs, kept)
+        self.d = restored(self.rs, kept) if kept is not None else self.d  # (a trial copy is dropped)
         self._history = history
         self._log_back(log, log_length)
         self.touched()
