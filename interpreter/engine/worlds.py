@@ -419,7 +419,7 @@ def _repair_refused(plan: Plan, failed: int, sample, move: dict, player: int):
                 continue
             if visibility.item_kind(sample.rs.entities, wrong) != visibility.item_kind(sample.rs.entities, wanted):
                 continue
-            trial = sample.copy()
+            trial = sample.copy(trial=True)
             exchange(trial.vars, wrong, wanted)
             trial.touched()
             if _applies(trial, move):
@@ -444,7 +444,7 @@ def _repair_by_exchange(plan: Plan, failed: int, sample, step, player: int, choo
     pairs.sort(key=repr)
     chooser.shuffle(pairs)
     for first, second in pairs[:MAX_EXCHANGES]:
-        trial = sample.copy()
+        trial = sample.copy(trial=True)
         exchange(trial.vars, first, second)
         trial.touched()
         if _looks_as_seen(trial, step, player):
@@ -464,7 +464,7 @@ def _looks_as_seen(trial, step, player: int) -> bool:
     except RuleRuntimeError:
         return False
     for action in answers:
-        after = trial.copy()
+        after = trial.copy(trial=True)
         if _applies(after, action) and seen_as(after, player, step):
             return True
     return False
