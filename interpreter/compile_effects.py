@@ -165,7 +165,7 @@ class EffectCompiler:
         """The lists and maps of the constants and component records (engine/effects.py
         `constant_parts`), found once: a move or shuffle refuses to change them when it runs."""
         if getattr(self, "_fixed_parts", None) is None:
-            self._fixed_parts = fx.constant_parts(scope.constants, self.entities)
+            self._fixed_parts = constant_parts(scope.constants, self.entities)
         return self._fixed_parts
 
     def refuse_constant_zone(self, text, scope: Scope, pos, what: str) -> None:
@@ -300,3 +300,21 @@ def element_type(handle):
     if handle is not None and isinstance(handle.type, tuple) and handle.type[0] == "list":
         return handle.type[1]
     return None
+
+
+def constant_parts(constants: dict, entities: dict) -> dict:
+    """id -> what it is, for every list and map inside the ruleset's constants and component
+    records: the values every game of the loaded ruleset shares, which no effect may change."""
+    parts: dict = {}
+
+    def walk(value, what):
+        if isinstance(value, (list, dict)) and id(value) not in parts:
+            parts[id(value)] = what
+            for inner in (value.values() if isinstance(value, dict) else value):
+                walk(inner, what)
+
+    for name, value in constants.items():
+        walk(value, f"the constant '{name}'")
+    for component_id, record in entities.items():
+        walk(record, f"component '{component_id}'")
+    return parts

@@ -60,6 +60,7 @@ class Ruleset:
     blocks: list
     proc_blocks: dict
     simple_blocks: list
+    chanceless_blocks: list  # simple and drawing nothing (effects.simple_blocks): in place without a seeded RNG too
     end_if: Optional[Handle]
     max_steps: int
     score_rows: list  # [(id, label, Handle)]
@@ -224,10 +225,10 @@ class _Compiler(PlayCompiler):
             folder=self.composed.folder, modules=self.composed.modules, players=players, start=start,
             components=MappingProxyType(types), entities=MappingProxyType(self.entities),
             vars=var_decls, actions=actions, phases=phases, blocks=self.blocks,
-            proc_blocks=proc_blocks, simple_blocks=fx.simple_blocks(self.blocks, proc_blocks), end_if=end_if,
-            max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)),
+            proc_blocks=proc_blocks, simple_blocks=fx.simple_blocks(self.blocks, proc_blocks),
+            chanceless_blocks=fx.simple_blocks(self.blocks, proc_blocks, chance=False), end_if=end_if,
+            max_steps=int(game.get("max_steps", DEFAULT_MAX_STEPS)), heuristic=heuristic, assertions=assertions,
             score_rows=rows, tiebreakers=tiebreakers, final_tie=str(scoring.get("final_tie", "shared")),
-            heuristic=heuristic, assertions=assertions,
             combinations=derive_combinations(combos, plain(tree.get("modules") or {}), players),
             module_decls=plain(tree.get("modules") or {}), provenance=_provenance(tree),
             files=self.composed.files, tree=tree, unit=self.unit, budget=self.budget,

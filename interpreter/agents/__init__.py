@@ -199,13 +199,15 @@ class MCTSAgent(Agent):
     def _played(self, worlds: list) -> list:
         """The games the iterations play: each distinct world as a compiled game at its position
         (engine "auto", when the ruleset compiles), else the world itself. A compiled game is
-        the search's own and its log is never read: it keeps none (CompiledState.drop_log)."""
+        the search's own and its log is never read: it keeps none (CompiledState.drop_log). A
+        world is handed to its game, not copied: only what it was drawn from (`_world`) is read
+        of it later, to play it on at the next decision."""
         if self.engine == "reference":
             return worlds
         games: dict = {}
         for world in worlds:
             if id(world) not in games:
-                game = played_on(world)
+                game = played_on(world, copy=False)
                 if game is not None:
                     game.drop_log()
                 games[id(world)] = game if game is not None else world

@@ -10,7 +10,7 @@ docs/performance.md, "Compiled play").
   new_game(ruleset, players, seed, chance, engine)
                           a CompiledState when the ruleset is supported and chance is seeded,
                           else an engine.State (the reference, which stays the definition)
-  played_on(state)        a CompiledState at a seeded engine.State's position (a drawn world that
+  played_on(state, copy)  a CompiledState at a seeded engine.State's position (a drawn world that
                           a tree search plays with apply_id/undo), or None
 
 Modules: support.py (what compiles), blocks.py + legal_code.py + phases.py (the generator),
@@ -47,16 +47,18 @@ def new_game(ruleset, players: int, seed=0, chance: str = "seeded", engine: str 
     return State.new(ruleset, players, seed, chance)
 
 
-def played_on(state: State) -> Optional[CompiledState]:
+def played_on(state: State, copy: bool = True) -> Optional[CompiledState]:
     """A compiled game at the position of `state` (a seeded engine.State, say a world drawn by
     `determinize`), to be played on with `apply_id`/`undo`: the same moves, ids and positions
     as a copy of `state` gives (the reference holds the game until it is back at a plain turn,
     as after a move handed over). None when the ruleset does not compile or chance is manual.
-    `state` is copied, never changed. A world drawn by replay that waits for an answer inside a
-    move (infosets.move_start) is the move made again from its start by the generated code, so
-    that its answers too are compiled moves. (A move made with `apply` that fails halfway is put right
-    by playing the game again from its set-up, which a position arranged from outside has not:
-    play such a game with apply_id.)"""
+    `state` is copied, never changed; with `copy` False it is handed over instead (the game
+    plays on its data: for a state the caller never plays again, MCTS's drawn worlds). A world
+    drawn by replay that waits for an answer inside a move (infosets.move_start) is the move
+    made again from its start by the generated code, so that its answers too are compiled
+    moves. (A move made with `apply` that fails halfway is put right by playing the game again
+    from its set-up, which a position arranged from outside has not: play such a game with
+    apply_id.)"""
     if state.d["rng"] is None:
         return None
     module = game_module(state.rs)
@@ -64,10 +66,10 @@ def played_on(state: State) -> Optional[CompiledState]:
         return None
     started = infosets.move_start(state) if state.d["pending"] is not None else None
     if started is not None:  # at a decision inside a move whose start is known: the move made again here
-        game = played_on(started[0])
+        game = played_on(started[0], copy=False)  # (move_start's own copy)
         if game is not None and made_again(game, started[1], state):
             return game
     game = CompiledState(state.rs, module, {}, state.d["seed"])
     game._players = state.num_players
-    game._hand_over(state.copy())
+    game._hand_over(state.copy() if copy else state)
     return game

@@ -91,6 +91,20 @@ class Acting:
         self._handed = {}
         self._legal_step = self.d["step"]
 
+    def _copied_as(self, twin, small: bool, trial: bool, listed: bool):
+        """`twin`, a copy of this game just made, as asked (State.copy). `listed`: it keeps the
+        legal moves listed here, when no label reads the state (a move's label context would be
+        this state's vars), rather than listing them again. `trial` (listed too): a copy to try
+        moves on, dropped when one is refused (a drawn world's trials, engine/worlds.py): its
+        `apply` and `apply_chance` keep no snapshot to put it back from, so a refused one may
+        leave it half-changed (unless it is not `small`: then the move's snapshot refuses)."""
+        twin._trial = trial and small
+        moves = self._moves_now
+        if (trial or listed) and moves is not None and self._legal_step == self.d["step"] and \
+                all(move[4] is None for move in moves):  # (not the Actions: each state hands out its own)
+            twin._moves_now, twin._mover, twin._movers, twin._legal_step = moves, self._mover, self._movers, self._legal_step
+        return twin
+
     # ------------------------------------------------------------------ apply
     def apply(self, action) -> Outcome:
         """Apply one action atomically. Refused actions leave the state unchanged."""
@@ -231,6 +245,14 @@ class Acting:
         A shuffle is a series of draws: which item goes to the last position not yet filled."""
         node = self.d["chance"]
         return outcomes_of(node["options"]) if node is not None else []
+
+    def draws_under_way(self) -> bool:
+        """True at a chance node whose effect has drawn already (a shuffle from its second draw
+        on): an effect draws everything before it changes anything, so the game is as it was
+        before that effect's first draw (a drawn world need not compare what it shows again,
+        engine/worlds.py)."""
+        node = self.d["chance"]
+        return node is not None and bool(self.d["stack"][node["frame"]].get("draws"))
 
     def apply_chance(self, outcome) -> Outcome:
         """Force the outcome of the chance node; refused (state unchanged) if it is not one of

@@ -122,7 +122,8 @@ def instrument(ruleset, coverage: Coverage):
     for block, key in counted:
         blocks[block] = (fx.Stmt(_Count(key, coverage), f"coverage {key}"),) + tuple(blocks[block] or ())
     _wrap_defines(ruleset, coverage)
-    return dataclasses.replace(ruleset, blocks=blocks, simple_blocks=fx.simple_blocks(blocks))
+    return dataclasses.replace(ruleset, blocks=blocks, simple_blocks=fx.simple_blocks(blocks),
+                               chanceless_blocks=fx.simple_blocks(blocks, chance=False))
 
 
 def _wrap_defines(ruleset, coverage: Coverage) -> None:

@@ -24,7 +24,7 @@ from .values import SCALARS, fmt, freeze, not_a, render_label
 __all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter", "Log",
            "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
            "describe_error", "ENGINE_ERRORS", "log_entry", "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO",
-           "choice_options", "option_label", "run_move", "run_shuffle", "run_random", "constant_parts"]
+           "choice_options", "option_label", "run_move", "run_shuffle", "run_random"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -89,7 +89,7 @@ class Move:
     bind: Optional[str]  # `as`/`as_list`: the name bound to what moved
     pos: Any = None
     bind_list: bool = False  # `as_list`: bind the list of what moved; `as`: the one item (none if none moved)
-    fixed: Any = field(default=None, compare=False, hash=False)  # the ruleset's constant parts (`constant_parts`)
+    fixed: Any = field(default=None, compare=False, hash=False)  # the ruleset's constant parts (compile_effects.constant_parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,26 +156,28 @@ class EndPhase:
 
 # effects that never suspend a seeded game (a block made only of them can run in place)
 _SIMPLE = (Stmt, Let, Log, Move, Shuffle, Random, Fail)
+_CHANCE = (Shuffle, Random)  # the ones that suspend a manual-chance game (until its outcome is given)
 
 
-def simple_blocks(blocks, proc_blocks=None) -> list:
+def simple_blocks(blocks, proc_blocks=None, chance: bool = True) -> list:
     """For each block: can it run to its end without suspending (no decision, sub-phase or
     phase end; its `if` branches, loop bodies and the procedures it calls (`proc_blocks`:
-    procedure -> block) likewise)? A procedure that calls itself is never simple."""
+    procedure -> block) likewise)? A procedure that calls itself is never simple. `chance` False:
+    a chance effect does not run through either (Ruleset.chanceless_blocks: manual chance)."""
     simple = [False] * len(blocks)
     changed = True
     while changed:  # a block is simple once everything it runs is known to be
         changed = False
         for index in range(len(blocks) - 1, -1, -1):
-            if not simple[index] and all(_runs_through(effect, simple, proc_blocks) for effect in blocks[index] or ()):
+            if not simple[index] and all(_runs_through(effect, simple, proc_blocks, chance) for effect in blocks[index] or ()):
                 simple[index] = changed = True
     return simple
 
 
-def _runs_through(effect, simple, proc_blocks) -> bool:
+def _runs_through(effect, simple, proc_blocks, chance: bool) -> bool:
     """Can `effect` run to its end without suspending, given the blocks known `simple`?"""
     if isinstance(effect, _SIMPLE):
-        return True
+        return chance or not isinstance(effect, _CHANCE)
     if isinstance(effect, If):
         return simple[effect.then_block] and (effect.else_block is None or simple[effect.else_block])
     if isinstance(effect, For):
@@ -235,9 +237,10 @@ def execute(state, frame) -> bool:
 
 
 def run_block(state, block: int, local_names: dict) -> bool:
-    """Run a block in place when nothing in it can suspend (and chance is seeded), else push it
-    on the stack; True when it ran in place."""
-    if state.rs.simple_blocks[block] and state.d["rng"] is not None:
+    """Run a block in place when nothing in it can suspend (chance is seeded, or it draws
+    nothing), else push it on the stack; True when it ran in place."""
+    rules = state.rs
+    if rules.simple_blocks[block] and (state.d["rng"] is not None or rules.chanceless_blocks[block]):
         _run_in_place(state, block, local_names)
         return True
     state.d["stack"].append(effect_frame(block, local_names))
@@ -291,7 +294,8 @@ def _for(state, effect, frame, game_vars, names):
     items = effect.items.fn(game_vars, names)
     if not isinstance(items, (list, tuple, dict, str)):
         raise not_a("'for' needs a list or a map", items)
-    if state.rs.simple_blocks[effect.body] and state.d["rng"] is not None:  # each body in place
+    rules = state.rs  # each body in place, as run_block would run it
+    if rules.simple_blocks[effect.body] and (state.d["rng"] is not None or rules.chanceless_blocks[effect.body]):
         for item in list(items):
             local_names = dict(names)
             local_names[effect.var] = item
@@ -308,24 +312,6 @@ def _call(state, effect, frame, game_vars, names):
     for parameter, handle in effect.binds:
         bound[parameter] = handle.fn(game_vars, names)
     return run_block(state, state.rs.proc_blocks[effect.procedure], bound)
-
-
-def constant_parts(constants: dict, entities: dict) -> dict:
-    """id -> what it is, for every list and map inside the ruleset's constants and component
-    records: the values every game of the loaded ruleset shares, which no effect may change."""
-    parts: dict = {}
-
-    def walk(value, what):
-        if isinstance(value, (list, dict)) and id(value) not in parts:
-            parts[id(value)] = what
-            for inner in (value.values() if isinstance(value, dict) else value):
-                walk(inner, what)
-
-    for name, value in constants.items():
-        walk(value, f"the constant '{name}'")
-    for component_id, record in entities.items():
-        walk(record, f"component '{component_id}'")
-    return parts
 
 
 def _refuse_a_constant(zone, effect, kind: str) -> None:

@@ -68,6 +68,7 @@ class _Steps(list):
     shown_flags = None
     public = None
     settled = None
+    dealt = None  # (its length, the unseen draws of each shuffle): worked out once (worlds.Plan.deal_unseen)
 
 
 class _Settled:
@@ -355,14 +356,14 @@ def _explains(trial, steps, index: int, origin: int, player: int, budget: list) 
         return True
     for move, chance in worlds.branches(trial, steps[following]):
         budget[0] -= 1
-        after = trial.copy()
+        after = trial.copy(trial=True)
         if make_move(after, move, chance) and _explains(after, steps, following, origin, player, budget):
             return True
     return False
 
 
 def _after(state, move, chance: bool):
-    trial = state.copy()
+    trial = state.copy()  # (a refused move leaves it as it was: it is compared all the same)
     make_move(trial, move, chance)
     return trial
 
@@ -475,9 +476,8 @@ def _seeded(world, player: int, steps, seed: int, before_move=None):
     """A copy of a drawn manual-chance world whose chance from now on is seeded; the world
     itself is kept with it so that it can be played on later (`play_on`), and `before_move`
     ((the state before the move under way, its step), see `move_start`)."""
-    sample = world.copy()
+    sample = world.copy(listed=True)  # (the legal moves do not read the RNG: kept listed)
     sample.d["rng"] = [f"determinized:{seed}", 0]
     sample.d["seed"] = f"determinized:{seed}"
-    sample.touched()
     sample._world = (player, steps, world, before_move)
     return sample

@@ -18,7 +18,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import flow, infosets, scoring, simultaneous, visibility
 from .acting import Acting, rule_error_outcome
-from .aliases import copied, restored, snapshot
+from .aliases import restored, snapshot
 from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure
 from .frames import top_phase
 from .records import HistoryError, Records
@@ -40,7 +40,7 @@ class State(Acting, Records):
     history of moves and chance outcomes is kept beside the data (shared by copies)."""
 
     __slots__ = ("rs", "d", "_legal", "_legal_step", "_moves_now", "waiting", "_history", "_drawn_for", "_world", "_log",
-                 "_log_shared", "_undo", "_handed", "_mover", "_movers")
+                 "_log_shared", "_undo", "_handed", "_mover", "_movers", "_trial")
 
     def __init__(self, ruleset, data: dict, log: Optional[list] = None):
         self.rs = ruleset  # the compiled Ruleset (read-only)
@@ -58,6 +58,7 @@ class State(Acting, Records):
         self._history = None  # a chain (earlier, entry), shared by copies
         self._drawn_for = None  # (player, hash, information state) of a world re-dealt for a player
         self._world = None  # (player, trajectory, manual-chance world) of a world drawn by replay
+        self._trial = False  # a copy to try moves on (copy(trial=True)): `apply` keeps no snapshot
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -112,11 +113,12 @@ class State(Acting, Records):
         if self.d["rng"] is not None:
             self.d["rng"] = [f"{self.d['rng'][0]}{suffix}", 0]
 
-    def copy(self) -> "State":
-        twin = State(self.rs, copied(self.rs, self.d), self._log)  # a local that is a var's list stays one (aliases.py)
+    def copy(self, trial: bool = False, listed: bool = False) -> "State":  # (listed, trial: Acting._copied_as)
+        kept = snapshot(self.rs, self.d)  # a local that is a var's list stays one (aliases.py)
+        twin = State(self.rs, restored(self.rs, kept), self._log)
         twin._history = self._history
         self._log_shared = twin._log_shared = True
-        return twin
+        return self._copied_as(twin, len(kept[0]) <= MAX_STATE_BYTES, trial, listed)
 
     def note(self, entry) -> None:
         """Add a line to the log: a text, or a tuple of pieces (texts and values, joined when
@@ -303,8 +305,8 @@ class State(Acting, Records):
     def _atomically(self, change, *args, undoable: bool = False) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back.
         With `undoable`, the state before a change that went through is kept for `undo()`."""
-        kept = snapshot(self.rs, self.d)  # (bytes, links: what the waiting frames' values are, aliases.py)
-        if len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
+        kept = None if self._trial and not undoable else snapshot(self.rs, self.d)  # (a trial: see _copied_as)
+        if kept is not None and len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
             return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
         self._settle_labels()
@@ -321,7 +323,7 @@ class State(Acting, Records):
             if undoable:
                 self._undo.append((kept, history, log, log_length))
             return APPLIED
-        self.d = restored(self.rs, kept)
+        self.d = restored(self.rs, kept) if kept is not None else self.d  # (a trial copy is dropped)
         self._history = history
         self._log_back(log, log_length)
         self.touched()

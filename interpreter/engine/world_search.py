@@ -180,7 +180,7 @@ def _explains(trial, step, player: int) -> bool:
     `trial`, a state whose items were exchanged by hand (a rule that then breaks: not)."""
     try:
         for move, chance in branches(trial, step):
-            after = trial.copy()
+            after = trial.copy(trial=True)
             if make_move(after, move, chance) and seen_as(after, player, step):
                 return True
     except RuleRuntimeError:

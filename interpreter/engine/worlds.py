@@ -46,7 +46,7 @@ def seen_as(state, player: int, step) -> bool:
     if view is None:
         view = step.view = json.loads(step.seen)
     observed = state.observe(player)
-    return observed == view or view_text(state, player) == step.seen
+    return observed == view or json.dumps(observed, sort_keys=True, default=str) == step.seen  # (view_text)
 
 
 class Plan:
@@ -79,7 +79,7 @@ class Plan:
             known -= 1
         if known < 0:
             return None
-        state = self.before[known].copy()
+        state = self.before[known].copy(trial=True)
         for step_index in range(known, index):
             make_move(state, self.choices[step_index], "chance" in steps[step_index].entry)
         self.before[index] = state
@@ -98,30 +98,44 @@ class Plan:
         ones never seen are dealt anew, at random, to the other places where the run drew a
         component of their type. The guess reads the true draws only where the player later
         saw the item."""
-        runs: dict = {}
-        for index, run in enumerate(self.run_of):
-            outcome = steps[index].entry.get("chance") if run is not None else None
-            if isinstance(outcome, str) and outcome in entities:
-                runs.setdefault((run, entities[outcome]["type"]), []).append(index)
-        for indices in runs.values():
-            # from the run on, what it put in view: the observations as one text (JSON text holds
-            # no newline, so an item's text is found in it only where it is in one observation)
-            later = "\n".join(step.seen for step in steps[indices[0]:])
-            seen = lambda item: json.dumps(item) in later  # noqa: E731
-            unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
-            unseen = [steps[index].entry["chance"] for index in unseen_at]
+        dealt = getattr(steps, "dealt", None)  # (a trajectory keeps its runs: the same for every world)
+        if dealt is None or dealt[0] != len(steps):
+            dealt = (len(steps), _unseen_runs(self.run_of, steps, entities))
+            if hasattr(steps, "dealt"):
+                steps.dealt = dealt
+        for indices, unseen_at, unseen in dealt[1]:
             for index in indices:
                 self.choices[index] = steps[index].entry["chance"]
-            last = steps[indices[-1]]
-            left = list(last.pool)
-            left.remove(last.entry["chance"])
-            if len(left) == 1 and left[0] in entities and not seen(left[0]):
-                unseen.append(left[0])  # the item the shuffle left last, never drawn
-            unseen.sort()
-            self.unseen_draws.append((unseen_at, tuple(unseen)))
+            self.unseen_draws.append((unseen_at, unseen))
+            unseen = list(unseen)
             chooser.shuffle(unseen)
             for index, item in zip(unseen_at, unseen):
                 self.choices[index] = item
+
+
+def _unseen_runs(run_of: list, steps, entities) -> list:
+    """[(the draws of a run of one component type, those whose item the player never saw, the
+    items never seen, sorted)] of each run of draws (a shuffle) in `steps` (see deal_unseen)."""
+    runs: dict = {}
+    for index, run in enumerate(run_of):
+        outcome = steps[index].entry.get("chance") if run is not None else None
+        if isinstance(outcome, str) and outcome in entities:
+            runs.setdefault((run, entities[outcome]["type"]), []).append(index)
+    found = []
+    for indices in runs.values():
+        # from the run on, what it put in view: the observations as one text (JSON text holds
+        # no newline, so an item's text is found in it only where it is in one observation)
+        later = "\n".join(step.seen for step in steps[indices[0]:])
+        seen = lambda item: json.dumps(item) in later  # noqa: E731
+        unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
+        unseen = [steps[index].entry["chance"] for index in unseen_at]
+        last = steps[indices[-1]]
+        left = list(last.pool)
+        left.remove(last.entry["chance"])
+        if len(left) == 1 and left[0] in entities and not seen(left[0]):
+            unseen.append(left[0])  # the item the shuffle left last, never drawn
+        found.append((indices, unseen_at, tuple(sorted(unseen))))
+    return found
 
 
 def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
@@ -218,8 +232,9 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         planned = plan.choices[index]
         if chance and planned is not None:  # a planned draw: made in place on a state of the plan's own
             plan.before[index] = None if owned else sample  # (a shuffle's draws: one copy, not one each)
-            trial = sample if owned else sample.copy()
-            if make_move(trial, planned, True) and seen_as(trial, player, step):
+            trial = sample if owned else sample.copy(trial=True)
+            if make_move(trial, planned, True) and (_seen_as_before(trial, steps, index, start)
+                                                    or seen_as(trial, player, step)):
                 sample, owned = trial, True
                 continue
             if owned:  # the state changed in place: made again
@@ -249,13 +264,21 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
     return sample, None, None
 
 
+def _seen_as_before(state, steps, index: int, start: int) -> bool:
+    """Whether chance step `index`, just made in `state`, shows the player what they saw
+    without comparing it: the step before it was checked here, the draw changed nothing yet
+    (`state.draws_under_way()`: the effect that made it waits for its next draw) and the
+    recorded observation is the one before it, unchanged too."""
+    return index > start and steps[index].seen == steps[index - 1].seen and state.draws_under_way()
+
+
 def _public_move(sample, step, player: int) -> tuple:
     """(the state after the public move of `step`, None) when the player's observation is as
     recorded after it, else (None, what they saw instead: REFUSED for a move the state refuses,
     None for a label other than recorded, a label that reads what is hidden: a price)."""
     if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
         return None, None
-    after = sample.copy()
+    after = sample.copy(trial=True)
     if not after.apply(step.entry["action"]):
         return None, REFUSED
     if not seen_as(after, player, step):
@@ -334,7 +357,7 @@ def _first_consistent(state, candidates, player: int, step, chance: bool):
     """(the state after the first candidate that leaves `player`'s observation as `step`
     recorded it, that candidate), or (None, None)."""
     for candidate in candidates:
-        trial = state.copy()
+        trial = state.copy(trial=True)
         if make_move(trial, candidate, chance) and seen_as(trial, player, step):
             return trial, candidate
     return None, None
@@ -396,7 +419,7 @@ def _repair_refused(plan: Plan, failed: int, sample, move: dict, player: int):
                 continue
             if visibility.item_kind(sample.rs.entities, wrong) != visibility.item_kind(sample.rs.entities, wanted):
                 continue
-            trial = sample.copy()
+            trial = sample.copy(trial=True)
             exchange(trial.vars, wrong, wanted)
             trial.touched()
             if _applies(trial, move):
@@ -421,7 +444,7 @@ def _repair_by_exchange(plan: Plan, failed: int, sample, step, player: int, choo
     pairs.sort(key=repr)
     chooser.shuffle(pairs)
     for first, second in pairs[:MAX_EXCHANGES]:
-        trial = sample.copy()
+        trial = sample.copy(trial=True)
         exchange(trial.vars, first, second)
         trial.touched()
         if _looks_as_seen(trial, step, player):
@@ -441,7 +464,7 @@ def _looks_as_seen(trial, step, player: int) -> bool:
     except RuleRuntimeError:
         return False
     for action in answers:
-        after = trial.copy()
+        after = trial.copy(trial=True)
         if _applies(after, action) and seen_as(after, player, step):
             return True
     return False
