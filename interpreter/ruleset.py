@@ -81,6 +81,7 @@ class Ruleset:
     settings: dict = field(default_factory=dict)  # setting -> value (after overrides)
     overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
     view: Any = None  # the compiled `view:` section (interpreter/view/spec.py)
+    label_publicity: Any = None  # action id -> its label may be read by all (engine/labels.py)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node

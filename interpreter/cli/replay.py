@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from ..engine.labels import label_seen_by
+
 __all__ = ["cmd_replay", "replay_entries", "printable"]
 
 
@@ -93,7 +95,8 @@ def apply_entry(state, rules, entry, number, viewer):
     # another player's answer to a decision may name a hidden card (as in play and the web table)
     shown = ("has chosen (at once with others)" if others and at_once else
              f"made a secret move: {move.get('action')}" if secret else
-             "made a decision" if others and move.get("action") == "choose" else move.get("label"))
+             "made a decision" if others and move.get("action") == "choose" else
+             label_seen_by(rules, move, viewer).get("label") if others else move.get("label"))
     return res, (printable(f"{number:4d}. player {move.get('player')}: {shown}")
                  + ("" if res else printable(f"  REFUSED: {_reason(res, viewer)}")))
 

@@ -7,7 +7,8 @@ in manual-chance mode (a seeded game's outcomes are recovered from its seed), an
 move and chance outcome the player's observation is recorded: that is their *trajectory*.
 
 What is public:
-  - a move: its name, player, arguments and label, unless its action is declared `secret`;
+  - a move: its name, player, arguments and label (its plain label, `bid(amount=3)`, when the
+    label template may read a hidden value: engine/labels.py), unless its action is declared `secret`;
     then the other players see only {"player", "action" (the name), "secret": true};
   - a chance outcome: shown only when it is *seen*: everything before it is known to the player
     (every earlier chance outcome was shown, no earlier secret move of another player) and no
@@ -42,6 +43,7 @@ import random
 
 from . import world_search, worlds
 from .chance import seeded_index
+from .labels import label_is_public, label_seen_by
 from .values import Action
 from .world_values import same_value
 from .worlds import make_move, seen_as, view_text
@@ -246,13 +248,17 @@ def _same_game(replay, state) -> bool:
 
 def public_entry(ruleset, entry: dict, player: int, shown: bool = False) -> dict:
     """How a move of the history reads to `player`: whole, or, for another player's secret
-    move or answer to a `choose` they did not see (`shown` False), only who made which action."""
+    move or answer to a `choose` they did not see (`shown` False), only who made which action;
+    another player's move whose label may read a hidden value has its plain label instead
+    (labels.label_seen_by)."""
     action = entry.get("action")
     if isinstance(action, dict) and entry.get("simultaneous") and _is_secret(ruleset, entry, player):
         # another player's choice made at once with others: not even which action, only that they chose
         return {"player": action.get("player"), "secret": True, "simultaneous": True}
     if isinstance(action, dict) and not shown and _is_hidden_move(ruleset, entry, player):
         return {"player": action.get("player"), "action": action.get("action"), "secret": True}
+    if isinstance(action, dict) and action.get("player") != player and not label_is_public(ruleset, action.get("action")):
+        return dict(entry, action=label_seen_by(ruleset, action, player))
     return entry
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from ..engine.labels import label_is_public
 from .ask import QUIT, UNDO, ask_action, menu_height, next_menu
 from .commands import run_command
 from .ending import decided_by, score_table
@@ -226,9 +227,9 @@ class PlaySession:
 
     def _public_text(self, player, action, rule) -> str:
         """Another player's public move as the humans may read it: its label when the label reads
-        only the move's own arguments, else its kind and arguments as the view shows them."""
+        only the move's arguments, the player and public vars (engine/labels.py), else its kind and arguments as the view shows them."""
         watcher = next((seat for seat in self.humans if seat != player), None)
-        if watcher is None or rule is None or not getattr(rule, "label_parts", None) or rule.label_static:
+        if watcher is None or rule is None or label_is_public(self.state.rs, action.name):
             return action.label
         return public_move_text(self.state, action, watcher)
 

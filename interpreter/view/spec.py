@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..engine.labels import define_vars
 from ..errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from ..loader import Map, Text, expr_pos, key_pos, pos_of, value_pos
 
@@ -88,7 +89,6 @@ class ViewSpec:
     unit: Any = None
     define_vars: dict = field(default_factory=dict)  # define -> the vars it reads, through other defines too
     prompts: dict = field(default_factory=dict)  # (prompt, names) -> compiled template, made on first use
-    public_labels: dict = field(default_factory=dict)  # action -> its label reads only public values
     secret_reads: dict = field(default_factory=dict)  # id(handle) -> (handle, reads hidden/count, reads owner)
     public_handles: dict = field(default_factory=dict)  # ids of handles -> (handles, they read only public values)
     rs: Any = None
@@ -134,33 +134,6 @@ def _runtime_template(ruleset, prompt: str, names):
         if name.startswith("d_") and name not in namespace:
             namespace[name] = function
     return template
-
-
-def define_vars(ruleset) -> dict:
-    """{define: vars it may read}, following the defines it calls. Read from the expressions'
-    words, so it may list a var that only appears in a text: it errs on the side of 'hidden'."""
-    import re
-
-    defines = (ruleset.tree or {}).get("define") or {}
-    words = {}
-    for name, body in defines.items():
-        source = body.get("expr", "") if isinstance(body, dict) else body
-        words[str(name)] = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(source)))
-    out = {}
-    for name in words:
-        seen, stack, found = set(), [name], set()
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            for word in words.get(current, ()):
-                if word in ruleset.vars:
-                    found.add(word)
-                elif word in words:
-                    stack.append(word)
-        out[name] = frozenset(found)
-    return out
 
 
 def view_spec(ruleset) -> ViewSpec:

@@ -9,6 +9,7 @@ player deciding, to everyone only when the view says `public: true`).
 from __future__ import annotations
 
 from ..engine.infosets import public_entry
+from ..engine.labels import label_is_public as engine_label_is_public
 
 CHOOSE = "choose"
 
@@ -119,20 +120,9 @@ def _waiting_names(state, yours: bool) -> dict:
 
 def label_is_public(viewer, kind: str) -> bool:
     """True when the action's label template reads only its parameters, the player and public
-    vars (through the defines it calls too): then another player may read it as it was written."""
-    cache = viewer.spec.public_labels
-    if kind not in cache:
-        rule = viewer.rs.actions.get(kind)
-        parts = getattr(rule, "label_parts", None) if rule is not None else None
-        public = rule is not None
-        for part in parts or ():
-            if isinstance(part, str):
-                continue
-            names = viewer.read_names(part) if part is not None else {"?"}
-            public = public and part is not None and all(
-                viewer.rs.vars[name].visibility == "public" for name in names if name in viewer.rs.vars)
-        cache[kind] = public
-    return cache[kind]
+    vars (through the defines it calls too): then another player may read it as it was written
+    (the engine's rule, engine/labels.py)."""
+    return engine_label_is_public(viewer.rs, kind)
 
 
 def move_text(state, viewer, entry: dict, player) -> str:

@@ -1,0 +1,98 @@
+"""Which move labels another player may read as written, and what they read otherwise.
+
+A label template is public when it reads only the move's parameters, the player and public
+vars (through the defines it calls too); a `choose` option's label is public when it reads only
+`option`, the player and public vars (an enclosing rule's local, or a comprehension's, may hold
+a hidden value: when unsure the rule hides). The answer to a `choose` does not say which
+`choose` asked, so one option label that is not public makes every answer's plain. Another player's
+move whose label is not public reads as its plain label (`values.default_label`, e.g.
+`bid(amount=3)`): its name and arguments, which are public anyway. The mover always reads the
+whole label. Worked out once per ruleset (`Ruleset.label_publicity`), then a dict look-up.
+
+Owns: `label_is_public`, `label_seen_by` (a move as another player reads it), `define_vars`.
+"""
+from __future__ import annotations
+
+import re
+
+from .effects import Choose, ChooseTogether
+from .values import default_label, freeze
+
+__all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS"]
+
+CHOOSE_LABELS = "choose"  # the key of the `choose` options' labels (answers are moves named 'choose')
+
+
+def define_vars(ruleset) -> dict:
+    """{define: vars it may read}, following the defines it calls. Read from the expressions'
+    words, so it may list a var that only appears in a text: it errs on the side of 'hidden'."""
+    defines = (ruleset.tree or {}).get("define") or {}
+    words = {}
+    for name, body in defines.items():
+        source = body.get("expr", "") if isinstance(body, dict) else body
+        words[str(name)] = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(source)))
+    out = {}
+    for name in words:
+        seen, stack, found = set(), [name], set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for word in words.get(current, ()):
+                if word in ruleset.vars:
+                    found.add(word)
+                elif word in words:
+                    stack.append(word)
+        out[name] = frozenset(found)
+    return out
+
+
+def _reads_public(ruleset, parts, defines: dict, locals_allowed) -> bool:
+    """Whether a template reads only public vars (through defines) and, of the other names,
+    only the vars, defines and `locals_allowed` (None: any name that is not a var)."""
+    for part in parts or ():
+        if isinstance(part, str):
+            continue
+        if part is None:  # a part that did not compile: unknown, so not public
+            return False
+        for name in getattr(part, "names", None) or ():
+            read = {name} | defines.get(name, frozenset())
+            if any(ruleset.vars[var].visibility != "public" for var in read if var in ruleset.vars):
+                return False
+            if locals_allowed is not None and name not in ruleset.vars and name not in defines \
+                    and name not in locals_allowed:
+                return False
+    return True
+
+
+def _publicity(ruleset) -> dict:
+    """{action id: its label is public, CHOOSE_LABELS: every `choose` option label is}."""
+    known = getattr(ruleset, "label_publicity", None)
+    if known is not None:
+        return known
+    defines = define_vars(ruleset)
+    known = {action_id: _reads_public(ruleset, action.label_parts, defines, None)
+             for action_id, action in ruleset.actions.items()}
+    known[CHOOSE_LABELS] = all(_reads_public(ruleset, effect.label, defines, {"option", "player"})
+                               for block in ruleset.blocks for effect in block
+                               if isinstance(effect, (Choose, ChooseTogether)) and effect.label)
+    ruleset.label_publicity = known
+    return known
+
+
+def label_is_public(ruleset, kind) -> bool:
+    """True when the label of a move of action `kind` (or a `choose` answer) may be read by
+    every player as written."""
+    return _publicity(ruleset).get(kind, False)
+
+
+def label_seen_by(ruleset, action: dict, player) -> dict:
+    """The move `action` ({"action", "args", "player", "label"}) as `player` reads it: the mover
+    and a public label: as it is; another's move with a label that is not public: with its
+    plain label instead."""
+    if action.get("player") == player or label_is_public(ruleset, action.get("action")):
+        return action
+    args = action.get("args") or {}
+    pairs = tuple((key, freeze(value)) for key, value in args.items()) if isinstance(args, dict) else ()
+    return dict(action, label=default_label(action.get("action"), pairs))

@@ -1,0 +1,135 @@
+"""Another player's move whose label reads a hidden var reaches the others as its plain label
+(engine/labels.py, docs/security.md): tests/rulesets/secret_labels, where player 0 holds a hidden
+card (1, 2 or 3) and bids, boasts and tops up the pot with labels that show it. What player 1
+reads of player 0's moves is the same whatever the card, on both engines, through
+information_state, `rulebook replay --player 1` and `rulebook play`; player 0 reads the whole
+labels; a label that reads only a public var (`call at {pot}`) is read as written by everyone."""
+import io
+import json
+import os
+
+import pytest
+
+import interpreter
+from interpreter.cli import run
+from interpreter.engine.infosets import public_entry
+from interpreter.engine.labels import label_is_public
+from interpreter.terminal.session import PlaySession
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FOLDER = os.path.join(HERE, "rulesets", "secret_labels")
+CARDS = (1, 2, 3)
+ENGINES = ("reference", "compiled")
+PLAYER_0_MOVES = ({"action": "bid", "args": {"amount": 2}}, {"action": "boast", "args": {}},
+                  {"action": "top_up", "args": {}}, {"action": "choose", "args": {"value": 2}})
+
+
+def _dealt(card: int, engine: str):
+    """A game after the deal: player 0 holds `card`, player 1 a 1."""
+    state = interpreter.load(FOLDER).new_game(2, chance="manual", engine=engine)
+    assert state.apply_chance(card) and state.apply_chance(1)
+    return state
+
+
+def _played(card: int, engine: str):
+    """The game after player 0 bid 2, boasted and topped up by 2, player 1 calling in between."""
+    state = _dealt(card, engine)
+    for move in PLAYER_0_MOVES:
+        assert state.apply(dict(move, player=0))
+        if state.current_players == [1]:
+            assert state.apply({"action": "call", "args": {}, "player": 1})
+    return state
+
+
+def _labels(history: list) -> list:
+    return [entry["action"].get("label") for entry in history if isinstance(entry.get("action"), dict)]
+
+
+def test_which_labels_are_public():
+    rules = interpreter.load(FOLDER)
+    assert [label_is_public(rules, kind) for kind in ("bid", "boast", "call", "top_up", "choose")] == \
+        [False, False, True, True, False]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_player_1_reads_the_same_whatever_player_0_holds(engine):
+    seen = [_played(card, engine).information_state(1)["history"] for card in CARDS]
+    assert seen[0] == seen[1] == seen[2]
+    labels = _labels(seen[0])
+    assert "bid(amount=2)" in labels and "boast" in labels  # the plain labels
+    assert "call at 2" in labels  # reads only a public var: as written
+    assert not any("holding" in label or "boast of" in label or "coins on" in label for label in labels)
+
+
+def test_both_engines_give_the_same_information_states():
+    for card in CARDS:
+        for player in (0, 1):
+            assert _played(card, "reference").information_state(player) == \
+                _played(card, "compiled").information_state(player)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_mover_reads_the_whole_label(engine):
+    labels = _labels(_played(3, engine).information_state(0)["history"])
+    assert "bid 2 holding 3" in labels and "boast of 30" in labels and "2 coins on a 3" in labels
+
+
+def test_an_answer_shown_to_the_others_reads_as_its_plain_label():
+    """Here every answer follows the hidden deal, so it is never shown; where the rules show one
+    (`public_entry(..., shown=True)`), its option label (which reads the card) is not."""
+    rules = interpreter.load(FOLDER)
+    answer = {"action": {"action": "choose", "args": {"value": 2}, "player": 0, "label": "2 coins on a 3"}}
+    assert public_entry(rules, answer, 1, shown=True)["action"]["label"] == "choose 2"
+    assert public_entry(rules, answer, 0, shown=True) == answer
+    history = _played(3, "reference").information_state(1)["history"]
+    assert {"player": 0, "action": "choose", "secret": True} in history
+
+
+def _replay_as(tmp_path, card: int, player) -> str:
+    state = _played(card, "reference")
+    path = tmp_path / f"game-{card}.json"
+    saved = json.loads(state.to_json())  # a saved state: its history holds the chance outcomes
+    path.write_text(json.dumps({"ruleset": FOLDER, "state": saved, "history": state.history()}))
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["replay", str(path)] + (["--player", str(player)] if player is not None else [])
+    assert run(argv, out, err, io.StringIO("")) == 0, err.getvalue()
+    return out.getvalue()
+
+
+def test_replay_as_player_1_does_not_depend_on_the_card(tmp_path):
+    seen = [_replay_as(tmp_path, card, 1).split("final scores")[0] for card in CARDS]
+    assert seen[0] == seen[1] == seen[2]
+    assert "player 0: bid(amount=2)" in seen[0] and "player 1: call at 2" in seen[0]
+    assert "player 0: bid 2 holding 3" in _replay_as(tmp_path, 3, 0)
+    assert "player 0: bid 2 holding 3" in _replay_as(tmp_path, 3, None)  # the whole record
+
+
+class _Player0:
+    """Player 0's moves of PLAYER_0_MOVES, in order."""
+
+    def __init__(self):
+        self.moves = list(PLAYER_0_MOVES)
+
+    def act(self, state, player):
+        move = self.moves.pop(0)
+        return next(action for action in state.legal_actions()
+                    if action.name == move["action"] and action.kwargs == move["args"])
+
+
+def _play_as_player_1(card: int) -> str:
+    rules = interpreter.load(FOLDER)
+    out = io.StringIO()
+    session = PlaySession(rules, 2, 0, [_Player0(), None], ["scripted", "human"], out=out, err=io.StringIO(),
+                          stdin=io.StringIO("2\n" * 3), state=_dealt(card, "reference"))
+    assert session.run() == 0
+    return out.getvalue()
+
+
+def test_play_shows_player_1_the_same_whatever_the_card():
+    seen = [_play_as_player_1(card).split("game over")[0] for card in CARDS]
+    assert seen[0] == seen[1] == seen[2]
+    told = [line for line in seen[0].splitlines() if "player 0 (scripted)" in line]
+    assert any(line.endswith("player 0 (scripted): bid: 2") for line in told)  # by its arguments
+    assert any(line.endswith("player 0 (scripted): boast") for line in told)
+    assert not any("holding" in line or "boast of" in line or "coins on" in line for line in told)
+    assert "you: call at 2" in seen[0]
