@@ -133,3 +133,13 @@ def test_play_shows_player_1_the_same_whatever_the_card():
     assert any(line.endswith("player 0 (scripted): boast") for line in told)
     assert not any("holding" in line or "boast of" in line or "coins on" in line for line in told)
     assert "you: call at 2" in seen[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_worlds_drawn_for_player_1_do_not_read_the_label(engine):
+    """The label `bid 2 holding 3` is not what player 1 read: the worlds drawn for them are not
+    held to it, and player 0's card is drawn anew among 1, 2 and 3."""
+    state = _played(3, engine)
+    cards = {state.determinize(1, seed).vars["card"][0] for seed in range(12)}
+    assert cards == set(CARDS)
+    assert {state.determinize(0, seed).vars["card"][0] for seed in range(4)} == {3}  # their own

@@ -1,8 +1,9 @@
 """Worlds drawn for one player: the game played again along the player's trajectory (see
 `infosets`), the player's own and the public moves as they were, every hidden chance outcome,
 every other player's secret move and every other player's `choose` answer drawn anew so that
-the player's observation (and each public move's label) is exactly as recorded after every
-step.
+the player's observation (and each public move's label the player read whole: their own, or
+one whose template reads only public values, engine/labels.py) is exactly as recorded after
+every step.
 
 A shuffle is first dealt from what the player saw: components seen from the shuffle on keep
 their draws, the others are dealt anew among the remaining draws of that shuffle. When a later
@@ -20,6 +21,7 @@ from typing import Optional
 
 from ..errors import RuleRuntimeError
 from . import visibility
+from .labels import label_is_public
 from .values import Action
 from .world_values import exchange, observed_differences, same_value, scalars, weighted_order
 
@@ -275,8 +277,11 @@ def _seen_as_before(state, steps, index: int, start: int) -> bool:
 def _public_move(sample, step, player: int) -> tuple:
     """(the state after the public move of `step`, None) when the player's observation is as
     recorded after it, else (None, what they saw instead: REFUSED for a move the state refuses,
-    None for a label other than recorded, a label that reads what is hidden: a price)."""
-    if _label_of(sample, step.entry["action"]) != step.entry["action"].get("label"):
+    None for a label other than recorded, a label that reads what is hidden: a price). Another
+    player's label that may read a hidden value is not compared: the player read its plain label."""
+    move = step.entry["action"]
+    if (move.get("player") == player or label_is_public(sample.rs, move.get("action"))) \
+            and _label_of(sample, move) != move.get("label"):
         return None, None
     after = sample.copy(trial=True)
     if not after.apply(step.entry["action"]):
