@@ -143,3 +143,17 @@ def test_worlds_drawn_for_player_1_do_not_read_the_label(engine):
     cards = {state.determinize(1, seed).vars["card"][0] for seed in range(12)}
     assert cards == set(CARDS)
     assert {state.determinize(0, seed).vars["card"][0] for seed in range(4)} == {3}  # their own
+
+
+def test_a_compiled_game_started_from_the_memo_lists_labels_of_its_own_vars():
+    """The compiled engine keeps a seeded game's start position for the next game; a label there
+    that reads the state (`call at {pot}`) reads the new game's pot, not the first game's."""
+    rules = interpreter.load(FOLDER)
+    first = rules.new_game(2, seed=1, engine="compiled")
+    while not first.is_terminal:
+        assert first.apply(next(action for action in first.legal_actions() if action.name == "boast"))
+    assert first.vars["pot"] > 0
+    second = rules.new_game(2, seed=1, engine="compiled")
+    assert [action.label for action in second.legal_actions()] == \
+        [action.label for action in rules.new_game(2, seed=1).legal_actions()]
+    assert "call at 0" in [action.label for action in second.legal_actions()]

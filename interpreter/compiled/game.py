@@ -56,7 +56,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
-        state.moves, state.is_terminal, state.step = moves, terminal, step
+        state.moves, state.is_terminal, state.step = _moves_of(moves, state.V), terminal, step
         if actions is not None:
             state._legal = list(actions)
         return state
@@ -84,6 +84,15 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
                          state._log, state.moves, actions, state.is_terminal, state.step))
         state._log_shared = True
     return state
+
+
+def _moves_of(moves: list, game_vars: dict) -> list:
+    """The start position's moves for a game that starts there: a move whose label reads the
+    state reads this game's vars (the memo's moves were listed on the first game's, which it
+    has changed since)."""
+    if all(move[4] is None for move in moves):
+        return moves
+    return [move if move[4] is None else (*move[:4], (game_vars, move[4][1])) for move in moves]
 
 
 class CompiledState(Listing, Queries, Twin, Decisions):
