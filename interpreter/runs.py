@@ -199,7 +199,9 @@ class PerGameFile:
         with open(self.path, encoding="utf-8") as written:
             lines = written.readlines()
         if len(lines) != len(self.seeds):  # (every record is one line: json.dumps escapes line breaks)
-            raise RuntimeError(f"{self.path}: {len(lines)} lines for {len(self.seeds)} games written")
+            # something else wrote to the file meanwhile: left as it is, said as a file error (no traceback)
+            raise OSError(0, f"the per-game file has {len(lines)} lines for the {len(self.seeds)} games written "
+                             "(was it changed during the run?); left unsorted", self.path)
         order = sorted(range(len(lines)), key=self.seeds.__getitem__)
         temporary = f"{self.path}.{os.getpid()}.partial"
         with open(temporary, "w", encoding="utf-8") as out:

@@ -366,3 +366,31 @@ def test_per_game_file_sorts_by_the_seeds_written(tmp_path):
     per_game.finish()
     assert ordered.stat().st_ino == written.st_ino
     assert [json.loads(line)["seed"] for line in ordered.read_text().splitlines()] == [1, 2, 3]
+
+
+def test_a_per_game_file_changed_during_the_run_is_a_file_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """A line written to the per-game file by something else makes its count disagree with the
+    games: finish leaves the file as it is and says so as a file error, which the CLI reports
+    with the path (exit code 1)."""
+    from interpreter.cli import run
+    from interpreter.runs import PerGameFile
+
+    path = tmp_path / "games.jsonl"
+    per_game = PerGameFile(str(path))
+    for seed in (2, 1):
+        per_game.write({"seed": seed})
+    with open(path, "a", encoding="utf-8") as other:
+        other.write('{"seed": 9}\n')
+    with pytest.raises(OSError) as raised:
+        per_game.finish()
+    assert raised.value.filename == str(path) and "3 lines for the 2 games" in raised.value.strerror
+    assert [json.loads(line)["seed"] for line in path.read_text().splitlines()] == [2, 1, 9]
+
+    def failing_finish(self):
+        raise OSError(0, "the per-game file has 3 lines for the 2 games written", self.path)
+
+    monkeypatch.setattr(PerGameFile, "finish", failing_finish)
+    code = run(["simulate", "tictactoe", "--games", "2", "--per-game", str(tmp_path / "run.jsonl")])
+    captured = capsys.readouterr()
+    assert code == 1 and "Traceback" not in captured.err
+    assert "3 lines for the 2 games written" in captured.err and "run.jsonl" in captured.err
