@@ -26,12 +26,15 @@ def write_legal(out: Writer, phase, index: int) -> None:
     actions = [out.rs.actions[action_id] for action_id in phase.actions]
     has_fallback = any(action.fallback for action in actions)
     name = f"legal_{index}"
-    if any(action.declared for action in actions):  # its moves listed, then kept to their declared bounds
-        out.emit(0, f"def {name}(st, V, player, round_):")
-        out.emit(1, f"return _check_moves(st.rs, listed_{index}(st, V, player, round_), V, player, round_)")
+    arguments = "st, V, player, round_"
+    if any(action.declared for action in actions):  # its moves walked only when a value read lies off its bounds
+        out.emit(0, f"def {name}({arguments}):")
+        out.emit(1, "off = []")
+        out.emit(1, f"moves = listed_{index}({arguments}, off)")
+        out.emit(1, "return _check_moves(st.rs, moves, V, player, round_) if off else moves")
         out.emit(0, "")
-        name = f"listed_{index}"
-    out.emit(0, f"def {name}(st, V, player, round_):")
+        name, arguments = f"listed_{index}", f"{arguments}, off"
+    out.emit(0, f"def {name}({arguments}):")
     if _listed_at_once(actions):  # one action, listed by one comprehension: its list is the moves
         out.emit(1, "L = {'player': player, 'round': round_}")
         _action_moves(out, actions[0], None, 1)
@@ -87,7 +90,7 @@ def _action_moves(out: Writer, action, target, depth: int = 2) -> None:
         return
     if len(params) == 1 and not action.req_levels[1] and context == "None":
         param, handle = params[0]
-        domain = f"_domain({out.call(handle, 'L')})"
+        domain = _values(out, action, 0)
         plain = _plain_element(handle)
         if plain is not None:  # the move of each value built once, then looked up
             cache = out.value({}, "_moves")
@@ -123,10 +126,10 @@ def _level(out: Writer, action, level: int, depth: int, earlier: set, target: st
         _row_level(out, action, depth, target, parts)
         return
     if level == 0:
-        out.emit(depth, f"{domain} = _domain({out.call(handle, 'L')})")
+        out.emit(depth, f"{domain} = {_values(out, action, level)}")
     else:  # computed once when it does not read the parameters before it, charged at every use
         out.emit(depth, f"if cached{level} is None:")
-        out.emit(depth + 1, f"{domain} = _domain({out.call(handle, 'L')})")
+        out.emit(depth + 1, f"{domain} = {_values(out, action, level)}")
         if not handle.names & earlier:
             out.emit(depth + 1, f"cached{level} = {domain}")
         out.emit(depth, "else:")
@@ -169,10 +172,10 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     on it: the moves for one value of the first parameter are a row, the same for the same
     values of both (whole numbers or texts), built once and kept (`RowTables`); each
     use is charged as when the values are read (`_read_again`), as engine/legal.py charges them."""
-    param, handle = action.params[1]
+    param = action.params[1][0]
     rows = out.value(RowTables(), "_rows")
     out.emit(depth, "if cached1 is None:")
-    out.emit(depth + 1, f"domain1 = _domain({out.call(handle, 'L')})")
+    out.emit(depth + 1, f"domain1 = {_values(out, action, 1)}")
     out.emit(depth + 1, "cached1 = domain1")
     out.emit(depth + 1, f"rows1 = {rows}.table(domain1)")
     out.emit(depth, "else:")
@@ -190,6 +193,15 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     out.emit(depth + 1, f"raise _Error({text(message)})")
     out.emit(depth, f"{target}.extend(row1)")
     out.emit(depth, f"L.pop({text(param)}, None)")
+
+
+def _values(out: Writer, action, level: int) -> str:
+    """The values of parameter `level` of `action`, as source (engine/legal.py `_values`):
+    checked against the bounds it declares, if any (`off`: legal_P's list of those off them)."""
+    param, handle = action.params[level]
+    domain = f"_domain({out.call(handle, 'L')})"
+    declared = action.declared.get(param) if action.declared is not None else None
+    return domain if declared is None else f"_checked_values({out.value(declared, '_declared')}, {domain}, V, L, off)"
 
 
 def _read_again(out: Writer, depth: int, level: int) -> None:

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Optional
 
 from ..engine import effects as fx
-from ..engine.declared import check_moves
+from ..engine.declared import check_moves, checked_values
 from ..engine.effects import RuleFailure, choice_options, log_entry
 from ..engine.values import SCALARS, Action, fmt, freeze, not_a
 from ..errors import RuleRuntimeError
@@ -203,7 +203,8 @@ def _runtime(ruleset) -> dict:
             "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
-            "_open_choice": open_choice, "_check_moves": check_moves, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
+            "_open_choice": open_choice, "_check_moves": check_moves,
+            "_checked_values": checked_values, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
 
 
 def copy_value(value):

@@ -5,6 +5,8 @@ parameters"), kept in play as the research adapters keep them, on both engines:
     `choose`'s options, effects.py `choice_options`) and `check_moves` (the legal moves of
     actions with declared parameters: legal.py, and the compiled game's generated listing)
     raise a rule error located at the decision or parameter, naming the value and the bound;
+    a listing checks each declared parameter's values where it reads them (`checked_values`)
+    and walks its moves with `check_moves` only when one of them lies off its bounds;
   - an answer or parameter value handed to `apply` off its bounds is refused with the reason
     `off_declared` gives (legal.py `refusal`, which the compiled game's refusals go through).
 
@@ -19,8 +21,8 @@ from typing import Any, Optional
 from ..errors import RuleRuntimeError
 from .values import fmt
 
-__all__ = ["Declared", "declared_bounds", "off_declared", "check_options", "check_moves", "answer_off_declared",
-           "parameter_off_declared"]
+__all__ = ["Declared", "declared_bounds", "off_declared", "check_options", "checked_values", "check_moves",
+           "answer_off_declared", "parameter_off_declared"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,21 @@ def check_options(declared: Declared, options: list, game_vars, names) -> None:
     for option in options:
         if off_declared(declared, option, bounds) is not None:
             raise _listed_off(declared, option, bounds)
+
+
+def checked_values(declared: Declared, values, game_vars, names, off: list):
+    """`values`, a parameter's values as the listing reads them, checked against the bounds
+    `declared` declares (read now, when there is a value): when one lies off them, `declared`
+    is added to `off`, and the listing then walks its moves (`check_moves`), which raises only
+    if a listed move uses such a value (a requirement may have left it out)."""
+    if values:
+        low, high, step = declared_bounds(declared, game_vars, names)
+        for value in values:  # off_declared's test, inline
+            if type(value) in (int, float) and ((low is not None and value < low) or (high is not None and value > high)
+                                               or (step is not None and (value - (low or 0)) % step)):
+                off.append(declared)
+                break
+    return values
 
 
 def check_moves(ruleset, moves: list, game_vars, player, turn_round) -> list:

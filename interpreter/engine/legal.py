@@ -17,7 +17,7 @@ Owns: `legal_moves` (a pending decision's options or the phase's actions), `acti
 from __future__ import annotations
 
 from ..errors import RuleRuntimeError
-from .declared import answer_off_declared, check_moves, parameter_off_declared
+from .declared import answer_off_declared, check_moves, checked_values, parameter_off_declared
 from .frames import top_phase
 from .values import SCALARS, Outcome, fmt, freeze, not_a, thaw
 
@@ -53,13 +53,14 @@ def legal_moves(state) -> list:
 
 def actions_for(state, phase, player, frame) -> list:
     """The legal moves of `player` in `phase` (fallbacks only when nothing else is legal); a
-    rule error when a parameter's value listed lies off the bounds it declares (declared.py)."""
+    rule error when a parameter's value listed lies off the bounds it declares (declared.py:
+    the moves are walked only when some value read lies off them)."""
     rule_actions = state.rs.actions
     game_vars = state.d["vars"]
     found: list = []
     fallbacks: list = []
     turn_round = frame.get("round", 1)
-    declares = False
+    off: list = []  # the declared parameters with a value read off their bounds (`_values`)
     for action_id in phase.actions:
         action = rule_actions[action_id]
         names = {"player": player, "round": turn_round}
@@ -67,20 +68,19 @@ def actions_for(state, phase, player, frame) -> list:
             if not check(game_vars, names):
                 break
         else:
-            declares = declares or action.declared is not None
-            _add_moves(state, action, game_vars, names, fallbacks if action.fallback else found)
+            _add_moves(state, action, game_vars, names, fallbacks if action.fallback else found, off)
     moves = found or fallbacks
-    return check_moves(state.rs, moves, game_vars, player, turn_round) if declares else moves
+    return check_moves(state.rs, moves, game_vars, player, turn_round) if off else moves
 
 
-def _add_moves(state, action, game_vars, names, target) -> None:
+def _add_moves(state, action, game_vars, names, target, off) -> None:
     """The moves of `action` (its requirements on no parameter hold) added to `target`."""
     if not action.params:
         target.append(_listed(action, (), game_vars, names))
     elif len(action.params) == 1 and not action.req_levels[1] and (not action.label_parts or action.label_static):
-        _one_parameter(state, action, game_vars, names, target)
+        _one_parameter(state, action, game_vars, names, target, off)
     else:
-        _enumerate(state, action, game_vars, names, 0, target, [None] * len(action.params))
+        _enumerate(state, action, game_vars, names, 0, target, [None] * len(action.params), off)
 
 
 def _listed(action, args, game_vars, names) -> tuple:
@@ -106,25 +106,34 @@ def _domain(state, handle, game_vars, names):
     return state.rs.budget.take(domain)
 
 
-def _one_parameter(state, action, game_vars, names, target) -> None:
+def _values(state, action, level, game_vars, names, off):
+    """The values of parameter `level` of `action` (`_domain`), checked against the bounds it
+    declares, if any (declared.py `checked_values`: one off them adds the bounds to `off`)."""
+    name, handle = action.params[level]
+    domain = _domain(state, handle, game_vars, names)
+    declared = action.declared.get(name) if action.declared is not None else None
+    return domain if declared is None else checked_values(declared, domain, game_vars, names, off)
+
+
+def _one_parameter(state, action, game_vars, names, target, off) -> None:
     """The common case made fast: one parameter, no requirement on it, no state in the label."""
-    name, handle = action.params[0]
+    name = action.params[0][0]
     parts = action.label_parts or None
     action_id = action.id
     target.extend([(action_id, ((name, value if type(value) in SCALARS else freeze(value)),), None, parts, None)
-                   for value in _domain(state, handle, game_vars, names)])
+                   for value in _values(state, action, 0, game_vars, names, off)])
 
 
-def _enumerate(state, action, game_vars, names, level, target, domains, prefix=()) -> None:
+def _enumerate(state, action, game_vars, names, level, target, domains, off, prefix=()) -> None:
     """The moves of `action` with its parameters from `level` on (`prefix`: the (name, value)
     pairs bound before it); `domains[k]` keeps the values of parameter k once computed, when
-    they do not read the parameters before it."""
+    they do not read the parameters before it; `off` as `_values`'s."""
     params = action.params
-    name, handle = params[level]
+    name = params[level][0]
     checks = action.req_levels[level + 1]
     domain = domains[level]
     if domain is None:
-        domain = _domain(state, handle, game_vars, names)
+        domain = _values(state, action, level, game_vars, names, off)
         if level and action.fixed_domains[level]:
             domains[level] = domain
     else:
@@ -139,7 +148,7 @@ def _enumerate(state, action, game_vars, names, level, target, domains, prefix=(
         else:
             args = prefix + ((name, value if type(value) in SCALARS else freeze(value)),)
             if not last:
-                _enumerate(state, action, game_vars, names, level + 1, target, domains, args)
+                _enumerate(state, action, game_vars, names, level + 1, target, domains, off, args)
             elif len(target) >= MAX_PARAM_COMBINATIONS:
                 raise RuleRuntimeError(f"action '{action.id}' has more than {MAX_PARAM_COMBINATIONS} legal "
                                        "combinations")
