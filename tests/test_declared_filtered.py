@@ -111,3 +111,62 @@ def test_the_rule_error_of_a_listed_value_is_the_same_text_on_both_engines(tmp_p
         assert state.apply("allow")
         reasons[engine] = state.apply("widen").reason
     assert reasons["reference"] == reasons["compiled"] and "but the rules list it" in reasons["reference"]
+
+
+ALONE = """\
+game: {name: bounded_alone, players: [2], start: play}
+vars:
+  past: {value: 0}
+actions:
+  give:
+    params:
+      n: {from: "range(1, 4 + past)", max: 3}
+    effects: ["past = n - 1"]
+phases:
+  play: {kind: turns, actions: [give], rounds: 3, next: end}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_one_action_of_a_phase_listed_at_once_is_checked_too(tmp_path, engine):
+    """The phase's one action, one parameter and no requirement: its moves listed by one
+    comprehension (compiled/legal_code.py `_listed_at_once`), its values checked there."""
+    (tmp_path / "game.yaml").write_text(ALONE)
+    state = interpreter.load(str(tmp_path)).new_game(2, seed=1, engine=engine)
+    assert [dict(action.args)["n"] for action in state.legal_actions()] == [1, 2, 3]
+    assert state.apply({"action": "give", "args": {"n": 1}})  # past 0: the next listing reads 1..3 again
+    before = state.hash()
+    outcome = state.apply({"action": "give", "args": {"n": 2}})  # past 1: it would read 1..4, and list 4
+    assert not outcome and outcome.code == "rule_error"
+    assert outcome.reason.startswith(f"the value 4 of parameter 'n' of action 'give' at {tmp_path / 'game.yaml'}:7:7 "
+                                     "lies off the range or step it declares (max: 3), but the rules list it")
+    assert state.hash() == before
+
+
+@pytest.mark.parametrize("shape", sorted(LISTED_OFF))
+def test_the_generated_listing_finds_what_the_reference_finds(tmp_path, shape):
+    """The compiled game's generated listing itself (a failing listing is otherwise played again
+    by the reference): called on the vars as the rules would make them, it lists the reference's
+    moves when the requirement leaves the values off the bounds out, and raises the reference's
+    error when a listed move uses one."""
+    from interpreter.compiled.module import game_module
+    from interpreter.errors import RuleRuntimeError
+    from interpreter.engine.legal import actions_for
+
+    compiled, _ = _game(tmp_path, "compiled", shape)
+    reference, _ = _game(tmp_path, "reference", shape)
+    listing = game_module(compiled.rs).legal[0]
+    frame = reference.d["stack"][-1]
+    phase = reference.rs.phases["play"]
+    for opened in (0, 1):
+        game_vars = dict(compiled.V, past=1, open=opened)
+        reference.d["vars"].update(past=1, open=opened)
+        if opened or shape == 5:  # (shape 5 has no requirement to leave a value out)
+            with pytest.raises(RuleRuntimeError) as generated:
+                listing(compiled, game_vars, 0, 1)
+            with pytest.raises(RuleRuntimeError) as expected:
+                actions_for(reference, phase, 0, frame)
+            assert str(generated.value) == str(expected.value) and "but the rules list it" in str(expected.value)
+        else:
+            moves = listing(compiled, game_vars, 0, 1)
+            assert [move[:2] for move in moves] == [move[:2] for move in actions_for(reference, phase, 0, frame)]
