@@ -170,3 +170,37 @@ def test_the_generated_listing_finds_what_the_reference_finds(tmp_path, shape):
         else:
             moves = listing(compiled, game_vars, 0, 1)
             assert [move[:2] for move in moves] == [move[:2] for move in actions_for(reference, phase, 0, frame)]
+
+
+BAD_STEP = """\
+game: {name: bad_step, players: [2], start: play}
+vars:
+  half: {value: 1}
+actions:
+  pick:
+    params:
+      n: {from: "range(0, 4)", step: half}
+    requires: "n > 10"
+  halve:
+    effects: ["half = 0.5"]
+phases:
+  play: {kind: turns, actions: [pick, halve], rounds: 2, next: end}
+"""
+
+
+def test_a_bound_is_read_where_the_values_are_read_even_if_a_requirement_leaves_them_all_out(tmp_path):
+    """The bounds are read with the values (docs/language.md): a step that is not a whole
+    number is the located rule error there, on both engines alike, though no move of `pick`
+    would be listed."""
+    (tmp_path / "game.yaml").write_text(BAD_STEP)
+    reasons = {}
+    for engine in ENGINES:
+        state = interpreter.load(str(tmp_path)).new_game(2, seed=1, engine=engine)
+        assert [action.name for action in state.legal_actions()] == ["halve"]
+        before = state.hash()
+        outcome = state.apply("halve")
+        assert not outcome and outcome.code == "rule_error" and state.hash() == before
+        reasons[engine] = outcome.reason
+    assert reasons["reference"] == reasons["compiled"]
+    assert reasons["reference"].endswith("game.yaml:7:7: the step of the values of parameter 'n' of action 'pick': 0.5 "
+                                         "is not a whole number of at least 1")
