@@ -113,11 +113,8 @@ def test_the_rule_error_of_a_listed_value_is_the_same_text_on_both_engines(tmp_p
     assert reasons["reference"] == reasons["compiled"] and "but the rules list it" in reasons["reference"]
 
 
-ALONE = """\
-game: {name: bounded_alone, players: [2], start: play}
-vars:
-  past: {value: 0}
-actions:
+SMALL = "game: {{name: {name}, players: [2], start: play}}\nvars:\n  {var}: {{value: {value}}}\nactions:\n"
+ALONE = SMALL.format(name="bounded_alone", var="past", value=0) + """\
   give:
     params:
       n: {from: "range(1, 4 + past)", max: 3}
@@ -172,11 +169,7 @@ def test_the_generated_listing_finds_what_the_reference_finds(tmp_path, shape):
             assert [move[:2] for move in moves] == [move[:2] for move in actions_for(reference, phase, 0, frame)]
 
 
-BAD_STEP = """\
-game: {name: bad_step, players: [2], start: play}
-vars:
-  half: {value: 1}
-actions:
+BAD_STEP = SMALL.format(name="bad_step", var="half", value=1) + """\
   pick:
     params:
       n: {from: "range(0, 4)", step: half}
