@@ -37,6 +37,7 @@ from typing import Optional
 from .errors import ExpressionError, Pos, RuleRuntimeError, RulebookError
 from .loader import Text, expr_pos, load_file, plain, pos_of, safe_path
 from .scenario_seats import SeatError, answers_by_seat, seat_moves
+from .scenario_shape import shape_problem
 
 __all__ = ["run_scenarios", "ScenarioResult"]
 
@@ -51,10 +52,6 @@ class ScenarioResult:
 
 EXPECT_LOCALS = {"scores": None, "winners": None, "phase": None, "current": None,
                  "pending_options": None, "player": None}
-# the keys a scenario may have, and the type each must have
-_SCENARIO_KEYS = {"name": None, "source": None, "players": int, "seed": int, "modules": list, "chance": list,
-                  "setup": list, "phase": str, "steps": list, "expect": list,
-                  "reconstructed": None, "interpretation": None}
 
 
 class _Stop(Exception):
@@ -101,9 +98,10 @@ def run_scenarios(target, modules=(), only: Optional[str] = None):
             name = f"{os.path.basename(path)}#{index + 1}"
             if isinstance(scenario, dict) and scenario.get("name") is not None:
                 name = str(scenario["name"])
-            problem = _shape_problem(scenario)
+            problem = shape_problem(scenario)
             if problem:
-                results.append(ScenarioResult(shown, name, False, [f"{_where(scenario, shown)}: {problem}"]))
+                node, why = problem
+                results.append(ScenarioResult(shown, name, False, [f"{_where(node, shown)}: {why}"]))
                 continue
             chosen = tuple(sorted(set(modules) | {str(m) for m in scenario.get("modules") or []}))
             try:
@@ -113,23 +111,6 @@ def run_scenarios(target, modules=(), only: Optional[str] = None):
             except RulebookError as error:
                 results.append(ScenarioResult(shown, name, False, [error.render()]))
     return results
-
-
-def _shape_problem(scenario) -> Optional[str]:
-    """Why a scenario read from a file has the wrong shape, or None."""
-    if not isinstance(scenario, dict):
-        return "a scenario is a mapping (name, players, steps, expect, ...)"
-    for key, value in scenario.items():
-        if key not in _SCENARIO_KEYS:
-            return f"unknown scenario key '{key}' (known: {', '.join(k for k in _SCENARIO_KEYS)})"
-        expected = _SCENARIO_KEYS[key]
-        if expected is not None and value is not None and (
-                not isinstance(value, expected) or (expected is int and isinstance(value, bool))):
-            return f"scenario key '{key}' must be {'a list' if expected is list else 'a ' + expected.__name__}"
-    for step in scenario.get("steps") or []:
-        if not isinstance(step, (str, dict)):
-            return f"a step is a label or a mapping, not {plain(step)!r}"[:200]
-    return None
 
 
 def _where(node, shown):

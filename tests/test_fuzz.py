@@ -65,20 +65,10 @@ def _raised_in(error) -> str:
     return os.path.relpath(ours[-1], ROOT) if ours else "?"
 
 
-# Findings raised in these files are this suite's to fix; findings elsewhere (the engine's
-# scenario runner and state, owned separately) are reported as expected failures with their
-# reasons until those parts refuse bad input themselves (issue 16.11).
-LOADING = ("interpreter/loader.py", "interpreter/compose.py", "interpreter/schema.py", "interpreter/cli.py",
-           "interpreter/errors.py")
-
-
 def _report(findings, total):
-    """Fail on a finding in the loading path; an expected failure naming the others."""
-    mine = [f for f in findings if any(f"[{name}]" in f for name in LOADING) or "[" not in f.split("\n")[0]]
-    assert not mine, f"{len(mine)} of {total} cases failed:\n" + "\n".join(mine[:15])
-    if findings:
-        pytest.xfail(f"{len(findings)} of {total} cases raise outside the loading path (issue 16.11, "
-                     "engine/scenario side): " + "; ".join(f.split("\n")[0] for f in findings[:5]))
+    """Fail on any finding, wherever it was raised: the loading path, the scenario runner and
+    the saved state refuse bad input with a reason (they were expected failures until then)."""
+    assert not findings, f"{len(findings)} of {total} cases failed:\n" + "\n".join(findings[:15])
 
 
 # ------------------------------------------------------------------ mutations
@@ -212,9 +202,11 @@ def test_mutated_replays_replay_or_fail_cleanly(name, cases, tmp_path):
 @pytest.mark.parametrize("name, cases", [("tictactoe", 60), ("kuhn-poker", 60)])
 def test_mutated_saved_states_load_or_are_refused(name, cases):
     """`State.from_json` of a tampered save either gives a state that answers the public
-    queries, or refuses with RulebookError / RuleRuntimeError / ValueError."""
+    queries (each player's observation included), or refuses with the project's errors:
+    SaveError (the save), RulebookError, RuleRuntimeError (a rule failing on its values)."""
     import interpreter
     from interpreter.errors import RulebookError, RuleRuntimeError
+    from interpreter.state import SaveError
 
     rng = random.Random(f"{SEED}-saves-{name}")
     rs = interpreter.load(name)
@@ -238,7 +230,9 @@ def test_mutated_saved_states_load_or_are_refused(name, cases):
                     state.copy().apply(action)
             state.hash()
             state.to_json()
-        except (RulebookError, RuleRuntimeError, ValueError):
+            for player in range(state.num_players):
+                state.observe(player)
+        except (SaveError, RulebookError, RuleRuntimeError):
             pass
         except Exception as e:  # noqa: BLE001 - the finding itself
             findings.append(f"case {case}: {type(e).__name__}: {e} [{_raised_in(e)}]"[:200] + f"\n{text[:300]}")

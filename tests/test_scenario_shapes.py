@@ -24,6 +24,23 @@ SHAPES = [
     ("name: x\nphase: nowhere\n", "unknown phase 'nowhere'"),
     ("name: x\nchance: [3, 1]\nsteps: [roll]\n", "used up"),
     ("name: x\nchance: [7]\n", "not a possible outcome"),
+    # steps and items of the wrong shape (each raised a TypeError, or passed, before)
+    ("name: x\nsteps: [{refused: }]\n", "a step is a label or a mapping, not None"),
+    ("name: x\nsteps: [{refused: 5}]\n", "a step is a label or a mapping, not 5"),
+    ("name: x\nsteps: [{refused: [roll]}]\n", "a step is a label or a mapping, not ['roll']"),
+    ("name: x\nsteps: [{refused: {expect: 'true'}}]\n", "exactly one of choose, action"),
+    ("name: x\nsteps: [{refused: roll, code: [1]}]\n", "'code' of a 'refused' step is a refusal code (text)"),
+    ("name: x\nsteps: [{expect: 5}]\n", "'expect' takes an expression (text), not 5"),
+    ("name: x\nsteps: [{expect: }]\n", "'expect' takes an expression (text), not None"),
+    ("name: x\nsteps: [{set: [1]}]\n", "'set' takes an expression (text), not [1]"),
+    ("name: x\nsteps: [{action: [roll]}]\n", "'action' takes an action id (text)"),
+    ("name: x\nsteps: [{choose: 1, expect: 'true'}]\n", "exactly one of expect, set, refused, choose, action, at_once"),
+    ("name: x\nsteps: [{}]\n", "this one has none"),
+    ("name: x\nsteps: [{expect: 'true', code: x}]\n", "a step with 'expect' has no key 'code'"),
+    ("name: x\nsteps: [{at_once: {0: 5}}]\n", "a step is a label or a mapping, not 5"),
+    ("name: x\nexpect: [5]\n", "each item of 'expect' is an expression (text), not 5"),
+    ("name: x\nexpect: [[1]]\n", "each item of 'expect' is an expression (text), not [1]"),
+    ("name: x\nsetup: [null]\n", "each item of 'setup' is an expression (text), not None"),
 ]
 
 

@@ -15,6 +15,8 @@ __all__ = ["SaveError", "check_saved", "SAVE_FORMAT"]
 
 SAVE_FORMAT = 2
 _STATE_KEYS = {"vars": dict, "stack": list, "terminal": bool, "step": int, "log": list, "seed": str}
+# keys every saved state has, whose value may be null (State.new writes them all)
+_NULLABLE_KEYS = {"pending": dict, "chance": dict, "rng": list}
 _ENGINE_VARS = ("players", "num_players", "current_phase")
 
 
@@ -23,11 +25,13 @@ class SaveError(ValueError):
 
 
 def check_saved(ruleset, text) -> dict:
-    """The parsed save (its state's frame values linked back to what they were), or SaveError."""
+    """The parsed save (its state's frame values linked back to what they were), or SaveError.
+    `text` may also be the save's parsed data: it is read through a JSON copy, so the caller's
+    data is never changed nor shared with the state, and data JSON cannot hold is refused."""
     try:
-        data = json.loads(text) if isinstance(text, (str, bytes)) else text
-    except (ValueError, RecursionError) as error:
-        raise SaveError(f"not a saved state: {error}") from None
+        data = json.loads(text if isinstance(text, (str, bytes)) else json.dumps(text))
+    except (ValueError, TypeError, RecursionError) as error:
+        raise SaveError(f"not a saved state: {error}"[:300]) from None
     if not isinstance(data, dict) or not isinstance(data.get("state"), dict):
         raise SaveError("not a saved state: it needs a 'state' mapping (State.to_json writes one)")
     if data.get("format") != SAVE_FORMAT:
@@ -63,6 +67,11 @@ def _structure_problem(ruleset, state: dict):
     for key, typ in _STATE_KEYS.items():
         if not isinstance(state.get(key), typ) or (typ is int and isinstance(state.get(key), bool)):
             return f"'{key}' is not a {typ.__name__}"
+    for key, typ in _NULLABLE_KEYS.items():
+        if key not in state:
+            return f"'{key}' is missing (it is null when there is none)"
+        if state[key] is not None and not isinstance(state[key], typ):
+            return f"'{key}' is neither null nor a {'list' if typ is list else 'mapping'}"
     game_vars = state["vars"]
     players = game_vars.get("num_players")
     if not isinstance(players, int) or players not in ruleset.players:
@@ -90,27 +99,42 @@ def _structure_problem(ruleset, state: dict):
 
 
 def _pending_problem(state, players):
-    stack = state["stack"]
-    pending = state.get("pending")
-    if pending is not None:
-        if not isinstance(pending, dict) or not isinstance(pending.get("options"), list):
-            return "the pending decision has no options"
-        player = pending.get("player")
-        if "players" in pending:  # a decision of several players at once
-            return _together_problem(pending, players) or (
-                None if _effect_frame_at(stack, pending.get("frame")) and isinstance(pending.get("bind"), str)
-                else "the pending decision does not point at a waiting effect")
-        if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < players:
-            return f"player {player!r} is to decide, but the game has {players} players"
-        if not _effect_frame_at(stack, pending.get("frame")) or not isinstance(pending.get("bind"), str):
-            return "the pending decision does not point at a waiting effect"
-    chance = state.get("chance")
-    if chance is not None:
-        if not isinstance(chance, dict) or not isinstance(chance.get("options"), list) or not chance["options"]:
-            return "the chance node has no outcomes"
-        if not _effect_frame_at(stack, chance.get("frame")) or not isinstance(stack[chance["frame"]].get("draws"), list):
-            return "the chance node does not point at a waiting effect"
+    """Why the saved pending decision or chance node cannot be resumed, or None."""
+    return _decision_problem(state["pending"], state["stack"], players) or _chance_problem(state)
+
+
+def _decision_problem(pending, stack, players):
+    if pending is None:
+        return None
+    if not isinstance(pending.get("options"), list) or not isinstance(pending.get("prompt"), str):
+        return "the pending decision has no options or no prompt"
+    if not _effect_frame_at(stack, pending.get("frame")) or not isinstance(pending.get("bind"), str):
+        return "the pending decision does not point at a waiting effect"
+    if "players" in pending:  # a decision of several players at once
+        return _together_problem(pending, players)
+    player = pending.get("player")
+    if not _is_seat(player, players):
+        return f"player {player!r} is to decide, but the game has {players} players"
+    if not _labels_fit(pending.get("labels"), pending["options"]):
+        return "the pending decision's labels are not one text per option"
     return None
+
+
+def _chance_problem(state):
+    chance, stack = state["chance"], state["stack"]
+    if chance is None:
+        return None
+    if not isinstance(chance.get("options"), list) or not chance["options"]:
+        return "the chance node has no outcomes"
+    if not _effect_frame_at(stack, chance.get("frame")) or not isinstance(stack[chance["frame"]].get("draws"), list):
+        return "the chance node does not point at a waiting effect"
+    return None
+
+
+def _labels_fit(labels, options) -> bool:
+    """True when a decision's saved labels are none, or one text per option."""
+    return labels is None or (isinstance(labels, list) and len(labels) == len(options)
+                              and all(isinstance(label, str) for label in labels))
 
 
 def _is_seat(value, players) -> bool:
@@ -126,8 +150,9 @@ def _together_problem(pending, players):
         return "a decision of several players does not hold one answer per player"
     if not isinstance(choices, list) or not all(
             isinstance(choice, dict) and _is_seat(choice.get("player"), players)
-            and isinstance(choice.get("options"), list) and choice["options"] for choice in choices):
-        return "a decision of several players has a choice without a seat or options"
+            and isinstance(choice.get("options"), list) and choice["options"]
+            and "labels" in choice and _labels_fit(choice["labels"], choice["options"]) for choice in choices):
+        return "a decision of several players has a choice without a seat, options or one label per option"
     if not isinstance(pending.get("opened"), int):
         return "a decision of several players does not say when it opened"
     return None
