@@ -3,21 +3,25 @@ StringIO. Exit codes: 0 success, 1 the ruleset (or a game, or a check) has error
 
 The parser is in `parser.py`; each command lives in its own module of this package (validate,
 commands, play, replay) and the terminal table itself in `interpreter.terminal`. Heavy modules
-are imported inside the commands so that `rulebook --help` stays fast.
+are imported inside the commands so that `rulebook --help` stays fast; the cycle collector
+sleeps while this package's modules are imported (`collector.py`).
 """
 from __future__ import annotations
 
 import os
 import sys
 
-from .. import doc, info, rulediff
-from ..web import command as web_command
-from .commands import (cmd_analyze, cmd_check, cmd_graph, cmd_list, cmd_perft, cmd_schema, cmd_simulate,
-                       load_for_play)
-from .parser import Usage, build_parser
-from .play import cmd_play
-from .replay import cmd_replay
-from .validate import cmd_validate
+from .collector import cycle_collector_paused
+
+with cycle_collector_paused():  # the modules imported here live as long as the process (collector.py)
+    from .. import doc, info, rulediff
+    from ..web import command as web_command
+    from .commands import (cmd_analyze, cmd_check, cmd_graph, cmd_list, cmd_perft, cmd_schema, cmd_simulate,
+                           load_for_play)
+    from .parser import Usage, build_parser
+    from .play import cmd_play
+    from .replay import cmd_replay
+    from .validate import cmd_validate
 
 __all__ = ["run", "main"]
 

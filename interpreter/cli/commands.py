@@ -2,10 +2,9 @@
 `load_for_play` (a ruleset and a player count, as play, simulate, perft and info take them)."""
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 
+from .collector import cycle_collector_paused
 from .parser import Usage
 
 __all__ = ["cmd_schema", "cmd_list", "cmd_simulate", "cmd_perft", "cmd_check", "cmd_graph", "cmd_analyze",
@@ -36,32 +35,10 @@ def _players(ruleset, count):
     return count
 
 
-@contextlib.contextmanager
-def _cycle_collector_paused():
-    """Loading a ruleset (and the modules it imports) makes objects by the hundred thousand that
-    live as long as the ruleset: Python's cycle collector, run every 700 new objects, would scan
-    them again and again for nothing (~10 % of a one-game `simulate`). It is paused meanwhile
-    (the run is bounded: rule files are bounded) and resumes when the rules are loaded. The
-    objects made meanwhile are then moved to the collector's oldest generation (`freeze` then
-    `unfreeze`: no scan) instead of being scanned at its next young collection (~5 ms of a
-    Davos start-up); the load's garbage cycles are collected with the oldest generation. An
-    embedder's own frozen objects (`gc.freeze` before this) are left frozen."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
 def load_for_play(args):
     from ..loader import key_pos
 
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         from ..ruleset import load
 
         ruleset = load(args.ruleset, modules=args.module)
