@@ -1,7 +1,7 @@
 """Error and refusal texts never quote another player's secret (docs/security.md, "Errors and
 refusals"): tests/rulesets/secret_errors with its module `failing`, where player 0 hides a gem
-worth 7, 8 or 9 and player 1's moves fail on it (a label, an effect, a `choose` whose declared
-max is the worth). What player
+worth 7, 8 or 9 and player 1's moves fail on it (an effect, a `choose` whose declared max is the
+worth) or on their own gem (a label: one reading player 0's is not rendered, engine/labels.py). What player
 1 can read of each failure is the same whatever the worth, on both engines; the designer's text
 (`Outcome.reason`) keeps the value."""
 import ast
@@ -59,7 +59,7 @@ def test_what_a_player_reads_of_a_failure_does_not_depend_on_another_players_sec
     assert seen[0] == seen[1] == seen[2], seen
     label = seen[0]["labels"][0]
     assert label.startswith("peek(word=ruby) (label error at ") and f"game.yaml:{_line('game.yaml', 'label:')}:" in label
-    assert "no such key in a map (in 'stash[0][word]')" in label  # the place, the expression, the kind
+    assert "no such key in a map (in 'stash[player][word]')" in label  # the place, the expression, the kind
     assert seen[0]["poke"][0] == "rule_error" and f"failing.yaml:{_line('modules/failing.yaml', 'ruby')}:" in seen[0]["poke"][1]
     assert "no such key in a map (in 'bid = stash[0]['ruby']')" in seen[0]["poke"][1]
     assert seen[0]["bid"][0] == "not_an_option" and "max: stash[0]['gem']" in seen[0]["bid"][1]
