@@ -290,6 +290,9 @@ def test_a_choose_label_reads_what_bound_its_locals_before_it(tmp_path):
     assert _dropped(tmp_path, "{act: {effects: [%s]}}" % ", ".join(effects)) == ["card"]
     effects[2] = '{let: {other: "1 - player"}}'
     assert _dropped(tmp_path, "{act: {effects: [%s]}}" % ", ".join(effects)) == []
+    together = '{choose: {players: players, from: "[1, 2]", as: x, prompt: "x?", label: "{option} {mine}"}}'
+    assert _dropped(tmp_path, '{act: {effects: [{for: "p in players", do: [{let: {mine: "card[p]"}}, %s]}]}}'
+                    % together) == ["card"]  # `p` is the loop's seat where `mine` was bound, the chooser's here
     procedure = '{show: {params: [c], effects: [{choose: {from: "[1, 2]", as: x, prompt: "x?", label: "{c}"}}]}}'
     assert _dropped(tmp_path, '{act: {effects: [{do: show, with: {c: "card[1 - player]"}}]}}', procedure) == ["card"]
     assert _dropped(tmp_path, '{act: {effects: [{do: show, with: {c: "card[player]"}}]}}', procedure) == []

@@ -65,7 +65,7 @@ class LabelReads:
         the reads of the locals bound before it in its rule: by the effects before it (`let`,
         `for`, `random`, `choose` and `move` `as`), and a procedure's parameters by what its
         callers pass (until nothing changes: a procedure may call itself)."""
-        self.params: dict = {name: {} for name in ruleset.proc_blocks}
+        self.params = {name: {} for name in ruleset.proc_blocks}
         while True:
             before = {name: dict(reads) for name, reads in self.params.items()}
             found: list = []
@@ -91,8 +91,10 @@ class LabelReads:
         seen.add(index)
         local_reads = dict(local_reads)
         for position, effect in enumerate(ruleset.blocks[index] or ()):
-            if isinstance(effect, (fx.Choose, fx.ChooseTogether)) and effect.label:
+            if isinstance(effect, fx.Choose) and effect.label:
                 found.append((index, position, effect, dict(local_reads)))
+            elif isinstance(effect, fx.ChooseTogether) and effect.label:  # its label reads `p` as the seat
+                found.append((index, position, effect, _without_seat(local_reads, "p")))
             if isinstance(effect, fx.If):
                 self._block(ruleset, effect.then_block, local_reads, seen, found)
                 self._block(ruleset, effect.else_block, local_reads, seen, found)
@@ -227,10 +229,15 @@ def _alias(node, env: dict, local_reads):
 
 def _bind(local_reads: dict, name: str, reads: frozenset) -> None:
     """Bind local `name` to `reads`; a read through the old `name` no longer knows its seat."""
-    for local, known in local_reads.items():
-        if any(seat == name for _, seat in known):
-            local_reads[local] = frozenset((var, None if seat == name else seat) for var, seat in known)
+    local_reads.update(_without_seat(local_reads, name))
     local_reads[name] = reads
+
+
+def _without_seat(local_reads: dict, name: str) -> dict:
+    """`local_reads` with the reads through seat name `name` knowing no seat (`name` now stands
+    for another value)."""
+    return {local: frozenset((var, None if seat == name else seat) for var, seat in known)
+            for local, known in local_reads.items()}
 
 
 def _bindings(effect) -> list:
