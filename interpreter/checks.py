@@ -2,7 +2,8 @@
 
 Owns: the phase graph checks (on `phase_edges`; networkx only builds the graph that is drawn),
 static assertions (numbers the rulebook states), set-up assertions for every allowed player
-count, unused-definition warnings, and the provenance report. Errors raise RulebookError; warnings are returned.
+count, unused-definition warnings, labels dropped for reading what their mover may not see
+(`label-reads-hidden`), and the provenance report. Errors raise RulebookError; warnings are returned.
 """
 from __future__ import annotations
 
@@ -131,7 +132,19 @@ def run_checks(ruleset, composed) -> list:
     warnings.extend(_unused_warnings(ruleset, tree))
     warnings.extend(decision_bound_warnings(ruleset))
     warnings.extend(listed_off_bound_warnings(ruleset))
+    warnings.extend(label_warnings(ruleset))
     return warnings
+
+
+def label_warnings(ruleset) -> list:
+    """Label templates dropped because they may read a var hidden from the mover
+    (engine/labels.py `hide_labels_reading_others`): the move reads as its plain label."""
+    return [Diagnostic("label-reads-hidden", f"{what} may read '{var}' (itself, or through a define or a "
+                       "local bound from it) where its mover may not see it: every player, the mover too, reads the "
+                       "move by its plain label", pos,
+                       f"read only the mover's own slot of '{var}' ('{var}[player]' in an action's label), "
+                       "public vars and the move's own values",
+                       severity="warning") for pos, var, what in ruleset.labels_reading_hidden]
 
 
 def decision_bound_warnings(ruleset) -> list:

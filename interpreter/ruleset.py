@@ -20,6 +20,7 @@ from typing import Any, Optional
 from .compile_play import PROVENANCE_KEYS, Action, Phase, PlayCompiler
 from .compose import Composed, compose, derive_combinations, find_ruleset
 from .engine import effects as fx
+from .engine.labels import hide_labels_reading_others
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
 from .expr.compiler import CodeUnit, Handle, Scope, check_name
@@ -82,6 +83,7 @@ class Ruleset:
     overrides: dict = field(default_factory=dict)  # setting -> value given by --set / load(settings=)
     view: Any = None  # the compiled `view:` section (interpreter/view/spec.py)
     label_publicity: Any = None  # action id -> its label may be read by all (engine/labels.py)
+    labels_reading_hidden: list = field(default_factory=list)  # (pos, var, what): dropped templates (engine/labels.py)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node
@@ -220,7 +222,7 @@ class _Compiler(PlayCompiler):
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
         self.finish_actions(actions)
         proc_blocks = {name: proc["block"] for name, proc in self.procs.items()}
-        return Ruleset(
+        return hide_labels_reading_others(Ruleset(
             name=str(game.get("name", os.path.basename(self.composed.folder))),
             title=str(game.get("title", game.get("name", ""))),
             folder=self.composed.folder, modules=self.composed.modules, players=players, start=start,
@@ -235,7 +237,7 @@ class _Compiler(PlayCompiler):
             files=self.composed.files, tree=tree, unit=self.unit, budget=self.budget,
             digest=_rules_digest(self.composed), overrides=dict(self.composed.overrides),
             settings={name: constants[name] for name in (tree.get("settings") or {}) if name in constants},
-        )
+        ))
 
     def compile_components(self):
         """`self.entities` (id -> record) and (type -> ids, type -> attribute names)."""

@@ -1,7 +1,7 @@
 """Error and refusal texts never quote another player's secret (docs/security.md, "Errors and
 refusals"): tests/rulesets/secret_errors with its module `failing`, where player 0 hides a gem
-worth 7, 8 or 9 and player 1's moves fail on it (a label, an effect, a `choose` whose declared
-max is the worth). What player
+worth 7, 8 or 9 and player 1's moves fail on it (an effect, a `choose` whose declared max is the
+worth) or on their own gem (a label: one reading player 0's is not rendered, engine/labels.py). What player
 1 can read of each failure is the same whatever the worth, on both engines; the designer's text
 (`Outcome.reason`) keeps the value."""
 import ast
@@ -14,6 +14,7 @@ import pytest
 
 import interpreter
 from interpreter.cli import run
+from interpreter.engine.values import Outcome, public_refusal
 from interpreter.errors import RuleRuntimeError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,7 +60,7 @@ def test_what_a_player_reads_of_a_failure_does_not_depend_on_another_players_sec
     assert seen[0] == seen[1] == seen[2], seen
     label = seen[0]["labels"][0]
     assert label.startswith("peek(word=ruby) (label error at ") and f"game.yaml:{_line('game.yaml', 'label:')}:" in label
-    assert "no such key in a map (in 'stash[0][word]')" in label  # the place, the expression, the kind
+    assert "no such key in a map (in 'stash[player][word]')" in label  # the place, the expression, the kind
     assert seen[0]["poke"][0] == "rule_error" and f"failing.yaml:{_line('modules/failing.yaml', 'ruby')}:" in seen[0]["poke"][1]
     assert "no such key in a map (in 'bid = stash[0]['ruby']')" in seen[0]["poke"][1]
     assert seen[0]["bid"][0] == "not_an_option" and "max: stash[0]['gem']" in seen[0]["bid"][1]
@@ -164,3 +165,51 @@ def test_rulebook_replay_for_a_player_shows_the_public_reason(tmp_path):
         texts[bool(argv)] = out.getvalue() + err.getvalue()
     assert "REFUSED" in texts[True] and "no such key in a map" in texts[True] and "{'gem'" not in texts[True]
     assert "no key 'ruby' in {'gem': 8}" in texts[False]  # the whole record: the designer's text
+
+
+# `Outcome.public_reason` fails closed ------------------------------------------------------------
+# the refusals whose public text formats a value: each quotes only what the caller gave
+# (an answer, an id, an action, a number of moves to take back, a chance outcome)
+QUOTING_THE_CALLERS_INPUT = {("engine/legal.py", "not_an_option"), ("engine/legal.py", "bad_parameter"),
+                             ("engine/acting.py", "bad_action"), ("engine/acting.py", "nothing_to_undo"),
+                             ("engine/acting.py", "not_an_outcome"), ("engine/acting.py", "unknown_action"),
+                             ("engine/acting.py", "which_player"), ("compiled/game.py", "bad_action"),
+                             ("compiled/game.py", "nothing_to_undo")}
+
+
+def _formats_a_value(message) -> bool:
+    """Whether a refusal's text (an f-string, maybe sliced or concatenated) formats a value
+    with fmt, repr or `!r`."""
+    return any(isinstance(part, ast.FormattedValue) and (part.conversion == ord("r") or (
+        isinstance(part.value, ast.Call) and getattr(part.value.func, "id", None) in ("fmt", "_short", "repr")))
+        for node in ast.walk(message) if isinstance(node, ast.JoinedStr) for part in node.values)
+
+
+def test_a_refusal_that_does_not_say_its_text_is_public_shows_only_its_kind():
+    outcome = Outcome(False, "rule_error", "no key 'ruby' in {'gem': 8}")
+    assert outcome.public_reason == "rule_error" and outcome.reason == "no key 'ruby' in {'gem': 8}"
+    assert public_refusal("game_over", "the game is over").public_reason == "the game is over"
+
+
+def test_every_public_refusal_that_formats_a_value_quotes_the_callers_input():
+    """`public_refusal` says its text quotes no value the rules evaluated: a text that formats a
+    value is one of the known places, each quoting what the caller gave."""
+    root = os.path.join(os.path.dirname(HERE), "interpreter")
+    found = set()
+    for folder, _, files in os.walk(root):
+        for name in (name for name in files if name.endswith(".py")):
+            path = os.path.join(folder, name)
+            for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "public_refusal" \
+                        and len(node.args) == 2 and _formats_a_value(node.args[1]):
+                    found.add((os.path.relpath(path, root), getattr(node.args[0], "value", "?")))
+    assert found == QUOTING_THE_CALLERS_INPUT
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_designers_fail_text_stays_public(engine):
+    """A `fail:` reason is a literal text of the rules: the players read it as written."""
+    rules = interpreter.load(os.path.join(HERE, "rulesets", "zone_alias"), settings={"change_mind": 1})
+    state = rules.new_game(2, seed=1, engine=engine)
+    refused = state.apply(next(action for action in state.legal_actions() if action.name == "give_up"))
+    assert not refused and refused.code == "refused" and refused.public_reason == "changed my mind"

@@ -157,3 +157,142 @@ def test_a_compiled_game_started_from_the_memo_lists_labels_of_its_own_vars():
     assert [action.label for action in second.legal_actions()] == \
         [action.label for action in rules.new_game(2, seed=1).legal_actions()]
     assert "call at 0" in [action.label for action in second.legal_actions()]
+
+
+# a mover's own labels (tests/rulesets/secret_own_labels) ---------------------------------------
+OWN = os.path.join(HERE, "rulesets", "secret_own_labels")
+DROPPED = [("the label of action 'spy'", "card"), ("the label of action 'guess'", "card"),
+           ("the label of action 'gossip'", "card"), ("the label of action 'ask'", "card"),
+           ("the option label of choose 'second'", "card"), ("the option label of choose 'answer'", "card")]
+
+
+def _own_dealt(rival: int, engine: str):
+    """A game after the deal: player 0 holds a 2, player 1 `rival`."""
+    state = interpreter.load(OWN).new_game(2, chance="manual", engine=engine)
+    assert state.apply_chance(2) and state.apply_chance(rival)
+    return state
+
+
+def _choose(state, value):
+    assert state.apply(next(action for action in state.legal_actions() if action.kwargs == {"value": value}))
+
+
+def _what_player_0_reads(rival: int, engine: str) -> dict:
+    """Player 0's legal action labels at each decision (their turn, the two answers of `tell`,
+    their answer to player 1's `dare`), the web table's list and their information state."""
+    state = _own_dealt(rival, engine)
+    read = {"turn": [action.label for action in state.legal_actions()]}
+    pytest.importorskip("starlette")
+    from interpreter.web.table import Table
+
+    table = Table({"id": "g", "seats": ["human", "human"], "delay": 0, "players": 2, "seed": 1,
+                   "token_hashes": ["", ""], "moves": []}, interpreter.load(OWN))
+    read["web"] = [action["label"] for action in table.message_for(0, snapshot=(state.copy(), []))["actions"]]
+    assert state.apply("tell")
+    read["first"] = [action.label for action in state.legal_actions()]
+    _choose(state, 1)
+    read["second"] = [action.label for action in state.legal_actions()]
+    _choose(state, 2)
+    assert state.current_players == [1] and state.apply("dare")
+    read["dare"] = [action.label for action in state.legal_actions(0)]
+    _choose(state, "take")
+    read["history"] = state.information_state(0)["history"]
+    return read
+
+
+def test_the_labels_that_read_a_var_hidden_from_their_mover_are_found():
+    assert [(what, var) for _, var, what in interpreter.load(OWN).labels_reading_hidden] == DROPPED
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_player_0_reads_the_same_labels_whatever_player_1_holds(engine):
+    seen = [_what_player_0_reads(rival, engine) for rival in CARDS]
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0]["turn"] == seen[0]["web"] == [
+        "spy", "guess(target=1)", "gossip", "ask", "boast of 20 with a 2", "count 2 cards left", "tell", "dare"]
+    assert seen[0]["first"] == ["1 on my 2", "2 on my 2"]  # their own card: as written
+    assert seen[0]["second"] == ["choose 1", "choose 2"] and seen[0]["dare"] == ["choose take", "choose leave"]
+    assert _labels(seen[0]["history"]) == ["tell", "1 on my 2", "choose 2", "dare", "choose take"]
+
+
+def test_both_engines_list_the_same_labels():
+    for rival in CARDS:
+        assert _what_player_0_reads(rival, "reference") == _what_player_0_reads(rival, "compiled")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_label_of_the_movers_own_card_still_shows_it(engine):
+    state = _own_dealt(3, engine)
+    assert "boast of 20 with a 2" in [action.label for action in state.legal_actions()]
+    assert state.apply("count 2 cards left") and state.current_players == [1]
+    assert "boast of 30 with a 3" in [action.label for action in state.legal_actions()]  # player 1's own card
+
+
+def test_rulebook_validate_warns_of_each_label(tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["validate", OWN], out, err, io.StringIO("")) == 0
+    text = out.getvalue() + err.getvalue()
+    warned = [line for line in text.splitlines() if "warning[label-reads-hidden]" in line]
+    assert len(warned) == len(DROPPED)
+    assert any("game.yaml:27:20:" in line and "action 'spy' may read 'card'" in line for line in warned)
+    assert "help: read only the mover's own slot of 'card'" in text
+
+
+def test_the_bundled_rulesets_drop_only_three_answers_of_corporate_times():
+    """corporate-times's answers to a deal read the offered News card of the seller (`c.name`) or
+    a market chosen from a list filtered on other players' News cards (`m.name`): plain now.
+    No other bundled ruleset has a label that reads what its mover may not see."""
+    bundled = os.path.join(os.path.dirname(HERE), "rulesets")
+    dropped = {name: [(os.path.basename(pos.file), pos.line, var) for pos, var, _ in
+                      interpreter.load(os.path.join(bundled, name)).labels_reading_hidden]
+               for name in sorted(os.listdir(bundled)) if os.path.isdir(os.path.join(bundled, name))}
+    assert dropped.pop("corporate-times") == [("deals.yaml", 85, "fresh"), ("deals.yaml", 134, "news"),
+                                              ("deals.yaml", 166, "news")]
+    assert not any(dropped.values()), dropped
+
+
+def _dropped(tmp_path, actions: str, procedures: str = "{}") -> list:
+    """The vars of the labels dropped in a ruleset of two players holding an `owner` card each,
+    a `hidden` deck and a public pot, with the actions `actions` (YAML) and its define
+    `card_of(who)`."""
+    (tmp_path / "game.yaml").write_text(f"""\
+game: {{name: reads, players: [2], start: play}}
+vars:
+  card: {{per_player: true, value: 0, visibility: owner}}
+  deck: {{value: [4, 5], visibility: hidden}}
+  pot: {{value: 0}}
+define:
+  card_of: {{params: [who], expr: "card[who]"}}
+procedures: {procedures}
+actions: {actions}
+phases:
+  play: {{kind: turns, actions: [act], rounds: 1, next: end}}
+""")
+    return [var for _, var, _ in interpreter.load(str(tmp_path)).labels_reading_hidden]
+
+
+@pytest.mark.parametrize("template, dropped", [
+    ("{card[player]}", []), ("{card[1 - player]}", ["card"]), ("{card}", ["card"]), ("{pot}", []),
+    ("{[c for c in [1, 2, 3] if c in [card[1 - player]]]}", ["card"]),  # a filter on a secret tells it
+    ("{[card[p] for p in players]}", ["card"]), ("{let x = player; card[x]}", []),
+    ("{let x = 1 - player; card[x]}", ["card"]), ("{len(deck)}", []), ("{deck}", ["deck"]),
+    ("{len(card[1 - player])}", []), ("{card_of(player)}", []), ("{card_of(1 - player)}", ["card"]),
+])
+def test_which_action_labels_read_what_their_mover_may_not_see(tmp_path, template, dropped):
+    assert _dropped(tmp_path, '{act: {label: "%s", effects: ["pot += 1"]}}' % template) == dropped
+
+
+def test_a_choose_label_reads_what_bound_its_locals_before_it(tmp_path):
+    """A local read through a seat name that was bound anew no longer knows its seat; a
+    procedure's parameter reads what its callers pass."""
+    effects = ['{let: {who: player}}', '{let: {mine: "card[who]"}}', '{let: {who: "1 - player"}}',
+               '{choose: {player: who, from: "[1, 2]", as: x, prompt: "x?", label: "{option} {mine}"}}']
+    assert _dropped(tmp_path, "{act: {effects: [%s]}}" % ", ".join(effects)) == ["card"]
+    effects[2] = '{let: {other: "1 - player"}}'
+    assert _dropped(tmp_path, "{act: {effects: [%s]}}" % ", ".join(effects)) == []
+    together = '{choose: {players: players, from: "[1, 2]", as: x, prompt: "x?", label: "{option} {mine}"}}'
+    assert _dropped(tmp_path, '{act: {effects: [{for: "p in players", do: [{let: {mine: "card[p]"}}, %s]}]}}'
+                    % together) == ["card"]  # `p` is the loop's seat where `mine` was bound, the chooser's here
+    procedure = '{show: {params: [c], effects: [{choose: {from: "[1, 2]", as: x, prompt: "x?", label: "{c}"}}]}}'
+    assert _dropped(tmp_path, '{act: {effects: [{do: show, with: {c: "card[1 - player]"}}]}}', procedure) == ["card"]
+    assert _dropped(tmp_path, '{act: {effects: [{do: show, with: {c: "card[player]"}}]}}', procedure) == []

@@ -22,7 +22,7 @@ from ..engine.acting import as_action
 from ..engine.aliases import copied, frame_links, relink
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, initial_vars
-from ..engine.values import APPLIED, SCALARS, Action, Outcome, thaw
+from ..engine.values import APPLIED, SCALARS, Action, Outcome, public_refusal, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
 from .decisions import ANSWER, POSITION, WHOLE, Decisions
@@ -176,7 +176,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if index is not None:
             return self._apply_index(index, False)
         if self.is_terminal:
-            return Outcome(False, "game_over", "the game is over")
+            return public_refusal("game_over", "the game is over")
         if type(action) is not Action:  # its JSON form or its label
             action = as_action(self, action)
             if isinstance(action, Outcome):
@@ -192,9 +192,9 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if self._ref is not None:
             return self._by_reference(index, True)
         if self.is_terminal:
-            return Outcome(False, "game_over", "the game is over")
+            return public_refusal("game_over", "the game is over")
         if type(index) is not int or not 0 <= index < len(self.moves):
-            return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
+            return public_refusal("bad_action", f"no legal action has the id {index!r}"[:200])
         return self._apply_index(index, True)
 
     def _apply_index(self, index: int, undoable: bool) -> Outcome:
@@ -327,7 +327,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
     def undo(self, moves: int = 1) -> Outcome:
         """Take back the last `moves` moves made with apply_id."""
         if type(moves) is not int or not 1 <= moves <= len(self._undo):
-            return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
+            return public_refusal("nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
                                                      f"taken back, not {moves!r}"[:200])
         for taken in range(1, moves + 1):
             point = self._undo.pop()

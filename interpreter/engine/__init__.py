@@ -11,7 +11,9 @@ Modules, each owning one concern:
   legal.py       legal-action enumeration, labels, refusal reasons
   visibility.py  observe, hidden values, the re-deal of a present state (determinize's fallback)
   infosets.py    information_state: a player's trajectory, what they saw of the history
-  labels.py      which move labels another player reads as written, else their plain label
+  labels.py      which move labels another player reads as written, else their plain label;
+                 the labels dropped for reading what their own mover may not see
+  label_reads.py what a label template may read that is hidden, and through which seat
   worlds.py      worlds drawn for a player by playing the history again (determinize)
   world_search.py  the search for such a world when the repairs of worlds.py give up
   chance.py      the seeded RNG and chance nodes

@@ -15,7 +15,7 @@ from .chance import index_of, outcomes_of
 from .aliases import restored
 from .effects import ENGINE_ERRORS, SECRET_TO, describe_error, run_block
 from .frames import top_phase
-from .values import APPLIED, SCALARS, Action, Outcome, fmt, thaw
+from .values import APPLIED, SCALARS, Action, Outcome, fmt, public_refusal, thaw
 
 
 class Acting:
@@ -126,7 +126,7 @@ class Acting:
             return legal.refusal(self, action)
         mover = self._mover
         if action.player is not None and action.player != mover:
-            return Outcome(False, "not_your_turn", f"it is player {mover}'s turn")
+            return public_refusal("not_your_turn", f"it is player {mover}'s turn")
         return self._atomically(self._apply_move, index)
 
     def apply_id(self, index: int) -> Outcome:
@@ -140,14 +140,14 @@ class Acting:
         except RuleRuntimeError as error:
             return Outcome(False, "rule_error", str(error), error.shown())
         if type(index) is not int or not 0 <= index < listed:
-            return Outcome(False, "bad_action", f"no legal action has the id {index!r}"[:200])
+            return public_refusal("bad_action", f"no legal action has the id {index!r}"[:200])
         return self._atomically(self._apply_move, index, undoable=True)
 
     def undo(self, moves: int = 1) -> Outcome:
         """Take back the last `moves` moves made with `apply_id` (moves made with `apply` keep
         no undo point): the state is again exactly what it was before them."""
         if type(moves) is not int or not 1 <= moves <= len(self._undo):
-            return Outcome(False, "nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
+            return public_refusal("nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
                                                      f"taken back, not {moves!r}"[:200])
         point = self._undo[-moves]
         del self._undo[-moves:]
@@ -159,9 +159,9 @@ class Acting:
 
     def _refused_now(self) -> Optional[Outcome]:
         if self.d["terminal"]:
-            return Outcome(False, "game_over", "the game is over")
+            return public_refusal("game_over", "the game is over")
         if self.d["chance"] is not None:
-            return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
+            return public_refusal("chance_pending", "a chance outcome must be given first (apply_chance)")
         return None
 
     def _index_of(self, action, moves) -> int:
@@ -259,10 +259,10 @@ class Acting:
         its outcomes."""
         node = self.d["chance"]
         if node is None:
-            return Outcome(False, "no_chance", "the game is not at a chance node")
+            return public_refusal("no_chance", "the game is not at a chance node")
         index = index_of(node["options"], outcome)
         if index < 0:
-            return Outcome(False, "not_an_outcome", f"{fmt(outcome)} is not a possible outcome here")
+            return public_refusal("not_an_outcome", f"{fmt(outcome)} is not a possible outcome here")
         return self._atomically(self._apply_chance, node, index)
 
     def _apply_chance(self, node, index) -> None:
@@ -280,17 +280,17 @@ def as_action(state, action):
         try:
             return Action.from_json(action)
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError):
-            return Outcome(False, "bad_action", "an action is {'action': name, 'args': {...}}")
+            return public_refusal("bad_action", "an action is {'action': name, 'args': {...}}")
     if isinstance(action, str):
         matches = [candidate for candidate in state.legal_actions() if candidate.label == action]
         if not matches:
-            return Outcome(False, "unknown_action", f"no legal action is labelled {action!r}"[:300])
+            return public_refusal("unknown_action", f"no legal action is labelled {action!r}"[:300])
         if len({match.player for match in matches}) > 1:  # several players choose at once
-            return Outcome(False, "which_player", f"{action!r} is a move of players "
+            return public_refusal("which_player", f"{action!r} is a move of players "
                            f"{', '.join(str(match.player) for match in matches)}: apply an Action with its player"[:300])
         return matches[0]
     if not isinstance(action, Action):
-        return Outcome(False, "bad_action", f"not an action: {action!r}"[:200])
+        return public_refusal("bad_action", f"not an action: {action!r}"[:200])
     return action
 
 

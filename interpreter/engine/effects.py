@@ -34,7 +34,8 @@ SECRET_TO = "_secret_to"
 
 
 class RuleFailure(Exception):
-    """A `fail` effect: the action is refused with `reason`."""
+    """A `fail` effect: the action is refused with `reason`, the rules' literal `fail:` text, so
+    every player may read it (`public_reason`)."""
 
     def __init__(self, reason, public_reason=None):
         super().__init__(reason)

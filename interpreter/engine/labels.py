@@ -7,18 +7,26 @@ a hidden value: when unsure the rule hides). The answer to a `choose` does not s
 `choose` asked, so one option label that is not public makes every answer's plain. Another player's
 move whose label is not public reads as its plain label (`values.default_label`, e.g.
 `bid(amount=3)`): its name and arguments, which are public anyway. The mover always reads the
-whole label. Worked out once per ruleset (`Ruleset.label_publicity`), then a dict look-up.
+whole label, unless it reads a var hidden from the mover (`hand[1 - player]`, a `hidden`
+var, through defines and effect locals: label_reads.py): such a template is dropped when the
+ruleset is compiled (`hide_labels_reading_others`), so every player, the mover too, on both
+engines, reads the move by its plain label, and `rulebook validate` warns
+(`warning[label-reads-hidden]`). The rest is worked out once per ruleset
+(`Ruleset.label_publicity`), then a dict look-up.
 
-Owns: `label_is_public`, `label_seen_by` (a move as another player reads it), `define_vars`.
+Owns: `label_is_public`, `label_seen_by` (a move as another player reads it), `define_vars`,
+`hide_labels_reading_others`.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from .effects import Choose, ChooseTogether
+from .label_reads import LabelReads, hidden_from
 from .values import default_label, freeze
 
-__all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS"]
+__all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS", "hide_labels_reading_others"]
 
 CHOOSE_LABELS = "choose"  # the key of the `choose` options' labels (answers are moves named 'choose')
 
@@ -96,3 +104,48 @@ def label_seen_by(ruleset, action: dict, player) -> dict:
     args = action.get("args") or {}
     pairs = tuple((key, freeze(value)) for key, value in args.items()) if isinstance(args, dict) else ()
     return dict(action, label=default_label(action.get("action"), pairs))
+
+
+def hide_labels_reading_others(ruleset):
+    """Drop every label template that may read a var hidden from the move's mover (the actor of
+    an action; the chooser of a `choose`: `player`, or the bare name its `player:` names; `p` in
+    a `choose` by several `players`), so the move reads as its plain label for everyone. Each
+    dropped template is recorded in `ruleset.labels_reading_hidden` as (position, var, what) for
+    `rulebook validate`. Once, when the ruleset is compiled; returns the ruleset."""
+    reads = LabelReads(ruleset)
+    found = ruleset.labels_reading_hidden
+    for action in ruleset.actions.values():
+        params = [name for name, _ in action.params]
+        hidden = _first_hidden(action.label_parts, {"player"}, lambda part: reads.of_action_label(part, params))
+        if hidden is not None:
+            found.append((*hidden, f"the label of action '{action.id}'"))
+            action.label_parts, action.label_static = None, False
+    for index, position, effect, local_reads in reads.choose_labels(ruleset):
+        hidden = _first_hidden(effect.label, _choosers(effect),
+                               lambda part: reads.expression(part.source, {}, local_reads))
+        if hidden is not None:
+            found.append((*hidden, f"the option label of choose '{effect.bind}'"))
+            block = list(ruleset.blocks[index])
+            block[position] = dataclasses.replace(effect, label=None)
+            ruleset.blocks[index] = tuple(block)
+    return ruleset
+
+
+def _choosers(effect) -> set:
+    """The names that hold the chooser's seat where a `choose`'s option labels are read."""
+    if isinstance(effect, ChooseTogether):
+        return {"p"}
+    source = str(effect.player.source).strip() if effect.player is not None else "player"
+    return {source} if source.isidentifier() else set()
+
+
+def _first_hidden(parts, movers: set, reads_of):
+    """(position, var) of the first part of a template that reads (`reads_of(part)`) a var
+    hidden from the mover, or None."""
+    for part in parts or ():
+        if isinstance(part, str) or part is None:
+            continue
+        hidden = hidden_from(reads_of(part), movers)
+        if hidden:
+            return part.pos, hidden[0]
+    return None

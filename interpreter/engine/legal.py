@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..errors import RuleRuntimeError
 from .declared import answer_off_declared, check_moves, checked_values, parameter_off_declared
 from .frames import top_phase
-from .values import SCALARS, Outcome, fmt, freeze, not_a, thaw
+from .values import SCALARS, Outcome, fmt, freeze, not_a, public_refusal, thaw
 
 __all__ = ["legal_moves", "actions_for", "refusal", "MAX_PARAM_COMBINATIONS"]
 
@@ -163,7 +163,7 @@ def refusal(state, action) -> Outcome:
     data = state.d
     pending = data["pending"]
     if data["chance"] is not None:
-        return Outcome(False, "chance_pending", "a chance outcome must be given first (apply_chance)")
+        return public_refusal("chance_pending", "a chance outcome must be given first (apply_chance)")
     from .simultaneous import open_node, refusal as simultaneous_refusal, waiting_seats
 
     node = open_node(state)
@@ -174,7 +174,7 @@ def refusal(state, action) -> Outcome:
     if pending is not None:
         if action.name != "choose":
             who = pending["player"] if node is None else _seats(waiting_seats(node))
-            return Outcome(False, "decision_pending", f"player {who} must first answer: {pending['prompt']}")
+            return public_refusal("decision_pending", f"player {who} must first answer: {pending['prompt']}")
         answer = dict(action.args).get("value")
         seat = None if node is None else action.player
         try:  # (the bounds were read alike when the decision opened)
@@ -182,17 +182,19 @@ def refusal(state, action) -> Outcome:
             public = off and answer_off_declared(state.rs, data, thaw(answer), seat, public=True)
         except RuleRuntimeError as error:
             return Outcome(False, "rule_error", str(error), error.shown())
-        return Outcome(False, "not_an_option", off or f"{fmt(answer)} is not one of the options", public or None)
+        if off:
+            return Outcome(False, "not_an_option", off, public)
+        return public_refusal("not_an_option", f"{fmt(answer)} is not one of the options")  # the mover's own answer
     frame = top_phase(data["stack"])
     if frame is None or (frame.get("player") is None and node is None):
-        return Outcome(False, "no_turn", "nobody is to act")
+        return public_refusal("no_turn", "nobody is to act")
     phase = state.rs.phases[frame["phase"]]
     if node is None and action.player is not None and action.player != frame["player"]:
-        return Outcome(False, "not_your_turn", f"it is player {frame['player']}'s turn, not player {action.player}'s")
+        return public_refusal("not_your_turn", f"it is player {frame['player']}'s turn, not player {action.player}'s")
     if action.name not in state.rs.actions:
-        return Outcome(False, "unknown_action", f"there is no action '{action.name}'")
+        return public_refusal("unknown_action", f"there is no action '{action.name}'")
     if action.name not in phase.actions:
-        return Outcome(False, "wrong_phase", f"'{action.name}' cannot be taken in phase '{phase.id}'")
+        return public_refusal("wrong_phase", f"'{action.name}' cannot be taken in phase '{phase.id}'")
     return _parameter_refusal(state, state.rs.actions[action.name], action, frame)
 
 
@@ -209,20 +211,20 @@ def _parameter_refusal(state, rule, action, frame) -> Outcome:
     try:
         for name, handle in rule.params:
             if name not in given:
-                return Outcome(False, "missing_parameter", f"'{action.name}' needs '{name}'")
+                return public_refusal("missing_parameter", f"'{action.name}' needs '{name}'")
             value = thaw(given[name])
             off = parameter_off_declared(rule, name, value, game_vars, names)
             if off is not None:
                 return Outcome(False, "bad_parameter", off,
                                parameter_off_declared(rule, name, value, game_vars, names, public=True))
             if value not in list(_domain(state, handle, game_vars, names)):
-                return Outcome(False, "bad_parameter", f"{name}={fmt(given[name])} is not allowed here")
+                return public_refusal("bad_parameter", f"{name}={fmt(given[name])} is not allowed here")
             names[name] = value
         for handle, reason, code in rule.requires:
             if not handle.fn(game_vars, names):
-                return Outcome(False, code, reason)
+                return public_refusal(code, reason)
     except RuleRuntimeError as error:
         return Outcome(False, "rule_error", str(error), error.shown())
     if rule.fallback:
-        return Outcome(False, "must_act", "another action is possible, so this one is not allowed")
-    return Outcome(False, "illegal", "not a legal action now")
+        return public_refusal("must_act", "another action is possible, so this one is not allowed")
+    return public_refusal("illegal", "not a legal action now")

@@ -9,7 +9,7 @@ import json
 
 from .aliases import frame_links
 from .saves import SAVE_FORMAT, check_saved
-from .values import Action, Outcome
+from .values import Action, Outcome, public_refusal
 
 
 class Records:
@@ -101,7 +101,7 @@ def _replay_entry(state, entry) -> Outcome:
         return state.apply_chance(entry["chance"])
     if isinstance(entry, dict) and isinstance(entry.get("action"), dict):
         return state.apply(entry["action"])
-    return Outcome(False, "bad_history", "not a move or a chance outcome")
+    return public_refusal("bad_history", "not a move or a chance outcome")
 
 
 def _diff(mine, theirs, path, out):

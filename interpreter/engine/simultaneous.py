@@ -20,7 +20,7 @@ from __future__ import annotations
 from .effects import SECRET_TO, choice_options
 from .frames import effect_frame, top_phase
 from .legal import actions_for
-from .values import Action, Outcome, fmt, freeze, not_a, render, thaw
+from .values import Action, fmt, freeze, not_a, public_refusal, render, thaw
 
 __all__ = ["turn_step", "open_node", "waiting_seats", "node_actions", "commit", "refusal", "open_decision",
            "decision_view"]
@@ -66,14 +66,14 @@ def refusal(state, node, action):
     if action.player is None:
         if len(waiting) == 1:
             return None
-        return Outcome(False, "which_player", f"players {_names(waiting)} choose at once: say which player makes "
+        return public_refusal("which_player", f"players {_names(waiting)} choose at once: say which player makes "
                                               "this move (the action's player)")
     if action.player in waiting:
         return None
     if _has_chosen(node, action.player):
-        return Outcome(False, "already_chosen", f"player {action.player} has already chosen; the choices are "
+        return public_refusal("already_chosen", f"player {action.player} has already chosen; the choices are "
                                                 f"revealed once player(s) {_names(waiting)} have chosen")
-    return Outcome(False, "not_your_turn", f"player {action.player} does not choose now "
+    return public_refusal("not_your_turn", f"player {action.player} does not choose now "
                                            f"(waiting for player(s) {_names(waiting)})")
 
 

@@ -23,7 +23,7 @@ from .effects import ENGINE_ERRORS, LOG_LIMIT, RuleFailure
 from .frames import top_phase
 from .records import HistoryError, Records
 from .saves import SaveError
-from .values import APPLIED, Action, Outcome, fmt
+from .values import APPLIED, Action, Outcome, fmt, public_refusal
 
 __all__ = ["State", "Action", "Outcome", "SaveError", "HistoryError", "initial_vars"]
 
@@ -307,7 +307,7 @@ class State(Acting, Records):
         With `undoable`, the state before a change that went through is kept for `undo()`."""
         kept = None if self._trial and not undoable else snapshot(self.rs, self.d)  # (a trial: see _copied_as)
         if kept is not None and len(kept[0]) > MAX_STATE_BYTES:  # a per-game size guard: max_steps then bounds time too
-            return Outcome(False, "rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
+            return public_refusal("rule_error", f"the game's state grew past {MAX_STATE_BYTES // 1_000_000} MB "
                                                 "(does a rule add to a list or a number without end?)")
         self._settle_labels()
         history = self._history

@@ -12,7 +12,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from ..expr.budget import kind_of
 
-__all__ = ["Action", "Outcome", "APPLIED", "freeze", "thaw", "fmt", "not_a", "SCALARS"]
+__all__ = ["Action", "Outcome", "APPLIED", "public_refusal", "freeze", "thaw", "fmt", "not_a", "SCALARS"]
 
 SCALARS = (int, str, bool, float, type(None))
 
@@ -181,9 +181,10 @@ class Action:
 class Outcome:
     """What `apply` returns: truthy when the action was applied; otherwise `code` and `reason`
     say why it was refused (the state is then unchanged). `public_reason` is the reason as any
-    player may read it: the same, but where `reason` quotes a value the rules evaluated (a
-    rule error, a declared bound), which may be another player's secret: there it names the
-    expression and its place instead (docs/security.md). Show a player that one."""
+    player may read it (docs/security.md): given by the refusal path (a rule error or a declared
+    bound names the expression and its place, not the value it met, which may be another
+    player's secret), the reason itself where it quotes no value the rules evaluated
+    (`public_refusal`), else only the refusal's kind, `code`. Show a player that one."""
 
     __slots__ = ("ok", "code", "reason", "public_reason")
 
@@ -191,7 +192,7 @@ class Outcome:
         self.ok = applied
         self.code = code
         self.reason = reason
-        self.public_reason = reason if public_reason is None else public_reason
+        self.public_reason = code if public_reason is None else public_reason  # fail-closed: the kind only
 
     def __bool__(self):
         return self.ok
@@ -201,3 +202,9 @@ class Outcome:
 
 
 APPLIED = Outcome(True)
+
+
+def public_refusal(code: str, reason: str) -> Outcome:
+    """A refusal whose reason every player may read as it is: it quotes no value the rules
+    evaluated, only the rules' literal text, seats, names and what the caller gave."""
+    return Outcome(False, code, reason, reason)
