@@ -71,6 +71,7 @@ class _Steps(list):
     public = None
     settled = None
     dealt = None  # (its length, the unseen draws of each shuffle): worked out once (worlds.Plan.deal_unseen)
+    runs = None  # (its length, the run of draws each step belongs to): worked out once (worlds.Plan)
 
 
 class _Settled:

@@ -60,14 +60,12 @@ class Plan:
         self.choices: list = [None] * len(steps)
         self.before: list = [None] * len(steps)
         self.unseen_draws: list = []  # per run and component type: (the draws the player never saw, their items)
-        self.run_of: list = []
-        run = -1
-        for index, step in enumerate(steps):
-            previous = steps[index - 1] if index else None
-            if "chance" in step.entry and (previous is None or "chance" not in previous.entry
-                                           or len(step.pool) != len(previous.pool) - 1):
-                run = index
-            self.run_of.append(run if "chance" in step.entry else None)
+        runs = getattr(steps, "runs", None)  # (a trajectory keeps its runs: the same for every plan)
+        if runs is None or runs[0] != len(steps):
+            runs = (len(steps), _runs_of(steps))
+            if hasattr(steps, "runs"):
+                steps.runs = runs
+        self.run_of: list = runs[1]  # (shared: never changed)
 
     def state_before(self, index: int, steps):
         """The state before step `index`: `before[index]`, or for a draw that `play_plan` made
@@ -113,6 +111,20 @@ class Plan:
             chooser.shuffle(unseen)
             for index, item in zip(unseen_at, unseen):
                 self.choices[index] = item
+
+
+def _runs_of(steps) -> list:
+    """The run each step belongs to (the index of its first draw), None for a step that is not
+    a chance outcome: a run is consecutive draws from a pool one smaller each time (a shuffle)."""
+    run_of = []
+    run = -1
+    for index, step in enumerate(steps):
+        previous = steps[index - 1] if index else None
+        if "chance" in step.entry and (previous is None or "chance" not in previous.entry
+                                       or len(step.pool) != len(previous.pool) - 1):
+            run = index
+        run_of.append(run if "chance" in step.entry else None)
+    return run_of
 
 
 def _unseen_runs(run_of: list, steps, entities) -> list:
@@ -280,15 +292,23 @@ def _public_move(sample, step, player: int) -> tuple:
     None for a label other than recorded, a label that reads what is hidden: a price). Another
     player's label that may read a hidden value is not compared: the player read its plain label."""
     move = step.entry["action"]
-    if (move.get("player") == player or label_is_public(sample.rs, move.get("action"))) \
-            and _label_of(sample, move) != move.get("label"):
-        return None, None
+    compared = move.get("player") == player or label_is_public(sample.rs, move.get("action"))
     after = sample.copy(trial=True)
-    if not after.apply(step.entry["action"]):
-        return None, REFUSED
+    if not after.apply(move):  # (a move listed with another label is refused too, but not seen as REFUSED)
+        return None, (None if compared and _label_of(sample, move) != move.get("label") else REFUSED)
+    if compared and _label_made(after, sample, move) != move.get("label"):
+        return None, None
     if not seen_as(after, player, step):
         return None, view_text(after, player)
     return after, None
+
+
+def _label_made(after, before, move: dict):
+    """The label of the move just made in `after` (as listed in `before`, the state it was made
+    from): the listed Action the history took, or for a choice made at once with others (kept
+    as data) `_label_of` in `before`."""
+    made = after._history[1]  # (the history chain: (earlier, entry), as infosets.move_start reads it)
+    return made.label if isinstance(made, Action) else _label_of(before, move)
 
 
 def play_public(world, player: int, steps, start: int, before: Optional[list] = None) -> tuple:
