@@ -12,7 +12,7 @@ import random
 import pytest
 
 import interpreter
-from interpreter.engine import infosets, worlds
+from interpreter.engine import infosets, world_plan, worlds
 from interpreter.engine.labels import label_is_public
 from interpreter.engine.world_values import same_value
 
@@ -101,9 +101,48 @@ def test_a_trajectory_works_out_its_runs_of_draws_once():
         state.apply(chooser.choice(state.legal_actions()))
     steps = infosets.trajectory(state, 1)
     first, second = worlds.Plan(steps), worlds.Plan(steps)
-    assert first.run_of == worlds._runs_of(steps) and second.run_of is first.run_of
+    assert first.run_of == world_plan._runs_of(steps) and second.run_of is first.run_of
     assert worlds.Plan(list(steps)).run_of == first.run_of  # a plain list of steps: worked out each time
     shorter = infosets._Steps(steps[:50])
     assert worlds.Plan(shorter).run_of == first.run_of[:50]
     assert first.run_of.count(None) == sum("chance" not in step.entry for step in steps)
     assert len(set(run for run in first.run_of if run is not None)) >= 2  # the set-up's shuffles
+
+
+def test_seeds_played_on_together_give_the_worlds_each_gives_alone(monkeypatch):
+    """`play_on_each` hands a move already tried from the same state to the next seed
+    (`worlds.Tried`): every seed's world is the one it gives played on alone (`play_on`, its
+    own Tried), and fewer moves are made."""
+    ruleset = interpreter.load("davos")
+    state = ruleset.new_game(4, seed=5)
+    chooser = random.Random(5)
+    earlier = {}
+    made = {"together": 0, "alone": 0}
+    fitting = worlds._fitting
+    compared = 0
+    while not state.is_terminal and state.steps < 70:
+        player = state.legal_actions()[0].player
+        if player in earlier:
+            counting = {"now": 0}
+
+            def counted(*args):
+                counting["now"] += 1
+                return fitting(*args)
+            monkeypatch.setattr(worlds, "_fitting", counted)
+            seeds = list(range(8))
+            together = infosets.play_on_each(state, earlier[player], player, seeds)
+            made["together"] += counting["now"]
+            counting["now"] = 0
+            alone = [infosets.play_on(state, earlier[player], player, seed) for seed in seeds]
+            made["alone"] += counting["now"]
+            monkeypatch.setattr(worlds, "_fitting", fitting)
+            for world, own in zip(together, alone):
+                assert (world is None) == (own is None)
+                if world is not None:
+                    assert world.hash() == own.hash() and world.history() == own.history()
+                    assert world._world[2].hash() == own._world[2].hash()
+                    compared += 1
+        earlier[player] = state.determinize(player, state.steps)
+        actions = state.legal_actions()
+        assert state.apply(actions[chooser.randrange(len(actions))])
+    assert compared > 20 and 0 < made["together"] < made["alone"]

@@ -13,6 +13,7 @@ Modules, each owning one concern:
   infosets.py    information_state: a player's trajectory, what they saw of the history
   labels.py      which move labels another player reads as written, else their plain label
   worlds.py      worlds drawn for a player by playing the history again (determinize)
+  world_plan.py  a drawn world's plan: a choice per step, the states on the way, the runs of draws
   world_search.py  the search for such a world when the repairs of worlds.py give up
   chance.py      the seeded RNG and chance nodes
   scoring.py     scores and winners
