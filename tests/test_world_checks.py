@@ -94,12 +94,11 @@ def test_plain_values_are_the_same_exactly_when_their_json_is():
 
 
 def test_a_trajectory_works_out_its_runs_of_draws_once():
-    ruleset = interpreter.load("davos")
-    state = ruleset.new_game(4, seed=3)
-    chooser = random.Random(3)
-    while len(state.history()) < 52:
-        state.apply(chooser.choice(state.legal_actions()))
+    state, chooser = interpreter.load("davos").new_game(4, seed=3), random.Random(3)
+    for _ in range(8):  # (after the set-up's 46 draws)
+        assert state.apply(chooser.choice(state.legal_actions()))
     steps = infosets.trajectory(state, 1)
+    assert len(steps) > 50
     first, second = worlds.Plan(steps), worlds.Plan(steps)
     assert first.run_of == world_plan._runs_of(steps) and second.run_of is first.run_of
     assert worlds.Plan(list(steps)).run_of == first.run_of  # a plain list of steps: worked out each time
