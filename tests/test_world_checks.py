@@ -145,3 +145,40 @@ def test_seeds_played_on_together_give_the_worlds_each_gives_alone(monkeypatch):
         actions = state.legal_actions()
         assert state.apply(actions[chooser.randrange(len(actions))])
     assert compared > 20 and 0 < made["together"] < made["alone"]
+
+
+class _Untried:
+    """worlds.Tried that keeps nothing: every move made again (the earlier way)."""
+
+    def result(self, state, index, key, play):
+        return play()
+
+
+def test_worlds_drawn_with_their_moves_kept_are_the_worlds_drawn_without(monkeypatch):
+    """draw_world's repairs and the world search's climbs play again from states kept on the
+    way with a `Tried`: along a whole seeded Davos game, every player's worlds (searched ones
+    among them) are the ones drawn with every move made again, and the kept moves stay
+    bounded (MAX_TRIED, here made small so that the oldest go)."""
+    from interpreter.engine import world_search
+
+    searched = []
+    search = world_search.search_world
+    monkeypatch.setattr(world_search, "search_world", lambda *args: searched.append(1) or search(*args))
+    monkeypatch.setattr(worlds, "MAX_TRIED", 16)
+    ruleset = interpreter.load("davos")
+    state, chooser = ruleset.new_game(4, seed=101), random.Random(1)
+    compared = 0
+    while not state.is_terminal:
+        if state.steps % 6 == 0:
+            player = state.legal_actions()[0].player
+            kept = [state.determinize(player, seed) for seed in (1, 2)]
+            with monkeypatch.context() as plain:
+                plain.setattr(worlds, "Tried", _Untried)
+                plain.setattr(world_search, "Tried", _Untried)
+                again = [state.determinize(player, seed) for seed in (1, 2)]
+            for world, other in zip(kept, again):
+                assert world.hash() == other.hash() and world.history() == other.history()
+                compared += 1
+        actions = state.legal_actions()
+        assert state.apply(actions[chooser.randrange(len(actions))])
+    assert compared > 10 and searched

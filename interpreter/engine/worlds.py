@@ -34,6 +34,7 @@ REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
 MAX_EXCHANGES = 300  # pairs of hidden items tried to explain one observation
 MAX_BACKTRACKS = 8  # other answers given to earlier hidden moves per attempt
+MAX_TRIED = 1024  # moves kept by a Tried (4 whole Davos games with MCTS kept 408 at most)
 
 
 def view_text(state, player: int) -> str:
@@ -66,8 +67,9 @@ def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
     sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
     failures: set = set()
     backtracks = 0
+    tried = Tried()
     for _ in range(MAX_REPAIRS):
-        sample, failed, seen_instead = play_plan(sample, start, steps, plan, player, chooser)
+        sample, failed, seen_instead = play_plan(sample, start, steps, plan, player, chooser, tried)
         if failed is None:
             return sample
         if (failed, seen_instead, backtracks) in failures:
@@ -298,21 +300,28 @@ def _fitting(state, candidate, player: int, step, chance: bool):
 
 
 class Tried:
-    """What the seeds of one `infosets.play_on_each` found playing on from the same states: a
+    """What plays from the same states found, to hand over instead of making a move again: a
     public move's result, or the state a hidden answer or outcome gave (None: it did not fit),
     by the state it was tried on (held here, so its id stays its own), the step and the move.
-    The seeds play on one world alike up to their first different choice, and a state tried on
-    is never changed: the next seed to try the same move there is handed the same result
-    rather than making the move again (its hidden choices are still drawn with its own seed)."""
+    A state tried on is never changed, so the same move there gives the same result. Shared by
+    the seeds of one `infosets.play_on_each` (they play on one world alike up to their first
+    different choice; each still draws its choices with its own seed), and by the plays again
+    of one `draw_world` and one climb of the world search (a repair or a change plays again from
+    a state kept on the way, often with a move tried there before). At most MAX_TRIED kept: then
+    the oldest half goes (a long search would otherwise keep every state it tried)."""
 
     def __init__(self):
         self._kept: dict = {}  # (id(state), step index, move key) -> (state, result)
 
     def result(self, state, index: int, key, play):
         """The result of `play()` for this move at step `index` from `state`, played once."""
-        entry = self._kept.get((id(state), index, key))
+        kept = self._kept
+        entry = kept.get((id(state), index, key))
         if entry is None or entry[0] is not state:
-            entry = self._kept[(id(state), index, key)] = (state, play())
+            if len(kept) >= MAX_TRIED:
+                for old in list(kept)[:MAX_TRIED // 2]:
+                    del kept[old]
+            entry = kept[(id(state), index, key)] = (state, play())
         return entry[1]
 
 
