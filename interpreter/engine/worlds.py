@@ -23,7 +23,7 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import visibility
 from .labels import label_is_public
-from .values import Action
+from .values import Action, freeze
 from .world_plan import Plan, make_move
 from .world_values import exchange, observed_differences, same_value, scalars, weighted_order
 
@@ -286,7 +286,7 @@ def _first_consistent(state, candidates, player: int, step, chance: bool, tried=
         if tried is None:
             trial = _fitting(state, candidate, player, step, chance)
         else:
-            key = json.dumps(candidate, sort_keys=True, default=str) if chance else (candidate.player, candidate.key)
+            key = freeze(candidate) if chance else (candidate.player, candidate.key)  # (as apply finds them)
             trial = tried.result(state, index, key, lambda: _fitting(state, candidate, player, step, chance))
         if trial is not None:
             return trial, candidate
