@@ -28,6 +28,7 @@ def test_a_failing_label_is_shown_with_its_reason(tmp_path, broken):
     if not broken.endswith("- 9)}"):
         assert [label for label in failed] == [label for label in labels if label.startswith("place(cell=4)")]
     out, err = io.StringIO(), io.StringIO()
-    code = run(["play", str(folder), "--agents", "random,random", "--seed", "1"], stdout=out, stderr=err)
+    code = run(["play", str(folder), "--agents", "random,random", "--seed", "1",
+                "--save", str(tmp_path / "game.replay.json")], stdout=out, stderr=err)  # (not in the working directory)
     assert code == 0 and "Traceback" not in err.getvalue() + out.getvalue()
     assert "label error" in out.getvalue()
