@@ -117,6 +117,7 @@ class Choose:
     label: Optional[list]  # a label template for each option, or None
     pos: Any = None
     declared: Any = None  # the `min`/`max`/`step` it declares (declared.py's Declared), or None
+    written: Any = None  # the prompt as the rule file wrote it (a Text: its position), for validate
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +130,7 @@ class ChooseTogether:
     label: Optional[list]
     pos: Any = None
     declared: Any = None  # as Choose's, read with `p` bound to each seat
+    written: Any = None  # as Choose's
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ import re
 
 from .effects import Choose, ChooseTogether
 from .label_reads import LabelReads, hidden_from
+from .prompts import hide_prompt_reading_others
 from .values import default_label, freeze
 
 __all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS", "hide_labels_reading_others"]
@@ -111,7 +112,8 @@ def hide_labels_reading_others(ruleset):
     an action; the chooser of a `choose`: `player`, or the bare name its `player:` names; `p` in
     a `choose` by several `players`), so the move reads as its plain label for everyone. Each
     dropped template is recorded in `ruleset.labels_reading_hidden` as (position, var, what) for
-    `rulebook validate`. Once, when the ruleset is compiled; returns the ruleset."""
+    `rulebook validate`. A `choose` prompt's parts that may read what its decider may not see
+    are hidden too (engine/prompts.py). Once, when the ruleset is compiled; returns the ruleset."""
     reads = LabelReads(ruleset)
     found = ruleset.labels_reading_hidden
     for action in ruleset.actions.values():
@@ -120,13 +122,17 @@ def hide_labels_reading_others(ruleset):
         if hidden is not None:
             found.append((*hidden, f"the label of action '{action.id}'"))
             action.label_parts, action.label_static = None, False
-    for index, position, effect, local_reads in reads.choose_labels(ruleset):
+    for index, position, effect, local_reads in reads.choose_templates(ruleset):
+        shown = hide_prompt_reading_others(ruleset, effect, local_reads, reads,
+                                           set() if isinstance(effect, ChooseTogether) else _choosers(effect))
         hidden = _first_hidden(effect.label, _choosers(effect),
                                lambda part: reads.expression(part.source, {}, local_reads))
         if hidden is not None:
             found.append((*hidden, f"the option label of choose '{effect.bind}'"))
+            shown = dataclasses.replace(shown, label=None)
+        if shown is not effect:
             block = list(ruleset.blocks[index])
-            block[position] = dataclasses.replace(effect, label=None)
+            block[position] = shown
             ruleset.blocks[index] = tuple(block)
     return ruleset
 
