@@ -6,6 +6,7 @@ One action per way the listing reads a parameter's values (`shape` picks it): th
 with a requirement on it, the first of two (the second's moves kept in rows), the second of two
 (read once), the second of two whose values read the first (read for each), the second of two
 listed by rows (no requirement on it: never left out)."""
+import os
 import textwrap
 
 import pytest
@@ -92,13 +93,14 @@ def test_a_value_off_its_bounds_that_a_requirement_leaves_out_is_no_error(tmp_pa
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("shape", sorted(LISTED_OFF))
-def test_a_value_off_its_bounds_a_listed_move_uses_is_the_rule_error(tmp_path, engine, shape):
+def test_a_value_off_its_bounds_a_listed_move_uses_is_the_rule_error(tmp_path, monkeypatch, engine, shape):
+    monkeypatch.chdir(tmp_path)  # (a rule file is shown by its path from here when that is shorter)
     state, folder = _game(tmp_path, engine, shape)
     assert state.apply("allow")  # the requirement no longer leaves out a value off the bounds
     before = state.hash()
     outcome = state.apply("widen")  # the next player's moves would use one
     assert not outcome and outcome.code == "rule_error"
-    said = LISTED_OFF[shape].format(where=folder / "game.yaml")
+    said = LISTED_OFF[shape].format(where=os.path.relpath(folder / "game.yaml", tmp_path))
     assert said + ", but the rules list it: a bug in the rules" in outcome.reason
     assert state.hash() == before and state.vars["past"] == 0
 
@@ -125,17 +127,18 @@ phases:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_the_one_action_of_a_phase_listed_at_once_is_checked_too(tmp_path, engine):
+def test_the_one_action_of_a_phase_listed_at_once_is_checked_too(tmp_path, monkeypatch, engine):
     """The phase's one action, one parameter and no requirement: its moves listed by one
     comprehension (compiled/legal_code.py `_listed_at_once`), its values checked there."""
     (tmp_path / "game.yaml").write_text(ALONE)
+    monkeypatch.chdir(tmp_path)  # (a rule file is shown by its path from here when that is shorter)
     state = interpreter.load(str(tmp_path)).new_game(2, seed=1, engine=engine)
     assert [dict(action.args)["n"] for action in state.legal_actions()] == [1, 2, 3]
     assert state.apply({"action": "give", "args": {"n": 1}})  # past 0: the next listing reads 1..3 again
     before = state.hash()
     outcome = state.apply({"action": "give", "args": {"n": 2}})  # past 1: it would read 1..4, and list 4
     assert not outcome and outcome.code == "rule_error"
-    assert outcome.reason.startswith(f"the value 4 of parameter 'n' of action 'give' at {tmp_path / 'game.yaml'}:7:7 "
+    assert outcome.reason.startswith(f"the value 4 of parameter 'n' of action 'give' at game.yaml:7:7 "
                                      "lies off the range or step it declares (max: 3), but the rules list it")
     assert state.hash() == before
 

@@ -219,10 +219,44 @@ def test_any_and_all_decide_at_the_first_item_that_does(source, value):
 ])
 def test_a_folded_range_gone_through_first_is_charged_its_length_at_once(source, charged):
     generated = _generated(source)
-    assert (charged in generated) if charged else "_B.left -=" not in generated, generated
+    assert (charged in generated) if charged else not re.search(r"_B.left -= \d", generated), generated
     for limit in range(1, 40):  # the same outcome as without folding (the builtin charges), at every bound
         folded, built = (outcome(source, NAMES, sharing=sharing, work_limit=limit) for sharing in (True, False))
         assert folded[0] == built[0] and (folded == built or "work bound" in folded[1] and "work bound" in built[1])
+
+
+@pytest.mark.parametrize("source", [
+    "[x * n for x in range(5) if x != 2]",
+    "[x for x in range(0)]",
+    "[[y for y in xs if y > x] for x in range(3)]",
+    "[10 // (x - 2) for x in range(4)]",  # the error at the item that raises it
+    "[got(x) for x in range(1, 4) if x > 0]",
+    "[x for x in range(16, 0, -1) if x % 3 == 0]",
+])
+def test_a_list_comprehension_over_a_short_folded_range_is_a_loop(source):
+    generated = _generated(source)
+    assert "_result.append((" in generated and "return _result" in generated, generated
+    assert outcome(source, NAMES, sharing=True) == outcome(source, NAMES, sharing=False)
+    for limit in range(1, 30):  # the same charges at the same steps
+        looped, built = (outcome(source, NAMES, sharing=sharing, work_limit=limit) for sharing in (True, False))
+        assert looped[0] == built[0] and (looped == built or "work bound" in looped[1] and "work bound" in built[1])
+
+
+@pytest.mark.parametrize("source", ["[x for x in range(17)]", "[x + y for x in range(3) for y in xs]",
+                                    "[x for x in xs]"])
+def test_a_long_or_nested_list_comprehension_stays_one(source):
+    assert "_result" not in _generated(source)
+    assert outcome(source, NAMES, sharing=True) == outcome(source, NAMES, sharing=False)
+
+
+@pytest.mark.parametrize("source", ["any(x > 2 for x in xs)", "all(x > 0 for x in evens)", "any(v > 1 for v in m)",
+                                    "all(x for x in [n, 1])", "any(c == 'k1' for c in k)"])
+def test_a_list_gone_through_first_is_charged_in_place(source):
+    generated = _generated(source)
+    assert "_B.left -= _len(_first_items)" in generated and "_first_items = _T(_first_items)" in generated, generated
+    for limit in range(1, 12):  # a list charged in place, a map or a text by `_T`: the same outcome at every bound
+        taken, built = (outcome(source, NAMES, sharing=sharing, work_limit=limit) for sharing in (True, False))
+        assert taken[0] == built[0] and (taken == built or "work bound" in taken[1] and "work bound" in built[1])
 
 
 def test_any_past_the_work_bound_is_stopped():
@@ -235,8 +269,9 @@ def test_a_name_read_for_each_item_is_read_once_before_the_loop():
     generated = _generated("[x + n for x in range(5) if get(m, str(x), 0) > 0]")
     fast = generated[generated.index("def _e", generated.index("_safe(") + 1):]
     assert "_Vn_n = _V['n']" in fast and "_Vn_m = _V['m']" in fast, fast
-    returned = next(line for line in fast.splitlines() if line.strip().startswith("return ["))
-    assert "_V['n']" not in returned and "_V['m']" not in returned and "_Vn_n" in returned, returned
+    looped = [line for line in fast.splitlines() if " = _V[" not in line]  # (a loop: statements.py)
+    assert not any("_V['n']" in line or "_V['m']" in line for line in looped), fast
+    assert any("_result.append(" in line and "_Vn_n" in line for line in looped), fast
     # (only over a constant or a literal range: a var's list may be short, the reads not worth it)
     assert "_Vn_" not in _generated("[x + n for x in xs]")
 

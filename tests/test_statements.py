@@ -17,9 +17,13 @@ def _parsed_always(code):
         return plain
     tree = ast.parse(code, mode="eval").body
     if statements._is_decided_by_one(tree):
-        return statements._loops(code, tree.args[0], tree.args[1])
+        return statements._loops(code, tree.args[0], f"return ({statements._text(code, tree.args[0].elt)})",
+                                 f"return ({statements._text(code, tree.args[1])})")
     if isinstance(tree, ast.ListComp):
         charge, first = statements._charged_first(code, tree.generators[0])
+        if charge and len(tree.generators) == 1 and statements._folded_length(first) <= statements.SHORT_RANGE:
+            return statements._loops(code, tree, f"_result.append(({statements._text(code, tree.elt)}))",
+                                     "return _result", "_result = []")
         if charge:
             data, (start, end) = code.encode(), statements._span(tree.generators[0].iter)
             return charge + f"{statements._INDENT}return {data[:start].decode()}{first}{data[end:].decode()}\n"
@@ -31,6 +35,8 @@ def _parsed_always(code):
     "(_next((v for v in x), None))",
     "[v for v in _T(_R_0_3_1)]",
     "[v for v in _T(_R_0_3_1) if v] + [1]",
+    "[v for v in _T(_R_0_99_1) if v]",
+    "[v for v in _T(_R_0_3_1) for w in x]",
     "[v for v in x]",
     "a + _next((v for v in x), 0)",
     "_nextx(1)",

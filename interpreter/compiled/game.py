@@ -56,9 +56,11 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
-        state.moves, state.is_terminal, state.step = _moves_of(moves, state.V), terminal, step
-        if actions is not None:
-            state._legal = list(actions)
+        state.is_terminal, state.step = terminal, step
+        if actions is not None:  # (kept only when no move's label reads the state: the moves as they are)
+            state.moves, state._legal = moves, list(actions)
+        else:
+            state.moves = _moves_of(moves, state.V)
         return state
     ruleset.budget.reset()
     new_vars = module.initial_vars.get(players)
@@ -171,7 +173,17 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if actions is not None:  # one of the Actions legal_actions() gave (the common case)
             for index, candidate in enumerate(actions):
                 if candidate is action:
-                    return self._apply_index(index, False)
+                    module = self.module
+                    if not module.plain_moves or self._undo or module.hand_overs or self._pending is not None:
+                        return self._apply_index(index, False)
+                    # the common case in short: no undo log (nothing can refuse the move, undo()
+                    # cannot take it back), nothing to settle first, nothing handed over yet
+                    move, history = self.moves[index], self._history
+                    try:
+                        self._run_move(move, self.frame, None, index, module.every_var)
+                    except BY_REFERENCE:
+                        return self._move_again_by_reference(move, index, history)
+                    return APPLIED
         index = self._index_of(action)  # (one legal_action built alone)
         if index is not None:
             return self._apply_index(index, False)
@@ -207,12 +219,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         history = self._history
         # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
         unlogged = not undoable and not module.refusable and not self._undo
-        if unlogged and not module.hand_overs and not module.settles:  # the common case, in short
-            try:
-                self._run_move(move, self.frame, None, index, module.every_var)
-            except BY_REFERENCE:
-                return self._move_again_by_reference(move, index, history)
-            return APPLIED
         record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)

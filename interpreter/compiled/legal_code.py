@@ -35,8 +35,9 @@ def write_legal(out: Writer, phase, index: int) -> None:
         out.emit(0, "")
         name, arguments = f"listed_{index}", f"{arguments}, off"
     out.emit(0, f"def {name}({arguments}):")
-    if _listed_at_once(actions):  # one action, listed by one comprehension: its list is the moves
-        out.emit(1, "L = {'player': player, 'round': round_}")
+    if _listed_at_once(actions):  # one action, listed by one loop: its list is the moves
+        if _needs_turn_names(out, actions[0], 0):
+            out.emit(1, "L = {'player': player, 'round': round_}")
         _action_moves(out, actions[0], None, 1)
         out.emit(0, "")
         return
@@ -58,6 +59,20 @@ def write_legal(out: Writer, phase, index: int) -> None:
     out.emit(0, "")
 
 
+def _reads_turn_names(out: Writer, handle) -> bool:
+    """Does the expression `handle` read the turn's names (`player`, `round`), itself or through
+    a define (which is given them)? If not, it is given the shared empty `_NO_NAMES` instead of a
+    dict built for it."""
+    return bool(handle.names & ({"player", "round"} | set(out.rs.unit.scope.defines)))
+
+
+def _needs_turn_names(out: Writer, action, level: int) -> bool:
+    """Does listing parameter `level` of `action` need the turn's names `L`: its values' expression
+    reads them, or it declares bounds (read with them, `_values`)?"""
+    declared = action.declared.get(action.params[level][0]) if action.declared is not None else None
+    return declared is not None or _reads_turn_names(out, action.params[level][1])
+
+
 def _label(out: Writer, action) -> tuple:
     """The label template and context of a listed move, as source (engine/legal.py `_listed`)."""
     parts = out.value(action.label_parts) if action.label_parts else "None"
@@ -67,7 +82,7 @@ def _label(out: Writer, action) -> tuple:
 
 def _listed_at_once(actions: list) -> bool:
     """Is the phase's one action (no fallback, no requirement before its parameter) listed by
-    one comprehension (_action_moves with one parameter, its values of a plain kind)?"""
+    one loop (_action_moves with one parameter, its values of a plain kind)?"""
     if len(actions) != 1:
         return False
     action = actions[0]
@@ -77,7 +92,7 @@ def _listed_at_once(actions: list) -> bool:
 
 
 def _action_moves(out: Writer, action, target, depth: int = 2) -> None:
-    """The moves of `action`, added to the list `target` (None: the comprehension returned)."""
+    """The moves of `action`, added to the list `target` (None: the list made and returned)."""
     name = text(action.id)
     parts, context = _label(out, action)
     params = action.params
@@ -90,14 +105,20 @@ def _action_moves(out: Writer, action, target, depth: int = 2) -> None:
         return
     if len(params) == 1 and not action.req_levels[1] and context == "None":
         param, handle = params[0]
-        domain = _values(out, action, 0)
         plain = _plain_element(handle)
         if plain is not None:  # the move of each value built once, then looked up
+            # (a loop, not a comprehension: the comprehension's function and frame cost more)
+            names = "L" if target is not None or _needs_turn_names(out, action, 0) else "_NO_NAMES"
             cache = out.value({}, "_moves")
-            listed = (f"[({cache}.get(value) if type(value) is {plain} else None) or "
-                      f"_new_move({cache}, {name}, {text(param)}, value, {parts}) for value in {domain}]")
-            out.emit(depth, f"return {listed}" if target is None else f"{target}.extend({listed})")
+            if target is None:
+                out.emit(depth, "moves = []")
+            out.emit(depth, f"for value in {_values(out, action, 0, names)}:")
+            out.emit(depth + 1, f"{target or 'moves'}.append(({cache}.get(value) if type(value) is {plain} else None) "
+                                f"or _new_move({cache}, {name}, {text(param)}, value, {parts}))")
+            if target is None:
+                out.emit(depth, "return moves")
             return
+        domain = _values(out, action, 0)
         out.emit(2, f"{target}.extend([({name}, (({text(param)}, value if type(value) in _SCALARS else _freeze(value)),), "
                     f"None, {parts}, None) for value in {domain}])")
         return
@@ -195,11 +216,12 @@ def _row_level(out: Writer, action, depth: int, target: str, parts: str) -> None
     out.emit(depth, f"L.pop({text(param)}, None)")
 
 
-def _values(out: Writer, action, level: int) -> str:
+def _values(out: Writer, action, level: int, names: str = "L") -> str:
     """The values of parameter `level` of `action`, as source (engine/legal.py `_values`):
-    checked against the bounds it declares, if any (`off`: legal_P's list of those off them)."""
+    checked against the bounds it declares, if any (`off`: legal_P's list of those off them;
+    the bounds read the turn's names `L`). `names`: the names its expression is given."""
     param, handle = action.params[level]
-    domain = f"_domain({out.call(handle, 'L')})"
+    domain = f"_domain({out.call(handle, names)})"
     declared = action.declared.get(param) if action.declared is not None else None
     return domain if declared is None else f"_checked_values({out.value(declared, '_declared')}, {domain}, V, L, off)"
 

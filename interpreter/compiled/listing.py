@@ -39,8 +39,11 @@ class Listing:
             # the mover is the frame's player at a plain turn (current_player, without its checks)
             mover = self.frame[PLAYER] if self._pending is None and self.frame is not None else self.current_player
             by_move = self.module.listed_by_move.get(mover, _NONE_LISTED)
-            try:  # every move kept by the generated code and listed before (the common case)
-                actions = [by_move[id(move)] for move in self.moves]
+            actions = []
+            try:  # every move kept by the generated code and listed before (the common case; a
+                # loop, not a comprehension: the comprehension's function and frame cost more)
+                for move in self.moves:
+                    actions.append(by_move[id(move)])
             except KeyError:
                 actions = listed_actions(self.module, self.moves, mover)
             handed = self._handed

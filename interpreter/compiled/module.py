@@ -66,6 +66,8 @@ class GameModule:
         # log too, to be put back exactly
         self.refusable = bool(handed_over(ruleset)) or any(
             type(effect) in (fx.Fail, fx.Choose, fx.ChooseTogether, fx.Enter) for block in ruleset.blocks for effect in block)
+        # a move made with `apply` needs neither an undo log nor its labels settled first (game.py)
+        self.plain_moves = not self.refusable and not self.settles
         self.initial_vars: dict = {}  # players -> a function that returns the vars before set-up (new each call)
         self.start_positions: dict = {}  # players -> start.StartMemo
         # (name, args, player) -> Action: a plain dict read once per listed move (a BoundedMemo's

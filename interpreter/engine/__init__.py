@@ -15,6 +15,7 @@ Modules, each owning one concern:
                  the labels dropped for reading what their own mover may not see
   label_reads.py what a label template may read that is hidden, and through which seat
   worlds.py      worlds drawn for a player by playing the history again (determinize)
+  world_plan.py  a drawn world's plan: a choice per step, the states on the way, the runs of draws
   world_search.py  the search for such a world when the repairs of worlds.py give up
   chance.py      the seeded RNG and chance nodes
   scoring.py     scores and winners

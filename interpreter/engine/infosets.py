@@ -71,6 +71,7 @@ class _Steps(list):
     public = None
     settled = None
     dealt = None  # (its length, the unseen draws of each shuffle): worked out once (worlds.Plan.deal_unseen)
+    runs = None  # (its length, the run of draws each step belongs to): worked out once (worlds.Plan)
 
 
 class _Settled:
@@ -416,12 +417,13 @@ def play_on_each(state, earlier, player: int, seeds: list) -> list:
         return [None] * len(seeds)
     played = []
     drawn: list = []  # (hidden choices, the world they gave, its move start) of the seeds so far
+    tried = worlds.Tried()  # (the seeds' moves from the same states made once)
     for seed in seeds:
         plan = None
         if start < len(steps):  # hidden steps to draw: a plan, with the states on the way so far
             plan = worlds.Plan(steps)
             plan.before[:start] = before[:start]
-        world_now = worlds.continue_world(world, player, steps, start, random.Random(seed), plan)
+        world_now = worlds.continue_world(world, player, steps, start, random.Random(seed), plan, tried)
         if world_now is None:
             played.append(None)
             continue

@@ -35,7 +35,7 @@ import random
 
 from ..errors import RuleRuntimeError
 from .world_values import exchange
-from .worlds import Plan, branches, make_move, play_plan, seen_as
+from .worlds import Plan, Tried, branches, make_move, play_plan, seen_as
 
 __all__ = ["search_world"]
 
@@ -73,7 +73,8 @@ def _climb(state, player: int, steps, chooser, budget: _Budget):
 
     plan = Plan(steps)
     plan.deal_unseen(steps, state.rs.entities, chooser)
-    sample, failed, _ = play_plan(State.new(state.rs, state.num_players, 0, "manual"), 0, steps, plan, player, chooser)
+    tried = Tried()
+    sample, failed, _ = play_plan(State.new(state.rs, state.num_players, 0, "manual"), 0, steps, plan, player, chooser, tried)
     budget.spend(len(steps) if failed is None else failed)
     while failed is not None:
         for change in _changes(plan, steps, failed, player, chooser, budget):
@@ -82,7 +83,7 @@ def _climb(state, player: int, steps, chooser, budget: _Budget):
             trial = plan.copy()
             _apply_change(trial, change)
             start = min(change)
-            result, trial_failed, _ = play_plan(trial.state_before(start, steps), start, steps, trial, player, chooser)
+            result, trial_failed, _ = play_plan(trial.state_before(start, steps), start, steps, trial, player, chooser, tried)
             budget.spend((len(steps) if trial_failed is None else trial_failed) - start)
             if trial_failed is None or trial_failed > failed:
                 plan, sample, failed = trial, result, trial_failed

@@ -14,12 +14,15 @@ __all__ = ["same_value", "scalars", "exchange", "observed_differences", "weighte
 
 def same_value(left, right) -> bool:
     """Whether two plain values are equal as JSON (1 and True differ)."""
-    if type(left) is type(right) and type(left) in _PLAIN:  # (equal as JSON exactly when equal)
-        return left == right
+    if type(left) in _PLAIN and type(right) in _PLAIN:  # (equal as JSON exactly when of one type and equal)
+        return type(left) is type(right) and left == right
     return json.dumps(left, sort_keys=True, default=str) == json.dumps(right, sort_keys=True, default=str)
 
 
-_PLAIN = (str, int, bool)  # types whose values are equal as JSON exactly when ==: not float (-0.0 == 0.0)
+# types whose values are equal as JSON exactly when they are of one type and ==, and never equal
+# as JSON to a value of another of these types (a text is quoted; 1, true and null differ): not
+# float (-0.0 == 0.0, and 1.0 is written "1.0")
+_PLAIN = (str, int, bool, type(None))
 
 
 def scalars(value, out: list, keys: bool = False) -> list:

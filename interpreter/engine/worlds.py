@@ -12,7 +12,8 @@ hidden hand, the flow shows who could act), draws are exchanged and the game is 
 from the first one changed; a hidden answer is changed to the one shown. Repairs that go round
 in a circle give up, and the caller draws again.
 
-Owns: the plan of a world (a choice per step, the state before each), its repairs.
+Owns: playing a plan (world_plan.py: a choice per step, the state before each) along the
+trajectory, and its repairs.
 """
 from __future__ import annotations
 
@@ -22,16 +23,18 @@ from typing import Optional
 from ..errors import RuleRuntimeError
 from . import visibility
 from .labels import label_is_public
-from .values import Action
+from .values import Action, freeze
+from .world_plan import Plan, make_move
 from .world_values import exchange, observed_differences, same_value, scalars, weighted_order
 
-__all__ = ["draw_world", "continue_world", "play_public", "view_text", "seen_as", "make_move", "Plan", "play_plan",
+__all__ = ["draw_world", "continue_world", "Tried", "play_public", "view_text", "seen_as", "make_move", "Plan", "play_plan",
            "branches", "move_under_way"]
 
 REFUSED = "refused"  # a public move the drawn world refuses
 MAX_REPAIRS = 100  # exchanges of draws per attempt
 MAX_EXCHANGES = 300  # pairs of hidden items tried to explain one observation
 MAX_BACKTRACKS = 8  # other answers given to earlier hidden moves per attempt
+MAX_TRIED = 1024  # moves kept by a Tried (4 whole Davos games with MCTS kept 408 at most)
 
 
 def view_text(state, player: int) -> str:
@@ -51,95 +54,6 @@ def seen_as(state, player: int, step) -> bool:
     return observed == view or json.dumps(observed, sort_keys=True, default=str) == step.seen  # (view_text)
 
 
-class Plan:
-    """One attempt at a world: the outcome or move chosen at each step (kept across repairs as
-    the preferred choice), the state before each step, and the run each chance step belongs
-    to: consecutive draws from a pool one smaller each time (one shuffle), or a single draw."""
-
-    def __init__(self, steps):
-        self.choices: list = [None] * len(steps)
-        self.before: list = [None] * len(steps)
-        self.unseen_draws: list = []  # per run and component type: (the draws the player never saw, their items)
-        self.run_of: list = []
-        run = -1
-        for index, step in enumerate(steps):
-            previous = steps[index - 1] if index else None
-            if "chance" in step.entry and (previous is None or "chance" not in previous.entry
-                                           or len(step.pool) != len(previous.pool) - 1):
-                run = index
-            self.run_of.append(run if "chance" in step.entry else None)
-
-    def state_before(self, index: int, steps):
-        """The state before step `index`: `before[index]`, or for a draw that `play_plan` made
-        in place (its entry None), the draws since the last state kept made again on a copy
-        of it (then kept); None when no state before it is known."""
-        state = self.before[index]
-        if state is not None:
-            return state
-        known = index - 1
-        while known >= 0 and self.before[known] is None:
-            known -= 1
-        if known < 0:
-            return None
-        state = self.before[known].copy(trial=True)
-        for step_index in range(known, index):
-            make_move(state, self.choices[step_index], "chance" in steps[step_index].entry)
-        self.before[index] = state
-        return state
-
-    def copy(self) -> "Plan":
-        """A plan to change without changing this one (the states before the steps are shared)."""
-        twin = object.__new__(Plan)
-        twin.choices, twin.before = list(self.choices), list(self.before)
-        twin.unseen_draws, twin.run_of = self.unseen_draws, self.run_of
-        return twin
-
-    def deal_unseen(self, steps, entities, chooser) -> None:
-        """A first guess at every draw of a component: in each run of draws (a shuffle), the
-        components the player sees from then on keep the places they were drawn to, and the
-        ones never seen are dealt anew, at random, to the other places where the run drew a
-        component of their type. The guess reads the true draws only where the player later
-        saw the item."""
-        dealt = getattr(steps, "dealt", None)  # (a trajectory keeps its runs: the same for every world)
-        if dealt is None or dealt[0] != len(steps):
-            dealt = (len(steps), _unseen_runs(self.run_of, steps, entities))
-            if hasattr(steps, "dealt"):
-                steps.dealt = dealt
-        for indices, unseen_at, unseen in dealt[1]:
-            for index in indices:
-                self.choices[index] = steps[index].entry["chance"]
-            self.unseen_draws.append((unseen_at, unseen))
-            unseen = list(unseen)
-            chooser.shuffle(unseen)
-            for index, item in zip(unseen_at, unseen):
-                self.choices[index] = item
-
-
-def _unseen_runs(run_of: list, steps, entities) -> list:
-    """[(the draws of a run of one component type, those whose item the player never saw, the
-    items never seen, sorted)] of each run of draws (a shuffle) in `steps` (see deal_unseen)."""
-    runs: dict = {}
-    for index, run in enumerate(run_of):
-        outcome = steps[index].entry.get("chance") if run is not None else None
-        if isinstance(outcome, str) and outcome in entities:
-            runs.setdefault((run, entities[outcome]["type"]), []).append(index)
-    found = []
-    for indices in runs.values():
-        # from the run on, what it put in view: the observations as one text (JSON text holds
-        # no newline, so an item's text is found in it only where it is in one observation)
-        later = "\n".join(step.seen for step in steps[indices[0]:])
-        seen = lambda item: json.dumps(item) in later  # noqa: E731
-        unseen_at = [index for index in indices if not seen(steps[index].entry["chance"])]
-        unseen = [steps[index].entry["chance"] for index in unseen_at]
-        last = steps[indices[-1]]
-        left = list(last.pool)
-        left.remove(last.entry["chance"])
-        if len(left) == 1 and left[0] in entities and not seen(left[0]):
-            unseen.append(left[0])  # the item the shuffle left last, never drawn
-        found.append((indices, unseen_at, tuple(sorted(unseen))))
-    return found
-
-
 def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
     """Play the trajectory again with hidden choices drawn anew. When a later observation
     contradicts what was drawn (a card of a shuffled deck comes into view), the draws that put
@@ -153,8 +67,9 @@ def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
     sample, start = State.new(state.rs, state.num_players, 0, "manual"), 0
     failures: set = set()
     backtracks = 0
+    tried = Tried()
     for _ in range(MAX_REPAIRS):
-        sample, failed, seen_instead = play_plan(sample, start, steps, plan, player, chooser)
+        sample, failed, seen_instead = play_plan(sample, start, steps, plan, player, chooser, tried)
         if failed is None:
             return sample
         if (failed, seen_instead, backtracks) in failures:
@@ -180,15 +95,17 @@ def draw_world(state, player: int, steps, chooser, plan: Optional[Plan] = None):
     return None
 
 
-def continue_world(world, player: int, steps, start: int, chooser, plan: Optional[Plan] = None):
+def continue_world(world, player: int, steps, start: int, chooser, plan: Optional[Plan] = None,
+                   tried: Optional["Tried"] = None):
     """Play steps[start:] on `world` (a manual-chance world drawn earlier, consistent with
     steps[:start]) with the new hidden choices drawn as in `draw_world`; the world now (`world`
     itself when nothing happened since: the caller copies it), or None when a new observation
-    contradicts it (the caller then draws a world anew). `plan`: as in `draw_world`."""
+    contradicts it (the caller then draws a world anew). `plan`: as in `draw_world`; `tried`:
+    the moves tried so far by the other seeds played on from `world` (see `Tried`)."""
     if start == len(steps):
         return world
     plan = plan or Plan(steps)
-    sample, failed, _ = play_plan(world, start, steps, plan, player, chooser)  # (it changes no state it is given)
+    sample, failed, _ = play_plan(world, start, steps, plan, player, chooser, tried)  # (it changes no state it is given)
     return sample if failed is None else None
 
 
@@ -221,12 +138,12 @@ def _answer_otherwise(plan: Plan, steps, failed: int, chooser):
     return None
 
 
-def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
+def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser, tried: Optional["Tried"] = None):
     """Play steps[start:] from `sample` (the state before steps[start]), each hidden choice the
     planned one when it still fits, else the first that fits. Returns (state, None, None) when
     every observation was as recorded, else (state, index of the step that failed, the
     observation the failing step gave instead, REFUSED for a public move refused here, or None
-    when it cannot tell)."""
+    when it cannot tell). `tried`: what other plays from the same states found (`Tried`)."""
     owned = False  # `sample` is the plan's own state (no entry of plan.before holds it)
     for index in range(start, len(steps)):
         step = steps[index]
@@ -244,17 +161,18 @@ def play_plan(sample, start: int, steps, plan: Plan, player: int, chooser):
         plan.before[index] = sample
         owned = False
         if not chance and not step.secret:
-            after, seen_instead = _public_move(sample, step, player)
+            after, seen_instead = _public_move(sample, step, player) if tried is None else \
+                tried.result(sample, index, None, lambda: _public_move(sample, step, player))
             if after is None:
                 return sample, index, seen_instead
             sample = after
             continue
         candidates = [planned] if planned is not None and not chance else []  # (a planned draw was tried)
-        after, chosen = _first_consistent(sample, candidates, player, step, chance)
+        after, chosen = _first_consistent(sample, candidates, player, step, chance, tried, index)
         if after is None:
             candidates = _candidates(sample, step, planned, chooser)
             after, chosen = _first_consistent(sample, candidates[1 if planned is not None else 0:],
-                                              player, step, chance)
+                                              player, step, chance, tried, index)
         if after is None:
             if not candidates:
                 return sample, index, None
@@ -280,15 +198,23 @@ def _public_move(sample, step, player: int) -> tuple:
     None for a label other than recorded, a label that reads what is hidden: a price). Another
     player's label that may read a hidden value is not compared: the player read its plain label."""
     move = step.entry["action"]
-    if (move.get("player") == player or label_is_public(sample.rs, move.get("action"))) \
-            and _label_of(sample, move) != move.get("label"):
-        return None, None
+    compared = move.get("player") == player or label_is_public(sample.rs, move.get("action"))
     after = sample.copy(trial=True)
-    if not after.apply(step.entry["action"]):
-        return None, REFUSED
+    if not after.apply(move):  # (a move listed with another label is refused too, but not seen as REFUSED)
+        return None, (None if compared and _label_of(sample, move) != move.get("label") else REFUSED)
+    if compared and _label_made(after, sample, move) != move.get("label"):
+        return None, None
     if not seen_as(after, player, step):
         return None, view_text(after, player)
     return after, None
+
+
+def _label_made(after, before, move: dict):
+    """The label of the move just made in `after` (as listed in `before`, the state it was made
+    from): the listed Action the history took, or for a choice made at once with others (kept
+    as data) `_label_of` in `before`."""
+    made = after._history[1]  # (the history chain: (earlier, entry), as infosets.move_start reads it)
+    return made.label if isinstance(made, Action) else _label_of(before, move)
 
 
 def play_public(world, player: int, steps, start: int, before: Optional[list] = None) -> tuple:
@@ -353,19 +279,50 @@ def branches(state, step) -> list:
     return [(step.entry["action"], False)]
 
 
-def make_move(trial, candidate, chance: bool) -> bool:
-    """Apply a chance outcome or a move to `trial`; whether it was accepted."""
-    return bool(trial.apply_chance(candidate) if chance else trial.apply(candidate))
-
-
-def _first_consistent(state, candidates, player: int, step, chance: bool):
+def _first_consistent(state, candidates, player: int, step, chance: bool, tried=None, index=None):
     """(the state after the first candidate that leaves `player`'s observation as `step`
-    recorded it, that candidate), or (None, None)."""
+    (step `index`) recorded it, that candidate), or (None, None). `tried`: see `Tried`."""
     for candidate in candidates:
-        trial = state.copy(trial=True)
-        if make_move(trial, candidate, chance) and seen_as(trial, player, step):
+        if tried is None:
+            trial = _fitting(state, candidate, player, step, chance)
+        else:
+            key = freeze(candidate) if chance else (candidate.player, candidate.key)  # (as apply finds them)
+            trial = tried.result(state, index, key, lambda: _fitting(state, candidate, player, step, chance))
+        if trial is not None:
             return trial, candidate
     return None, None
+
+
+def _fitting(state, candidate, player: int, step, chance: bool):
+    """The state after `candidate` (a copy of `state`) when it shows `player` what `step` recorded, else None."""
+    trial = state.copy(trial=True)
+    return trial if make_move(trial, candidate, chance) and seen_as(trial, player, step) else None
+
+
+class Tried:
+    """What plays from the same states found, to hand over instead of making a move again: a
+    public move's result, or the state a hidden answer or outcome gave (None: it did not fit),
+    by the state it was tried on (held here, so its id stays its own), the step and the move.
+    A state tried on is never changed, so the same move there gives the same result. Shared by
+    the seeds of one `infosets.play_on_each` (they play on one world alike up to their first
+    different choice; each still draws its choices with its own seed), and by the plays again
+    of one `draw_world` and one climb of the world search (a repair or a change plays again from
+    a state kept on the way, often with a move tried there before). At most MAX_TRIED kept: then
+    the oldest half goes (a long search would otherwise keep every state it tried)."""
+
+    def __init__(self):
+        self._kept: dict = {}  # (id(state), step index, move key) -> (state, result)
+
+    def result(self, state, index: int, key, play):
+        """The result of `play()` for this move at step `index` from `state`, played once."""
+        kept = self._kept
+        entry = kept.get((id(state), index, key))
+        if entry is None or entry[0] is not state:
+            if len(kept) >= MAX_TRIED:
+                for old in list(kept)[:MAX_TRIED // 2]:
+                    del kept[old]
+            entry = kept[(id(state), index, key)] = (state, play())
+        return entry[1]
 
 
 def _repair_hidden_move(plan: Plan, steps, failed: int, differences):

@@ -6,7 +6,12 @@ Python calls, with the same steps in the same order (the same values, charges an
   then `return d` (no generator object, no `next` call, no resumption per item);
 - a folded `range` of literals (`_R_<start>_<stop>_<step>`) that is the first thing such a loop
   or a whole-expression list comprehension goes through is charged to the work bound by its
-  length, known when the code is generated (`_B.left -= 9`), instead of by a `_T` call.
+  length, known when the code is generated (`_B.left -= 9`), instead of by a `_T` call;
+- any other `_T(x)` such a loop goes through first is written out: a list is charged its length
+  in place (Budget.take's first branch, without the call), anything else is given to `_T`;
+- such a list comprehension with one `for` over at most SHORT_RANGE items becomes a loop that
+  appends to `_result` (no function object and frame made for the comprehension at each call,
+  which cost more than the appends for a few items: ~800 instructions against ~50 an item).
 
 Owns: `return_statements(code)`. The code is our own generated Python (parsed here with `ast`
 only to find its parts; the parts are copied as text).
@@ -23,6 +28,7 @@ _FOLDED = re.compile(r"^_R_([0-9m]+)_([0-9m]+)_([0-9m]+)$")
 # start-up; 128 of ~11,800 bundled expressions are rewritten, all of them `_next(`).
 _MAY_BE_REWRITTEN = re.compile(r"[\s(]*(?:_next\b|\[.*_T\(_R_)")
 _INDENT = "        "  # inside the function's `try`
+SHORT_RANGE = 16  # a list comprehension over a folded range up to this long is written as a loop
 
 
 def return_statements(code: str) -> str:
@@ -31,9 +37,11 @@ def return_statements(code: str) -> str:
         return f"{_INDENT}return {code}\n"
     tree = ast.parse(code, mode="eval").body
     if _is_decided_by_one(tree):
-        return _loops(code, tree.args[0], tree.args[1])
+        return _loops(code, tree.args[0], f"return ({_text(code, tree.args[0].elt)})", f"return ({_text(code, tree.args[1])})")
     if isinstance(tree, ast.ListComp):
         charge, first = _charged_first(code, tree.generators[0])
+        if charge and len(tree.generators) == 1 and _folded_length(first) <= SHORT_RANGE:
+            return _loops(code, tree, f"_result.append(({_text(code, tree.elt)}))", "return _result", "_result = []")
         if charge:
             data, (start, end) = code.encode(), _span(tree.generators[0].iter)
             return charge + f"{_INDENT}return {data[:start].decode()}{first}{data[end:].decode()}\n"
@@ -46,19 +54,22 @@ def _is_decided_by_one(tree) -> bool:
             and len(tree.args) == 2 and not tree.keywords and isinstance(tree.args[0], ast.GeneratorExp))
 
 
-def _loops(code: str, generator: ast.GeneratorExp, default) -> str:
-    """The nested `for`/`if` statements of the generator, returning its first item."""
-    charge, first = _charged_first(code, generator.generators[0])
-    lines, depth = [], 0
-    for number, clause in enumerate(generator.generators):
+def _loops(code: str, comprehension, innermost: str, last: str, before: str = "") -> str:
+    """The nested `for`/`if` statements of a generator or list comprehension (after the
+    statement `before`, if any), `innermost` inside them, `last` after them."""
+    charge, first = _charged_first(code, comprehension.generators[0])
+    if not charge:
+        charge, first = _taken_first(code, comprehension.generators[0])
+    lines, depth = [before] if before else [], 0
+    for number, clause in enumerate(comprehension.generators):
         iterated = first if number == 0 and charge else _text(code, clause.iter)
         lines.append(f"{'    ' * depth}for {_text(code, clause.target)} in ({iterated}):")
         depth += 1
         for condition in clause.ifs:
             lines.append(f"{'    ' * depth}if ({_text(code, condition)}):")
             depth += 1
-    lines.append(f"{'    ' * depth}return ({_text(code, generator.elt)})")
-    lines.append(f"return ({_text(code, default)})")
+    lines.append(f"{'    ' * depth}{innermost}")
+    lines.append(last)
     return charge + "".join(f"{_INDENT}{line}\n" for line in lines)
 
 
@@ -70,11 +81,32 @@ def _charged_first(code: str, clause: ast.comprehension) -> tuple:
             and len(iterable.args) == 1 and not iterable.keywords and isinstance(iterable.args[0], ast.Name)):
         return "", None
     name = iterable.args[0].id
-    match = _FOLDED.match(name)
-    if match is None:
+    if _FOLDED.match(name) is None:
         return "", None
-    length = len(range(*(int(part.replace("m", "-")) for part in match.groups())))
-    return f"{_INDENT}_B.left -= {length}\n{_INDENT}if _B.left < 0:\n{_INDENT}    _B.exceeded()\n", name
+    return f"{_INDENT}_B.left -= {_folded_length(name)}\n{_INDENT}if _B.left < 0:\n{_INDENT}    _B.exceeded()\n", name
+
+
+def _taken_first(code: str, clause: ast.comprehension) -> tuple:
+    """(the statements giving the clause's iterable to the work bound as `_T` (Budget.take) does,
+    its first branch, a list, written out, the name they leave it in) when it is `_T(x)`;
+    ("", None) otherwise."""
+    iterable = clause.iter
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "_T"
+            and len(iterable.args) == 1 and not iterable.keywords):
+        return "", None
+    lines = (f"_first_items = ({_text(code, iterable.args[0])})",
+             "if _first_items.__class__ is _list_t:",
+             "    _B.left -= _len(_first_items)",
+             "    if _B.left < 0:",
+             "        _B.exceeded()",
+             "else:",
+             "    _first_items = _T(_first_items)")
+    return "".join(f"{_INDENT}{line}\n" for line in lines), "_first_items"
+
+
+def _folded_length(name: str) -> int:
+    """The number of items of the folded range named `name` (`_R_0_9_1`: 9)."""
+    return len(range(*(int(part.replace("m", "-")) for part in _FOLDED.match(name).groups())))
 
 
 def _span(node) -> tuple:
