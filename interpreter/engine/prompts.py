@@ -13,7 +13,10 @@ decision, information_state, saves), so every view shows the same, whatever the 
 that does not parse is left as written: the views never fill in a prompt that does not compile.
 `rulebook validate` warns (`warning[prompt-reads-hidden]`).
 
-Owns: `hide_prompt_reading_others`, `HIDDEN_PART`, `template_parts`.
+A `choose` with `reveals: "<why>"` shows its decider what its prompt reads on purpose: it is
+left as written (engine/labels.py `hide_labels_reading_others` skips it).
+
+Owns: `hide_prompt_reading_others`, `prompt_parts_reading_others`, `HIDDEN_PART`, `template_parts`.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from ..errors import ExpressionError
 from ..nodes import Text, expr_pos
 from .label_reads import hidden_from
 
-__all__ = ["hide_prompt_reading_others", "HIDDEN_PART", "template_parts"]
+__all__ = ["hide_prompt_reading_others", "prompt_parts_reading_others", "HIDDEN_PART", "template_parts"]
 
 HIDDEN_PART = "?"  # what stands for a part of a prompt that may read what its decider may not see
 
@@ -49,13 +52,31 @@ def hide_prompt_reading_others(ruleset, effect, local_reads: dict, reads, decide
     decider (`deciders`: the names holding their seat) replaced by HIDDEN_PART; each such part
     is recorded in `ruleset.prompts_reading_hidden` as (position, var, what). `reads` is the
     ruleset's LabelReads, `local_reads` the reads of the locals bound before the `choose`."""
-    if "{" not in effect.prompt:
+    hidden = prompt_parts_reading_others(effect, local_reads, reads, deciders)
+    if not hidden:
         return effect
-    shown, changed = [], False
-    seats = {name: name for name in deciders}  # the decider knows their own seat: its names read nothing
+    shown = []
     for part in template_parts(effect.prompt):
         if isinstance(part, str):
             shown.append(part)
+        elif part[1] in hidden:
+            ruleset.prompts_reading_hidden.append((_part_pos(effect, part[1]), hidden[part[1]],
+                                                   f"the prompt of choose '{effect.bind}'"))
+            shown.append(HIDDEN_PART)
+        else:
+            shown.append("{" + part[0] + "}")
+    return dataclasses.replace(effect, prompt="".join(shown))
+
+
+def prompt_parts_reading_others(effect, local_reads: dict, reads, deciders: set) -> dict:
+    """{offset of the `{`: the first var it may read hidden from the decider} of the parts of a
+    `choose`'s prompt (see hide_prompt_reading_others)."""
+    if "{" not in effect.prompt:
+        return {}
+    found = {}
+    seats = {name: name for name in deciders}  # the decider knows their own seat: its names read nothing
+    for part in template_parts(effect.prompt):
+        if isinstance(part, str):
             continue
         source, offset = part
         try:
@@ -63,13 +84,8 @@ def hide_prompt_reading_others(ruleset, effect, local_reads: dict, reads, decide
         except ExpressionError:  # never filled in (the views show such a prompt as written)
             hidden = []
         if hidden:
-            ruleset.prompts_reading_hidden.append((_part_pos(effect, offset), hidden[0],
-                                                   f"the prompt of choose '{effect.bind}'"))
-            shown.append(HIDDEN_PART)
-            changed = True
-        else:
-            shown.append("{" + source + "}")
-    return dataclasses.replace(effect, prompt="".join(shown)) if changed else effect
+            found[offset] = hidden[0]
+    return found
 
 
 def _part_pos(effect, offset: int):
