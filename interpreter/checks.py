@@ -3,7 +3,7 @@
 Owns: the phase graph checks (on `phase_edges`; networkx only builds the graph that is drawn),
 static assertions (numbers the rulebook states), set-up assertions for every allowed player
 count, unused-definition warnings, labels dropped for reading what their mover may not see
-(`label-reads-hidden`), and the provenance report. Errors raise RulebookError; warnings are returned.
+(`label-reads-hidden`), prompts that may (`prompt-reads-hidden`), `reveals:` with nothing hidden to show (`reveals-nothing`), and the provenance report. Errors raise RulebookError; warnings are returned.
 """
 from __future__ import annotations
 
@@ -133,6 +133,8 @@ def run_checks(ruleset, composed) -> list:
     warnings.extend(decision_bound_warnings(ruleset))
     warnings.extend(listed_off_bound_warnings(ruleset))
     warnings.extend(label_warnings(ruleset))
+    warnings.extend(prompt_warnings(ruleset))
+    warnings.extend(reveals_warnings(ruleset))
     return warnings
 
 
@@ -145,6 +147,25 @@ def label_warnings(ruleset) -> list:
                        f"read only the mover's own slot of '{var}' ('{var}[player]' in an action's label), "
                        "public vars and the move's own values",
                        severity="warning") for pos, var, what in ruleset.labels_reading_hidden]
+
+
+def prompt_warnings(ruleset) -> list:
+    """Parts of `choose` prompts shown as `?` because they may read a var hidden from the decider
+    (engine/prompts.py `hide_prompt_reading_others`)."""
+    return [Diagnostic("prompt-reads-hidden", f"{what} may read '{var}' (itself, or through a define or a "
+                       "local bound from it) where its decider may not see it: every view shows '?' there", pos,
+                       f"read only the decider's own slot of '{var}', public vars and what the decider "
+                       "chose, or name the value in an option label of the decider's own",
+                       severity="warning") for pos, var, what in ruleset.prompts_reading_hidden]
+
+
+def reveals_warnings(ruleset) -> list:
+    """`reveals:` on a `choose` whose prompt and option labels read nothing hidden from its
+    decider (engine/labels.py): a stale mark, or one on the wrong `choose`."""
+    return [Diagnostic("reveals-nothing", f"{what} says it reveals something ('reveals:'), but neither its prompt nor "
+                       "its option labels may read a var hidden from its decider", pos,
+                       "remove 'reveals:', or move it to the choose whose prompt shows the secret",
+                       severity="warning") for pos, what in ruleset.reveals_reading_nothing]
 
 
 def decision_bound_warnings(ruleset) -> list:

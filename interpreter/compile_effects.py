@@ -196,7 +196,8 @@ class EffectCompiler:
         bound[choice["as"]] = element_type(options) if count is None else None
         label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
         return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos,
-                         self.declared(choice, scope, "answer", _decision(choice), pos))
+                         self.declared(choice, scope, "answer", _decision(choice), pos), choice.get("prompt"),
+                         choice.get("reveals"))
 
     def effect_choose_together(self, choice, scope, pos, bound):
         """`choose: {players: ..., from: ...}`: each of the players chooses at once from `from`
@@ -214,7 +215,8 @@ class EffectCompiler:
         label = (self.template(choice["label"], seat_scope.with_locals({"option": None}))
                  if choice.get("label") else None)
         return fx.ChooseTogether(players, options, str(choice["as"]), str(choice.get("prompt", choice["as"])),
-                                 count, label, pos, self.declared(choice, seat_scope, "answer", _decision(choice), pos))
+                                 count, label, pos, self.declared(choice, seat_scope, "answer", _decision(choice), pos),
+                                 choice.get("prompt"), choice.get("reveals"))
 
     def declared(self, spec, scope, noun: str, subject: str, pos) -> Optional[Declared]:
         """The `min`/`max`/`step` a decision or parameter (its mapping `spec`) declares, each read

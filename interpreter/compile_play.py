@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .compile_effects import LISTS, NUMBERS, PROVENANCE_KEYS, EffectCompiler, element_type
+from .engine.prompts import template_parts
 from .errors import Pos, suggest
 from .expr.compiler import Handle, Scope
 from .loader import Text, expr_pos, key_pos, value_pos
@@ -131,23 +132,18 @@ class PlayCompiler(EffectCompiler):
         """'Place in {cell}' -> ['Place in ', Handle]."""
         out = []
         source = str(text)
-        start = 0
-        while start < len(source):
-            opening = source.find("{", start)
-            closing = source.find("}", opening) if opening >= 0 else -1
-            if opening < 0 or closing < 0:
-                out.append(source[start:])
-                break
-            if opening > start:
-                out.append(source[start:opening])
-            inner = source[opening + 1:closing]
+        for part in template_parts(source):
+            if isinstance(part, str):
+                if part:
+                    out.append(part)
+                continue
+            inner, opening = part
             where = None
             if isinstance(text, Text):  # the position of `inner`, also in a block scalar of several lines
                 line = source.count("\n", 0, opening + 1) + 1
                 column = opening + 1 - source.rfind("\n", 0, opening + 1)
                 where = expr_pos(text, line, column)
             out.append(self.expr(Text(inner, where), scope))
-            start = closing + 1
         return out
 
     # phases ---------------------------------------------------------------------------------

@@ -84,6 +84,8 @@ class Ruleset:
     view: Any = None  # the compiled `view:` section (interpreter/view/spec.py)
     label_publicity: Any = None  # action id -> its label may be read by all (engine/labels.py)
     labels_reading_hidden: list = field(default_factory=list)  # (pos, var, what): dropped templates (engine/labels.py)
+    prompts_reading_hidden: list = field(default_factory=list)  # (pos, var, what): hidden prompt parts (engine/prompts.py)
+    reveals_reading_nothing: list = field(default_factory=list)  # (pos, what): a `reveals:` with nothing to reveal (engine/labels.py)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node

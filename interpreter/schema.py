@@ -202,6 +202,11 @@ def _min_items(node, sub):
     return lambda x: not isinstance(x, list) or len(x) >= least
 
 
+def _min_length(node, sub):
+    least = node["minLength"]
+    return lambda x: not isinstance(x, str) or len(x) >= least
+
+
 def _minimum(node, sub):
     low = node["minimum"]
     return lambda x: not _is_number(x) or not x < low
@@ -236,7 +241,7 @@ _KEYWORDS = {
     "type": _type, "enum": _enum, "anyOf": _any_of, "$ref": _ref,
     "properties": _members, "additionalProperties": _members, "required": _required,
     "propertyNames": _property_names, "minProperties": _min_properties, "maxProperties": _max_properties,
-    "items": _items, "minItems": _min_items,
+    "items": _items, "minItems": _min_items, "minLength": _min_length,
     "minimum": _minimum, "maximum": _maximum, "pattern": _pattern,
 }
 
@@ -353,7 +358,7 @@ def _best(err):
 
 
 # validators whose error is about a value (point at the value, not at its key)
-_VALUE_ERRORS = ("type", "enum", "pattern", "minimum", "maximum", "minItems", "maxItems", "const")
+_VALUE_ERRORS = ("type", "enum", "pattern", "minimum", "maximum", "minItems", "maxItems", "minLength", "const")
 
 
 _VALID: dict = {}

@@ -117,6 +117,8 @@ class Choose:
     label: Optional[list]  # a label template for each option, or None
     pos: Any = None
     declared: Any = None  # the `min`/`max`/`step` it declares (declared.py's Declared), or None
+    written: Any = None  # the prompt as the rule file wrote it (a Text: its position), for validate
+    reveals: Any = None  # `reveals:` (a Text: why its prompt and labels show the decider what they read), or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,8 @@ class ChooseTogether:
     label: Optional[list]
     pos: Any = None
     declared: Any = None  # as Choose's, read with `p` bound to each seat
+    written: Any = None  # as Choose's
+    reveals: Any = None  # as Choose's
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Which hidden vars a label template may read, and through which seat: the static reading
 behind engine/labels.py's rule that a mover never reads another player's secret in their own
-move's label.
+move's label, and engine/prompts.py's that a decider never reads one in their `choose` prompt.
 
 A read is (var, seat name): an `owner` var indexed by a bare name (`hand[player]`: seat name
 `player`, `hand[who]`: `who`), or (var, None) for any other read of a var that is not public (a
@@ -14,7 +14,8 @@ call passes it. What decides a value counts as read: `[c for c in cards if c in 
 reads `hand`; `len(...)` of a var reads only a size, which every player sees. Worked out once
 per ruleset, when it is compiled.
 
-Owns: `LabelReads` (the reads of an expression, of a define, of a `choose` label's locals).
+Owns: `LabelReads` (the reads of an expression, of a define, of the locals a `choose`'s label
+and prompt may read).
 """
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ class LabelReads:
             return frozenset({("a chain of defines", None)})
 
     # the effects --------------------------------------------------------------------------
-    def choose_labels(self, ruleset) -> list:
-        """(block, position, effect, {local: reads}) of every `choose` with option labels, with
+    def choose_templates(self, ruleset) -> list:
+        """(block, position, effect, {local: reads}) of every `choose` with option labels or a
+        prompt with `{...}` parts (both templates), with
         the reads of the locals bound before it in its rule: by the effects before it (`let`,
         `for`, `random`, `choose` and `move` `as`), and a procedure's parameters by what its
         callers pass (until nothing changes: a procedure may call itself)."""
@@ -91,9 +93,9 @@ class LabelReads:
         seen.add(index)
         local_reads = dict(local_reads)
         for position, effect in enumerate(ruleset.blocks[index] or ()):
-            if isinstance(effect, fx.Choose) and effect.label:
+            if isinstance(effect, fx.Choose) and (effect.label or "{" in effect.prompt):
                 found.append((index, position, effect, dict(local_reads)))
-            elif isinstance(effect, fx.ChooseTogether) and effect.label:  # its label reads `p` as the seat
+            elif isinstance(effect, fx.ChooseTogether) and (effect.label or "{" in effect.prompt):  # `p`: the seat
                 found.append((index, position, effect, _without_seat(local_reads, "p")))
             if isinstance(effect, fx.If):
                 self._block(ruleset, effect.then_block, local_reads, seen, found)

@@ -11,7 +11,8 @@ whole label, unless it reads a var hidden from the mover (`hand[1 - player]`, a 
 var, through defines and effect locals: label_reads.py): such a template is dropped when the
 ruleset is compiled (`hide_labels_reading_others`), so every player, the mover too, on both
 engines, reads the move by its plain label, and `rulebook validate` warns
-(`warning[label-reads-hidden]`). The rest is worked out once per ruleset
+(`warning[label-reads-hidden]`), unless its `choose` says `reveals:` (its decider reads it on
+purpose; others still read the plain label). The rest is worked out once per ruleset
 (`Ruleset.label_publicity`), then a dict look-up.
 
 Owns: `label_is_public`, `label_seen_by` (a move as another player reads it), `define_vars`,
@@ -24,6 +25,8 @@ import re
 
 from .effects import Choose, ChooseTogether
 from .label_reads import LabelReads, hidden_from
+from ..nodes import pos_of
+from .prompts import hide_prompt_reading_others, prompt_parts_reading_others
 from .values import default_label, freeze
 
 __all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS", "hide_labels_reading_others"]
@@ -111,7 +114,11 @@ def hide_labels_reading_others(ruleset):
     an action; the chooser of a `choose`: `player`, or the bare name its `player:` names; `p` in
     a `choose` by several `players`), so the move reads as its plain label for everyone. Each
     dropped template is recorded in `ruleset.labels_reading_hidden` as (position, var, what) for
-    `rulebook validate`. Once, when the ruleset is compiled; returns the ruleset."""
+    `rulebook validate`. A `choose` prompt's parts that may read what its decider may not see
+    are hidden too (engine/prompts.py). A `choose` with `reveals:` keeps its prompt and labels
+    (its decider reads them whole, on purpose); one whose prompt and labels read nothing hidden
+    is recorded in `ruleset.reveals_reading_nothing` as (position, what). Once, when the ruleset
+    is compiled; returns the ruleset."""
     reads = LabelReads(ruleset)
     found = ruleset.labels_reading_hidden
     for action in ruleset.actions.values():
@@ -120,14 +127,26 @@ def hide_labels_reading_others(ruleset):
         if hidden is not None:
             found.append((*hidden, f"the label of action '{action.id}'"))
             action.label_parts, action.label_static = None, False
-    for index, position, effect, local_reads in reads.choose_labels(ruleset):
+    revealing = set()
+    for index, position, effect, local_reads in reads.choose_templates(ruleset):
+        deciders = set() if isinstance(effect, ChooseTogether) else _choosers(effect)
         hidden = _first_hidden(effect.label, _choosers(effect),
                                lambda part: reads.expression(part.source, {}, local_reads))
+        if effect.reveals is not None:  # shown to the decider on purpose: left as written
+            if hidden is not None or prompt_parts_reading_others(effect, local_reads, reads, deciders):
+                revealing.add(id(effect))
+            continue
+        shown = hide_prompt_reading_others(ruleset, effect, local_reads, reads, deciders)
         if hidden is not None:
             found.append((*hidden, f"the option label of choose '{effect.bind}'"))
+            shown = dataclasses.replace(shown, label=None)
+        if shown is not effect:
             block = list(ruleset.blocks[index])
-            block[position] = dataclasses.replace(effect, label=None)
+            block[position] = shown
             ruleset.blocks[index] = tuple(block)
+    ruleset.reveals_reading_nothing.extend(
+        (pos_of(effect.reveals, effect.pos), f"choose '{effect.bind}'") for block in ruleset.blocks for effect in block
+        if isinstance(effect, (Choose, ChooseTogether)) and effect.reveals is not None and id(effect) not in revealing)
     return ruleset
 
 

@@ -95,12 +95,27 @@ def _structure_problem(ruleset, state: dict):
         problem = check_frame(frame, ruleset, players)
         if problem:
             return problem
-    return _pending_problem(state, players)
+    return _pending_problem(state, ruleset, players)
 
 
-def _pending_problem(state, players):
+def _pending_problem(state, ruleset, players):
     """Why the saved pending decision or chance node cannot be resumed, or None."""
-    return _decision_problem(state["pending"], state["stack"], players) or _chance_problem(state)
+    return _decision_problem(state["pending"], state["stack"], players) or \
+        _prompt_problem(state["pending"], state["stack"], ruleset) or _chance_problem(state)
+
+
+def _prompt_problem(pending, stack, ruleset):
+    """Why the saved pending decision's prompt is not the one its `choose` asks with, or None:
+    the views fill a prompt in with the waiting rule's locals, so it must be the rule's, whose
+    parts reading what the decider may not see are hidden (engine/prompts.py)."""
+    if pending is None:
+        return None
+    frame = stack[pending["frame"]]
+    block = ruleset.blocks[frame["block"]] or ()
+    effect = block[frame["next"] - 1] if 0 < frame["next"] <= len(block) else None
+    if getattr(effect, "prompt", None) != pending["prompt"]:
+        return "the pending decision's prompt is not the one its rule asks with; play its history again instead"
+    return None
 
 
 def _decision_problem(pending, stack, players):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..engine.labels import define_vars
+from ..engine.prompts import template_parts
 from ..errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from ..loader import Map, Text, expr_pos, key_pos, pos_of, value_pos
 
@@ -202,21 +203,17 @@ class _Builder:
         """'{row.name} ({n})' -> ['', handle, ' (', handle, ')']: text parts and expressions."""
         if text is None:
             return None
-        source, parts, start = str(text), [], 0
-        while start < len(source):
-            opening = source.find("{", start)
-            closing = source.find("}", opening) if opening >= 0 else -1
-            if opening < 0 or closing < 0:
-                parts.append(source[start:])
-                break
-            parts.append(source[start:opening])
-            inner = source[opening + 1:closing]
+        source, parts = str(text), []
+        for part in template_parts(source):
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            inner, opening = part
             inner_text = inner
             if isinstance(text, Text):
                 where = expr_pos(text, 1, opening + 2) if "\n" not in source else pos_of(text)
                 inner_text = Text(inner, where)
             parts.append(self.expression(inner_text, local_names))
-            start = closing + 1
         return parts
 
     def known(self, name, candidates, what, pos):
