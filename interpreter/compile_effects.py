@@ -197,7 +197,7 @@ class EffectCompiler:
         label = self.template(choice["label"], scope.with_locals({"option": None})) if choice.get("label") else None
         return fx.Choose(player, options, str(choice["as"]), str(choice.get("prompt", choice["as"])), count, label, pos,
                          self.declared(choice, scope, "answer", _decision(choice), pos), choice.get("prompt"),
-                         choice.get("reveals"))
+                         self.reveals(choice))
 
     def effect_choose_together(self, choice, scope, pos, bound):
         """`choose: {players: ..., from: ...}`: each of the players chooses at once from `from`
@@ -216,7 +216,16 @@ class EffectCompiler:
                  if choice.get("label") else None)
         return fx.ChooseTogether(players, options, str(choice["as"]), str(choice.get("prompt", choice["as"])),
                                  count, label, pos, self.declared(choice, seat_scope, "answer", _decision(choice), pos),
-                                 choice.get("prompt"), choice.get("reveals"))
+                                 choice.get("prompt"), self.reveals(choice))
+
+    def reveals(self, choice) -> Optional[str]:
+        """A `choose`'s `reveals:` reason (the schema has checked it is text); one of spaces alone
+        says no reason and is an error at its place."""
+        reason = choice.get("reveals")
+        if isinstance(reason, str) and not reason.strip():
+            self.err("effect", "'reveals' needs a reason: why the decider may read what the prompt shows",
+                     value_pos(choice, "reveals"), 'reveals: "the buyer must see the offer to consent (rulebook §...)"')
+        return reason
 
     def declared(self, spec, scope, noun: str, subject: str, pos) -> Optional[Declared]:
         """The `min`/`max`/`step` a decision or parameter (its mapping `spec`) declares, each read

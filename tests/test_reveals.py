@@ -113,6 +113,12 @@ def test_the_schema_refuses_a_reveals_that_is_no_text(tmp_path, reveals, error):
     assert "choose.reveals" in text
 
 
+def test_a_reveals_of_spaces_alone_is_an_error_at_its_place(tmp_path):
+    text = _validate(tmp_path, '"   "')
+    assert "game.yaml:12:20: error[effect]" in text and "'reveals' needs a reason" in text
+    assert "Traceback" not in text
+
+
 def test_a_reveals_with_nothing_hidden_to_show_is_warned(tmp_path):
     text = _validate(tmp_path, '"shows the decider their own card"')
     warned = [line for line in text.splitlines() if "warning[reveals-nothing]" in line]
