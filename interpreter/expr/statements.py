@@ -7,8 +7,6 @@ Python calls, with the same steps in the same order (the same values, charges an
 - a folded `range` of literals (`_R_<start>_<stop>_<step>`) that is the first thing such a loop
   or a whole-expression list comprehension goes through is charged to the work bound by its
   length, known when the code is generated (`_B.left -= 9`), instead of by a `_T` call;
-- any other `_T(x)` such a loop goes through first is written out: a list is charged its length
-  in place (Budget.take's first branch, without the call), anything else is given to `_T`;
 - such a list comprehension with one `for` over at most SHORT_RANGE items becomes a loop that
   appends to `_result` (no function object and frame made for the comprehension at each call,
   which cost more than the appends for a few items: ~800 instructions against ~50 an item).
@@ -58,8 +56,6 @@ def _loops(code: str, comprehension, innermost: str, last: str, before: str = ""
     """The nested `for`/`if` statements of a generator or list comprehension (after the
     statement `before`, if any), `innermost` inside them, `last` after them."""
     charge, first = _charged_first(code, comprehension.generators[0])
-    if not charge:
-        charge, first = _taken_first(code, comprehension.generators[0])
     lines, depth = [before] if before else [], 0
     for number, clause in enumerate(comprehension.generators):
         iterated = first if number == 0 and charge else _text(code, clause.iter)
@@ -84,24 +80,6 @@ def _charged_first(code: str, clause: ast.comprehension) -> tuple:
     if _FOLDED.match(name) is None:
         return "", None
     return f"{_INDENT}_B.left -= {_folded_length(name)}\n{_INDENT}if _B.left < 0:\n{_INDENT}    _B.exceeded()\n", name
-
-
-def _taken_first(code: str, clause: ast.comprehension) -> tuple:
-    """(the statements giving the clause's iterable to the work bound as `_T` (Budget.take) does,
-    its first branch, a list, written out, the name they leave it in) when it is `_T(x)`;
-    ("", None) otherwise."""
-    iterable = clause.iter
-    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "_T"
-            and len(iterable.args) == 1 and not iterable.keywords):
-        return "", None
-    lines = (f"_first_items = ({_text(code, iterable.args[0])})",
-             "if _first_items.__class__ is _list_t:",
-             "    _B.left -= _len(_first_items)",
-             "    if _B.left < 0:",
-             "        _B.exceeded()",
-             "else:",
-             "    _first_items = _T(_first_items)")
-    return "".join(f"{_INDENT}{line}\n" for line in lines), "_first_items"
 
 
 def _folded_length(name: str) -> int:
