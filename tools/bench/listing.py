@@ -24,6 +24,8 @@ import statistics
 import sys
 import time
 
+from profiling import load_from
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -210,10 +212,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--root", default=REPO, help="the tree whose interpreter is measured (default: this one)")
     args = parser.parse_args(argv)
-    sys.path.insert(0, args.root)
-    import interpreter
-    ruleset = interpreter.load(args.ruleset)
-    players = args.players or ruleset.players[0]
+    ruleset, players = load_from(args.root, args.ruleset, args.players)
     if args.parts:
         parts(ruleset, players, args.games, args.listing)
     elif args.memo:
