@@ -49,6 +49,15 @@ def mcts_decisions(ruleset, players, decisions):
         state.apply(legal[rng.randrange(len(legal))])
 
 
+def load_from(root: str, name: str, players=None) -> tuple:
+    """(the bundled ruleset `name` loaded by the interpreter of the tree `root`, its player
+    count: `players`, or the ruleset's smallest)."""
+    sys.path.insert(0, root)
+    import interpreter
+    ruleset = interpreter.load(name)
+    return ruleset, players or ruleset.players[0]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ruleset")
@@ -62,10 +71,7 @@ def main(argv=None):
                         help="play this many games first, untimed and unprofiled (compiles what play compiles lazily)")
     parser.add_argument("--root", default=REPO, help="the tree whose interpreter is measured (default: this one)")
     args = parser.parse_args(argv)
-    sys.path.insert(0, args.root)
-    import interpreter
-    ruleset = interpreter.load(args.ruleset)
-    players = args.players or ruleset.players[0]
+    ruleset, players = load_from(args.root, args.ruleset, args.players)
     if args.mcts:
         work = lambda: mcts_decisions(ruleset, players, args.mcts)  # noqa: E731
     elif args.api:
