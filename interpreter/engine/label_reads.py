@@ -63,7 +63,11 @@ class LabelReads:
     # the effects --------------------------------------------------------------------------
     def choose_templates(self, ruleset) -> list:
         """(block, position, effect, {local: reads}) of every `choose` with option labels or a
-        prompt with `{...}` parts (both templates), with
+        prompt with `{...}` parts (both templates): `chooses` of those."""
+        return [found for found in self.chooses(ruleset) if found[2].label or "{" in found[2].prompt]
+
+    def chooses(self, ruleset) -> list:
+        """(block, position, effect, {local: reads}) of every `choose`, with
         the reads of the locals bound before it in its rule: by the effects before it (`let`,
         `for`, `random`, `choose` and `move` `as`), and a procedure's parameters by what its
         callers pass (until nothing changes: a procedure may call itself)."""
@@ -93,9 +97,9 @@ class LabelReads:
         seen.add(index)
         local_reads = dict(local_reads)
         for position, effect in enumerate(ruleset.blocks[index] or ()):
-            if isinstance(effect, fx.Choose) and (effect.label or "{" in effect.prompt):
+            if isinstance(effect, fx.Choose):
                 found.append((index, position, effect, dict(local_reads)))
-            elif isinstance(effect, fx.ChooseTogether) and (effect.label or "{" in effect.prompt):  # `p`: the seat
+            elif isinstance(effect, fx.ChooseTogether):  # `p`: the seat
                 found.append((index, position, effect, _without_seat(local_reads, "p")))
             if isinstance(effect, fx.If):
                 self._block(ruleset, effect.then_block, local_reads, seen, found)
