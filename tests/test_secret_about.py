@@ -3,7 +3,8 @@
 players holds a hidden card (1 to 3) and player 0 offers theirs to player 1 (`offer`: the about
 names it through a local, `public: true`), shows it on purpose (`show`: `reveals:`), tells their
 own (`keep`), asks with a prompt that has a hidden part (`ask`), or everyone bids at once
-(`together`: each reads their own card, `p`). What each player reads of the decision is the same
+(`together`: each reads their own card, `p`), or makes a secret move (`sealed`: its amount is
+read by its mover only). What each player reads of the decision is the same
 whatever the cards they may not see, on both engines, in the view (`view/steps.py` `decision`),
 the web table's message and `rulebook play`; `rulebook validate` warns
 (`warning[about-reads-hidden]`); a `reveals:` on a choose by several is an error."""
@@ -77,6 +78,19 @@ def test_each_decider_of_a_choose_by_several_reads_their_own_card():
             [f"you hold a {card}, player 0 a ?: bid?" for card in (1, 2, 3)]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_secret_moves_amount_is_read_by_its_mover_only(engine):
+    """`sealed` is a `secret: true` action: its parameter is its mover's secret, so the next
+    player's prompt and everyone's about read `?` for it, whatever the amount."""
+    seen = []
+    for amount in (1, 2, 3):
+        state = _asked((2, 2, 2), engine, f"sealed {amount}")
+        seen.append((state.pending["prompt"], [seat_view(state, seat)["decision"] for seat in range(3)]))
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0][0] == "match the sealed ??"
+    assert [read["about"] for read in seen[0][1]] == ["player 0 sealed ?: match it?"] * 3
+
+
 def test_both_engines_show_the_same():
     for cards, move in itertools.product(_deals_hiding_from(1), MOVES):
         for seat in range(3):
@@ -142,7 +156,7 @@ def test_rulebook_validate_warns_of_each_hidden_part():
     text = _validate(FOLDER)
     warned = [line for line in text.splitlines() if "warning[about-reads-hidden]" in line]
     assert [line.split(": warning")[0].rsplit("game.yaml:", 1)[1] for line in warned] == \
-        ["76:75", "76:114", "77:71", "78:53", "79:61", "80:66", "80:88"]
+        ["85:75", "85:114", "86:71", "87:53", "88:61", "89:66", "89:88", "90:78"]
     assert "the about of decision 'accept the offer?' may read 'card'" in warned[0]
     assert "where its decider may not see it" in warned[0]
     assert "where the other players (`public: true`) may not see it" in warned[1]
