@@ -11,9 +11,9 @@ mover's seat. Defines are followed with their parameters bound to the caller's a
 reads what the effect that bound it before the `choose` read (`let`, `for`, `random`, `choose`
 and `move` `as`: a moved item reads the zone it went to), a procedure's parameter what any
 call passes it, and a parameter of a `secret: true` action is its mover's secret (as if it were
-their slot of an `owner` var: (parameter, `player`)). What decides a value counts as read: `[c for c in cards if c in hand[1 - player]]`
-reads `hand`; `len(...)` of a var reads only a size, which every player sees. Worked out once
-per ruleset, when it is compiled.
+their slot of an `owner` var: (parameter, `player`)). What decides a value counts as read:
+`[c for c in cards if c in hand[1 - player]]` reads `hand`; `len(...)` of a var reads only a
+size, which every player sees. Worked out once per ruleset, when it is compiled.
 
 Owns: `LabelReads` (the reads of an expression, of a define, of the locals a `choose`'s label
 and prompt, and a view's `about:`, may read).

@@ -7,8 +7,8 @@ which may hold what the decider may not see. The rule is the labels' (engine/lab
 label_reads.py's reading): a part that may read a var hidden from the decider (the seat its
 `player:` names, `player` by default; `p` for a `choose` by several `players`, each of whom
 reads it with `p` their own seat, view/steps.py) is replaced, when the ruleset is compiled, by
-`?`: the prompt keeps its text and its other parts, so it stays readable, and `?` is what the views show
-for a value they cannot compute. Both engines keep and hand out that prompt (the pending
+`?`: the prompt keeps its text and its other parts, so it stays readable, and `?` is what the
+views show for a value they cannot compute. Both engines keep and hand out that prompt (the pending
 decision, information_state, saves), so every view shows the same, whatever the secret. A part
 that does not parse is left as written: the views never fill in a prompt that does not compile.
 `rulebook validate` warns (`warning[prompt-reads-hidden]`).
