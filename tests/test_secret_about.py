@@ -6,7 +6,8 @@ own (`keep`), asks with a prompt that has a hidden part (`ask`), or everyone bid
 (`together`: each reads their own card, `p`), or makes a secret move (`sealed`: its amount is
 read by its mover only). What each player reads of the decision is the same
 whatever the cards they may not see, on both engines, in the view (`view/steps.py` `decision`),
-the web table's message and `rulebook play`; `rulebook validate` warns
+the web table's message, `rulebook play`, information states and saves (`rulebook replay` shows
+no decision); `rulebook validate` warns
 (`warning[about-reads-hidden]`); a `reveals:` on a choose by several is an error."""
 import io
 import itertools
@@ -16,6 +17,7 @@ import pytest
 
 import interpreter
 from interpreter.cli import run
+from interpreter.engine.state import State
 from interpreter.terminal.session import PlaySession
 from interpreter.web.view import seat_view
 
@@ -89,6 +91,21 @@ def test_a_secret_moves_amount_is_read_by_its_mover_only(engine):
     assert seen[0] == seen[1] == seen[2]
     assert seen[0][0] == "match the sealed ??"
     assert [read["about"] for read in seen[0][1]] == ["player 0 sealed ?: match it?"] * 3
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_information_states_and_saves_hold_no_secret_of_the_others(engine):
+    """The engines hold the prompt, never the about: player 2's information state is the same
+    whatever player 0's card or secret amount, and a saved game resumes with the same views."""
+    for move, values in (("offer", CARDS), ("together", CARDS), ("sealed", (1, 2, 3))):
+        seen = []
+        for value in values:
+            state = _asked((2, 2, 2), engine, f"sealed {value}") if move == "sealed" else \
+                _asked((value, 2, 2), engine, move)
+            seen.append(state.information_state(2))
+            resumed = State.from_json(state.rs, state.to_json())
+            assert [seat_view(resumed, seat) for seat in range(3)] == [seat_view(state, seat) for seat in range(3)]
+        assert seen[0] == seen[1] == seen[2], move
 
 
 def test_both_engines_show_the_same():
