@@ -3,7 +3,10 @@
 Owns: the phase graph checks (on `phase_edges`; networkx only builds the graph that is drawn),
 static assertions (numbers the rulebook states), set-up assertions for every allowed player
 count, unused-definition warnings, labels dropped for reading what their mover may not see
-(`label-reads-hidden`), prompts that may (`prompt-reads-hidden`), `reveals:` with nothing hidden to show (`reveals-nothing`), and the provenance report. Errors raise RulebookError; warnings are returned.
+(`label-reads-hidden`), prompts that may (`prompt-reads-hidden`), `reveals:` with nothing hidden
+to show (`reveals-nothing`), parts of a view's `about:` that may read what a reader may not see
+(`about-reads-hidden`), and the provenance report. Errors raise RulebookError; warnings are
+returned.
 """
 from __future__ import annotations
 
@@ -135,6 +138,7 @@ def run_checks(ruleset, composed) -> list:
     warnings.extend(label_warnings(ruleset))
     warnings.extend(prompt_warnings(ruleset))
     warnings.extend(reveals_warnings(ruleset))
+    warnings.extend(about_warnings(ruleset))
     return warnings
 
 
@@ -166,6 +170,16 @@ def reveals_warnings(ruleset) -> list:
                        "its option labels may read a var hidden from its decider", pos,
                        "remove 'reveals:', or move it to the choose whose prompt shows the secret",
                        severity="warning") for pos, what in ruleset.reveals_reading_nothing]
+
+
+def about_warnings(ruleset) -> list:
+    """Parts of a view's `decisions:` `about:` templates shown as `?` to a reader they may show
+    a var hidden from (view/about_reads.py)."""
+    return [Diagnostic("about-reads-hidden", f"{what} may read '{var}' (itself, or through a define or a "
+                       f"local bound from it) where {who} may not see it: they read '?' there", pos,
+                       f"read only the decider's own slot of '{var}' and public values, or say `reveals:` on "
+                       "the choose if its decider may read it (the others never do)",
+                       severity="warning") for pos, var, what, who in ruleset.abouts_reading_hidden]
 
 
 def decision_bound_warnings(ruleset) -> list:

@@ -214,9 +214,15 @@ class EffectCompiler:
         bound[choice["as"]] = None
         label = (self.template(choice["label"], seat_scope.with_locals({"option": None}))
                  if choice.get("label") else None)
+        if choice.get("reveals") is not None:
+            self.err("effect", "'reveals' is for a choose by one player: in a choose by several `players` each of "
+                     "them reads its prompt and labels, so one decider could read another's secret there. Each "
+                     "already reads their own slot (`hand[p]`), and a part reading anything else is '?' for all",
+                     value_pos(choice, "reveals"), 'ask each by a choose of their own: {for: "p in players", do: '
+                     '[{choose: {player: p, from: ..., prompt: ..., reveals: "why p may read it"}}]}')
         return fx.ChooseTogether(players, options, str(choice["as"]), str(choice.get("prompt", choice["as"])),
                                  count, label, pos, self.declared(choice, seat_scope, "answer", _decision(choice), pos),
-                                 choice.get("prompt"), self.reveals(choice))
+                                 choice.get("prompt"))
 
     def reveals(self, choice) -> Optional[str]:
         """A `choose`'s `reveals:` reason (the schema has checked it is text); one of spaces alone

@@ -86,6 +86,7 @@ class Ruleset:
     labels_reading_hidden: list = field(default_factory=list)  # (pos, var, what): dropped templates (engine/labels.py)
     prompts_reading_hidden: list = field(default_factory=list)  # (pos, var, what): hidden prompt parts (engine/prompts.py)
     reveals_reading_nothing: list = field(default_factory=list)  # (pos, what): a `reveals:` with nothing to reveal (engine/labels.py)
+    abouts_reading_hidden: list = field(default_factory=list)  # (pos, var, what, who): hidden parts of view abouts (view/about_reads.py)
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node

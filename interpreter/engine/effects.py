@@ -132,7 +132,8 @@ class ChooseTogether:
     pos: Any = None
     declared: Any = None  # as Choose's, read with `p` bound to each seat
     written: Any = None  # as Choose's
-    reveals: Any = None  # as Choose's
+    # no `reveals:`: a choose by several refuses it (compile_effects.py), its prompt and labels
+    # are read per decider (`p`) instead
 
 
 @dataclass(frozen=True, slots=True)

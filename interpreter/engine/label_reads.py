@@ -9,13 +9,14 @@ A label is safe for its mover when every read's seat name is one of the names th
 mover's seat. Defines are followed with their parameters bound to the caller's arguments (and
 `player` to the caller's `player`). A `choose` option label may read the locals of its rule: each
 reads what the effect that bound it before the `choose` read (`let`, `for`, `random`, `choose`
-and `move` `as`: a moved item reads the zone it went to), and a procedure's parameter what any
-call passes it. What decides a value counts as read: `[c for c in cards if c in hand[1 - player]]`
-reads `hand`; `len(...)` of a var reads only a size, which every player sees. Worked out once
-per ruleset, when it is compiled.
+and `move` `as`: a moved item reads the zone it went to), a procedure's parameter what any
+call passes it, and a parameter of a `secret: true` action is its mover's secret (as if it were
+their slot of an `owner` var: (parameter, `player`)). What decides a value counts as read:
+`[c for c in cards if c in hand[1 - player]]` reads `hand`; `len(...)` of a var reads only a
+size, which every player sees. Worked out once per ruleset, when it is compiled.
 
 Owns: `LabelReads` (the reads of an expression, of a define, of the locals a `choose`'s label
-and prompt may read).
+and prompt, and a view's `about:`, may read).
 """
 from __future__ import annotations
 
@@ -63,7 +64,11 @@ class LabelReads:
     # the effects --------------------------------------------------------------------------
     def choose_templates(self, ruleset) -> list:
         """(block, position, effect, {local: reads}) of every `choose` with option labels or a
-        prompt with `{...}` parts (both templates), with
+        prompt with `{...}` parts (both templates): `chooses` of those."""
+        return [found for found in self.chooses(ruleset) if found[2].label or "{" in found[2].prompt]
+
+    def chooses(self, ruleset) -> list:
+        """(block, position, effect, {local: reads}) of every `choose`, with
         the reads of the locals bound before it in its rule: by the effects before it (`let`,
         `for`, `random`, `choose` and `move` `as`), and a procedure's parameters by what its
         callers pass (until nothing changes: a procedure may call itself)."""
@@ -80,7 +85,7 @@ class LabelReads:
                 return found
 
     def _roots(self, ruleset) -> list:
-        roots = [(action.block, {}) for action in ruleset.actions.values()]
+        roots = [(action.block, _secret_params(action)) for action in ruleset.actions.values()]
         roots += [(block, dict(self.params[name])) for name, block in ruleset.proc_blocks.items()]
         for phase in ruleset.phases.values():
             roots += [(block, {}) for block in (phase.enter_block, phase.exit_block, phase.turn_block,
@@ -93,9 +98,9 @@ class LabelReads:
         seen.add(index)
         local_reads = dict(local_reads)
         for position, effect in enumerate(ruleset.blocks[index] or ()):
-            if isinstance(effect, fx.Choose) and (effect.label or "{" in effect.prompt):
+            if isinstance(effect, fx.Choose):
                 found.append((index, position, effect, dict(local_reads)))
-            elif isinstance(effect, fx.ChooseTogether) and (effect.label or "{" in effect.prompt):  # `p`: the seat
+            elif isinstance(effect, fx.ChooseTogether):  # `p`: the seat
                 found.append((index, position, effect, _without_seat(local_reads, "p")))
             if isinstance(effect, fx.If):
                 self._block(ruleset, effect.then_block, local_reads, seen, found)
@@ -217,6 +222,14 @@ class LabelReads:
             self.define_memo[key] = frozenset()  # a define calling itself is a compile error; stop here
             self.define_memo[key] = self.expression(source, env, None)
         return self.define_memo[key]
+
+
+def _secret_params(action) -> dict:
+    """The reads of an action's parameters where its effects begin: none, but those of a
+    `secret: true` action, which only its mover (`player`) may see."""
+    if not action.secret:
+        return {}
+    return {name: frozenset({(name, "player")}) for name, _ in action.params}
 
 
 def _alias(node, env: dict, local_reads):

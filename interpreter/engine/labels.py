@@ -16,7 +16,7 @@ purpose; others still read the plain label). The rest is worked out once per rul
 (`Ruleset.label_publicity`), then a dict look-up.
 
 Owns: `label_is_public`, `label_seen_by` (a move as another player reads it), `define_vars`,
-`hide_labels_reading_others`.
+`hide_labels_reading_others`, `chooser_names`.
 """
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ import re
 from .effects import Choose, ChooseTogether
 from .label_reads import LabelReads, hidden_from
 from ..nodes import pos_of
-from .prompts import hide_prompt_reading_others, prompt_parts_reading_others
+from .prompts import hide_prompt_reading_others, parts_reading_others
 from .values import default_label, freeze
 
-__all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS", "hide_labels_reading_others"]
+__all__ = ["label_is_public", "label_seen_by", "define_vars", "CHOOSE_LABELS", "hide_labels_reading_others",
+           "chooser_names"]
 
 CHOOSE_LABELS = "choose"  # the key of the `choose` options' labels (answers are moves named 'choose')
 
@@ -129,11 +130,10 @@ def hide_labels_reading_others(ruleset):
             action.label_parts, action.label_static = None, False
     revealing = set()
     for index, position, effect, local_reads in reads.choose_templates(ruleset):
-        deciders = set() if isinstance(effect, ChooseTogether) else _choosers(effect)
-        hidden = _first_hidden(effect.label, _choosers(effect),
-                               lambda part: reads.expression(part.source, {}, local_reads))
-        if effect.reveals is not None:  # shown to the decider on purpose: left as written
-            if hidden is not None or prompt_parts_reading_others(effect, local_reads, reads, deciders):
+        deciders = chooser_names(effect)
+        hidden = _first_hidden(effect.label, deciders, lambda part: reads.expression(part.source, {}, local_reads))
+        if isinstance(effect, Choose) and effect.reveals is not None:  # shown to the decider on purpose: as written
+            if hidden is not None or parts_reading_others(effect.prompt, local_reads, reads, deciders):
                 revealing.add(id(effect))
             continue
         shown = hide_prompt_reading_others(ruleset, effect, local_reads, reads, deciders)
@@ -146,12 +146,13 @@ def hide_labels_reading_others(ruleset):
             ruleset.blocks[index] = tuple(block)
     ruleset.reveals_reading_nothing.extend(
         (pos_of(effect.reveals, effect.pos), f"choose '{effect.bind}'") for block in ruleset.blocks for effect in block
-        if isinstance(effect, (Choose, ChooseTogether)) and effect.reveals is not None and id(effect) not in revealing)
+        if isinstance(effect, Choose) and effect.reveals is not None and id(effect) not in revealing)
     return ruleset
 
 
-def _choosers(effect) -> set:
-    """The names that hold the chooser's seat where a `choose`'s option labels are read."""
+def chooser_names(effect) -> set:
+    """The names that hold the chooser's seat where a `choose`'s prompt and option labels are
+    read (`p` in a `choose` by several `players`: each of them reads them with `p` their seat)."""
     if isinstance(effect, ChooseTogether):
         return {"p"}
     source = str(effect.player.source).strip() if effect.player is not None else "player"

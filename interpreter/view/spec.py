@@ -15,6 +15,7 @@ from ..engine.labels import define_vars
 from ..engine.prompts import template_parts
 from ..errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from ..loader import Map, Text, expr_pos, key_pos, pos_of, value_pos
+from .about_reads import SHOWN_NAMES, read_abouts
 
 ENGINE_VARS = ("players", "num_players", "current_phase")
 PALETTE = ("red", "blue", "green", "gold", "purple", "orange", "teal", "pink")
@@ -70,9 +71,11 @@ class Ask:
 @dataclass
 class DecisionShow:
     prompt: str
-    about: Any  # a compiled template reading the waiting rule's names
+    about: Any  # a compiled template reading the waiting rule's names, as the decider reads it
     public: bool = False
     by_player: bool = False  # the options are seats: shown as the players' names
+    written: Any = None  # the `about:` text as the view file wrote it
+    about_public: Any = None  # with `public: true`: the template the other players read
 
 
 @dataclass
@@ -85,7 +88,7 @@ class ViewSpec:
     area: list
     components: dict
     actions: dict
-    decisions: dict  # prompt -> DecisionShow
+    decisions: dict  # prompt (the rule's, and as the engine waits with it) -> DecisionShow
     declared: bool  # the ruleset has a view section
     unit: Any = None
     define_vars: dict = field(default_factory=dict)  # define -> the vars it reads, through other defines too
@@ -176,6 +179,7 @@ class _Builder:
             decisions=self.decisions(section.get("decisions") or []),
             declared=bool(section))
         if not self.diags:
+            spec.decisions = read_abouts(self.rs, spec.decisions)
             namespace = self.unit.build(self.rs.unit.ns["_K"])
             for name, function in self.rs.unit.ns.items():  # the ruleset's named expressions
                 if name.startswith("d_") and name not in namespace:
@@ -342,8 +346,9 @@ class _Builder:
             if not self.known(prompt, prompts, "decision prompt", value_pos(item, "prompt")):
                 continue
             names = [str(name) for name in item.get("names") or []]
-            out[prompt] = DecisionShow(prompt, self.template(item["about"], names + ["option", "options"]),
-                                       bool(item.get("public", False)), item.get("format") == "by_player")
+            out[prompt] = DecisionShow(prompt, self.template(item["about"], names + list(SHOWN_NAMES)),
+                                       bool(item.get("public", False)), item.get("format") == "by_player",
+                                       item["about"])
         return out
 
 

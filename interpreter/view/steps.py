@@ -4,7 +4,8 @@ to a player (`move_text`).
 
 Owns: the order in which parameters are asked (the view's `ask:`, else the declared order), the
 questions, the decision's `about` text (rendered with the waiting rule's names, shown to the
-player deciding, to everyone only when the view says `public: true`).
+player deciding, to everyone only when the view says `public: true`; each reads the template made
+for them, with `?` where it may read what they cannot see: view/about_reads.py).
 """
 from __future__ import annotations
 
@@ -95,24 +96,27 @@ def decision(state, viewer, pending_view, player):
     yours = seat == player
     about = prompt
     show = viewer.spec.decisions.get(prompt)
-    if show is not None and (yours or show.public):
-        about = viewer.text(show.about, _waiting_names(state, yours)) or prompt
+    if show is not None and (yours or show.public):  # each reads the parts they may see (view/about_reads.py)
+        about = viewer.text(show.about if yours else show.about_public, _waiting_names(state, yours, player)) or prompt
     elif show is None and yours and "{" in prompt:  # the rule's prompt is a template: filled in for the decider
-        names = _waiting_names(state, yours)
+        names = _waiting_names(state, yours, player)
         template = viewer.spec.prompt_template(prompt, names)
         about = viewer.text(template, names) if template is not None else prompt
     return dict(viewer.player(seat), yours=yours, prompt=prompt, about=about)
 
 
-def _waiting_names(state, yours: bool) -> dict:
+def _waiting_names(state, yours: bool, player) -> dict:
     """The names of the rule waiting for the decision (its parameters, lets and loop variables),
-    and the options for the player deciding."""
+    and the options for the player deciding (`player`; in a decision of several, `p` is their
+    seat, as in the `choose`'s own options and labels)."""
     raw = state.pending or {}
     stack = state.d.get("stack") or []
     names: dict = {}
     frame_index = raw.get("frame")
     if isinstance(frame_index, int) and 0 <= frame_index < len(stack):
         names.update(stack[frame_index].get("locals") or {})
+    if yours and "players" in raw:
+        names["p"] = player
     names["options"] = list(raw.get("options") or []) if yours else []
     names["option"] = None
     return names
