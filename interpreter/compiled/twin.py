@@ -20,8 +20,8 @@ from .blocks import FRAME_FIELDS, PLAYER, ROUND
 __all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict", "forward_to_reference"]
 
 # what a compiled game answers by asking its reference twin (these change nothing)
-_READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
-                        "diff", "replayed", "is_simultaneous", "chance_outcomes"})
+_READ_ONLY = frozenset({"information_state", "determinize", "to_json", "diff", "replayed", "is_simultaneous",
+                        "chance_outcomes"})
 
 
 class HandOver(Exception):
