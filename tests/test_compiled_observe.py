@@ -3,7 +3,9 @@ byte, computed by the same function (engine/visibility.py `observation`) on the 
 own data: at plain turns, at decisions inside moves, in sub-phases a move entered, once the game
 is over, and while the reference holds the game (a simultaneous phase, `choose_together`); for
 every ruleset and bundled module combination, at every step, for every seat and a spectator.
-Hidden information is a security property: no extra field, no secret."""
+Hidden information is a security property: no extra field, no secret. And the information
+states (answered by the reference twin) are the reference's, built on from the earlier ones as
+the reference engine's are."""
 import json
 import os
 import random
@@ -114,3 +116,38 @@ def test_after_undo_and_on_a_copy_the_views_are_the_references():
         assert [json.dumps(game.observe(seat)) for seat in range(3)] == earlier
         copy = game.copy()
         assert [json.dumps(copy.observe(seat)) for seat in range(3)] == earlier
+
+
+def _entries_played_again(ruleset, players, seed, engine, monkeypatch):
+    """The information state of the player to act at every step of a random game: how many
+    history entries infosets played again in all (a later state extends an earlier one's)."""
+    from interpreter.engine import infosets
+
+    played = []
+    known_earlier = infosets._known_earlier
+
+    def counted(state, player):
+        earlier, entries = known_earlier(state, player)
+        played.append(len(entries))
+        return earlier, entries
+    monkeypatch.setattr(infosets, "_known_earlier", counted)
+    game = ruleset.new_game(players, seed=seed, engine=engine)
+    rng = random.Random(seed)
+    states = []
+    while not game.is_terminal:
+        states.append(json.dumps(game.information_state(game.current_player)))
+        ids = game.legal_action_ids()
+        assert game.apply_id(ids[rng.randrange(len(ids))])
+    monkeypatch.undo()
+    return sum(played), states
+
+
+def test_information_states_at_decisions_are_built_on_from_the_earlier_ones_as_on_the_reference(monkeypatch):
+    """The compiled game's information state is its reference twin's; at a decision inside a
+    move the twin takes the game's own history chain, so the next state's trajectory is built
+    on from this one's (infosets' memo, keyed by the chain's links) as on the reference engine."""
+    ruleset = load(KINDS)
+    for seed in range(3):
+        reference = _entries_played_again(ruleset, 3, 100 + seed, "reference", monkeypatch)
+        compiled = _entries_played_again(ruleset, 3, 100 + seed, "compiled", monkeypatch)
+        assert compiled == reference
