@@ -15,9 +15,10 @@ BLOCKS = re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), 
 
 
 def test_research_has_an_example_per_adapter():
-    assert len(BLOCKS) == 4  # OpenSpiel (and its simultaneous moves), PettingZoo, Gymnasium
+    assert len(BLOCKS) == 5  # OpenSpiel (and its simultaneous moves), PettingZoo, Gymnasium, engine=
     assert [("openspiel" in b, "pettingzoo" in b, "gymnasium" in b) for b in BLOCKS] == [
-        (True, False, False), (True, False, False), (False, True, False), (False, False, True)]
+        (True, False, False), (True, False, False), (False, True, False), (False, False, True),
+        (False, True, True)]
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
@@ -30,5 +31,7 @@ def test_research_example_runs(index, capsys):
         assert float(printed) < 0.01
     if "apply_actions" in BLOCKS[index]:
         assert printed == "Dynamics.SIMULTANEOUS"
-    if "make_env" in BLOCKS[index]:
+    if "engine=" in BLOCKS[index]:
+        assert printed == "CompiledState"
+    elif "make_env" in BLOCKS[index]:
         assert float(printed) in (-1.0, 0.0, 1.0)

@@ -5,7 +5,9 @@ all or a list with one per other seat).
 Owns: `RulebookEnv` (observations `{"observation": float32 vector, "action_mask": int8 vector}`
 like the PettingZoo adapter; `action_masks()` for maskable learners; the reward is the learner's
 return when the game ends, 0 before; an illegal id ends the episode with `illegal_reward`).
-Requires `gymnasium` and `numpy` (`pip install rulebook[gymnasium]`).
+`engine="compiled"` plays the games on the ruleset's generated module (the same games:
+docs/research.md, "Which engine plays"). Requires `gymnasium` and `numpy`
+(`pip install rulebook[gymnasium]`).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from gymnasium import spaces
 
 from .encoding import ActionSpace
 from .observation import ObservationLayout, render_view
+from .parallel import check_engine
 from .returns import Utility, utility_of
 
 __all__ = ["RulebookEnv", "make_env"]
@@ -35,8 +38,9 @@ class RulebookEnv(gym.Env):
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
     def __init__(self, ruleset, players=None, seat: int = 0, opponents="random", render_mode=None,
-                 utility: str = "auto", illegal_reward: float = -1.0):
+                 utility: str = "auto", illegal_reward: float = -1.0, engine: str = "reference"):
         self.rs = ruleset
+        self.engine = check_engine(engine)
         self.players = players if players is not None else ruleset.players[0]
         if self.players not in ruleset.players:
             raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
@@ -82,7 +86,7 @@ class RulebookEnv(gym.Env):
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(1 << 31))
-        self.state = self.rs.new_game(self.players, game_seed)
+        self.state = self.rs.new_game(self.players, game_seed, engine=self.engine)
         self.opponents = self._make_opponents(game_seed)
         self._play_opponents()
         return self._observation(), self._info()

@@ -7,7 +7,9 @@ once, else sequential; chance explicit when the engine exposes chance nodes, els
 sampled; information perfect unless a variable or a decision is hidden; utility zero-sum when
 the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and the observer
 (strings and tensors from `observation.ObservationLayout` and, for the information state,
-`infostate.InformationStateLayout`). In a simultaneous game a node where several players choose
+`infostate.InformationStateLayout`). `engine="compiled"` plays a game without chance nodes
+on the ruleset's generated module; explicit chance nodes (manual chance) are the reference
+engine's only, so a game that draws is played by the reference whatever `engine` says. In a simultaneous game a node where several players choose
 at once has `current_player()` SIMULTANEOUS: every seat gives an action to `apply_actions`, the
 seats not to choose there the one id `pass_id` (= the action space's size, the game's last id);
 its other nodes stay sequential (one current player, as OpenSpiel's `convert_to_turn_based`
@@ -26,6 +28,7 @@ import pyspiel
 from .encoding import ActionSpace, acting_players, has_simultaneous_moves, uses_chance
 from .infostate import InformationStateLayout, KnownHistory, known_information_from, known_text
 from .observation import ObservationLayout
+from .parallel import check_engine
 from .returns import Utility, utility_of
 
 __all__ = ["register", "make_game", "RulebookGame"]
@@ -53,8 +56,10 @@ def _imperfect(ruleset) -> bool:
     return any(d.visibility != "public" for d in ruleset.vars.values()) or bool(effect_values(ruleset, "choose"))
 
 
-def make_game(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None):
+def make_game(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None,
+              engine="reference"):
     """The registered game class for a ruleset (not yet registered) and its name."""
+    check_engine(engine)
     loaded_ruleset = _load(ruleset, modules)
     players = players if players is not None else loaded_ruleset.players[0]
     full_name = "rulebook_" + "_".join([loaded_ruleset.name, *loaded_ruleset.modules]) + f"_{players}p"
@@ -84,6 +89,7 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto", hist
         utility_sum=0.0 if kind == pyspiel.GameType.Utility.ZERO_SUM else None,
         max_game_length=loaded_ruleset.max_steps)
     setup = _Setup(loaded_ruleset, players, space, layout, manual, pays.mode)
+    setup.engine = "reference" if manual else engine  # (chance nodes: the reference engine only)
     setup.pass_id = space.size if simultaneous else None
     setup.infostate = InformationStateLayout(space, layout, loaded_ruleset.max_steps, history_window)
 
@@ -96,18 +102,21 @@ def make_game(ruleset, modules=(), players=None, name=None, utility="auto", hist
     return Game, game_type, name
 
 
-def register(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None) -> str:
+def register(ruleset, modules=(), players=None, name=None, utility="auto", history_window=None,
+             engine="reference") -> str:
     """Register the ruleset with OpenSpiel; returns the name for `pyspiel.load_game`.
     `utility`: 'auto' (scores when they sum to zero, else wins), 'score' or 'win'.
     `history_window`: how many of the latest history entries the information-state tensor
-    encodes (default `infostate.HISTORY_SLOTS`, 32; never more than the max game length)."""
-    game_class, game_type, name = make_game(ruleset, modules, players, name, utility, history_window)
+    encodes (default `infostate.HISTORY_SLOTS`, 32; never more than the max game length).
+    `engine`: "reference" or "compiled" (a game with chance nodes: the reference engine)."""
+    game_class, game_type, name = make_game(ruleset, modules, players, name, utility, history_window, engine)
     setup = game_class.setup
-    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility, setup.infostate.history_slots)
+    key = (setup.rs.digest or setup.rs.name, setup.players, setup.utility, setup.infostate.history_slots,
+           setup.engine)
     if name in _REGISTERED:  # OpenSpiel keeps the first class registered under a name
         if _REGISTERED[name] != key:
             raise ValueError(f"the name {name!r} is already registered for another ruleset, player "
-                             "count, utility or history window: pass name=...")
+                             "count, utility, history window or engine: pass name=...")
         return name
     pyspiel.register_game(game_type, game_class)
     _REGISTERED[name] = key
@@ -128,6 +137,7 @@ class _Setup:
         self.start = None  # a new manual-chance game (copied for each new state)
         self.derived_at_start: dict = {}  # what the observer derived from it
         self.pass_id = None  # the id of "not to choose here" at a simultaneous node (simultaneous games only)
+        self.engine = "reference"  # the engine that plays the games: "reference" or "compiled"
 
     def __deepcopy__(self, memo):
         return self
@@ -215,7 +225,7 @@ class RulebookState(pyspiel.State):
                     setup.start = setup.rs.new_game(setup.players, chance="manual")
                 self._engine = _Engine(setup.start.copy(), setup.derived_at_start)
             else:
-                self._engine = _Engine(setup.rs.new_game(setup.players, self._seed))
+                self._engine = _Engine(setup.rs.new_game(setup.players, self._seed, engine=setup.engine))
         return self._engine
 
     def current_player(self):

@@ -12,6 +12,9 @@ acting agents' ids are checked before any is applied: a missing or illegal one r
 ValueError with the state unchanged. Chance is drawn by the game's seeded RNG, as in the AEC
 env. Observations are `observe(player)` encoded: nobody's choice shows to another player before
 the rules reveal it. Requires `pettingzoo`, `gymnasium`, `numpy`.
+
+Also owns what every adapter shares about the engine that plays its games (`engine=`, see
+docs/research.md, "Which engine plays"): `check_engine`.
 """
 from __future__ import annotations
 
@@ -19,25 +22,35 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from ..compiled import ENGINES
 from .encoding import ActionSpace, acting_players
 from .observation import ObservationLayout, render_view
 from .returns import Utility, utility_of
 
-__all__ = ["parallel_env", "raw_parallel_env", "RulebookParallel", "acting_players"]
+__all__ = ["parallel_env", "raw_parallel_env", "RulebookParallel", "acting_players", "check_engine", "ENGINES"]
 
 
-def parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
+def parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto", engine="reference"):
     """The parallel environment (a ruleset name or a loaded ruleset)."""
-    return raw_parallel_env(ruleset, modules, players, render_mode, utility)
+    return raw_parallel_env(ruleset, modules, players, render_mode, utility, engine)
 
 
-def raw_parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
+def raw_parallel_env(ruleset, modules=(), players=None, render_mode=None, utility="auto", engine="reference"):
     """The parallel environment itself (it needs no wrapper: bad ids are refused by `step`)."""
     if isinstance(ruleset, str):
         import interpreter
 
         ruleset = interpreter.load(ruleset, modules)
-    return RulebookParallel(ruleset, players, render_mode, utility)
+    return RulebookParallel(ruleset, players, render_mode, utility, engine)
+
+
+def check_engine(engine: str) -> str:
+    """`engine` when it names an engine: "reference" (the interpreter, the definition of the
+    rules) or "compiled" (the ruleset's generated module, the same games: docs/api.md, "Compiled
+    play"; a ruleset that does not compile is played by the reference)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine is one of {', '.join(ENGINES)}, not {engine!r}")
+    return engine
 
 
 def next_seed(last, given):
@@ -48,10 +61,12 @@ def next_seed(last, given):
     return 0 if last is None else last + 1
 
 
-def set_up_env(env, ruleset, players, render_mode, utility) -> None:
-    """What the AEC and the parallel env share: the player count checked, the fixed action space,
-    the observation layout, the utility, and each agent's observation and action spaces."""
+def set_up_env(env, ruleset, players, render_mode, utility, engine="reference") -> None:
+    """What the AEC and the parallel env share: the player count and engine checked, the fixed
+    action space, the observation layout, the utility, and each agent's observation and action
+    spaces."""
     env.rs = ruleset
+    env.engine = check_engine(engine)
     env.players = players if players is not None else ruleset.players[0]
     if env.players not in ruleset.players:
         raise ValueError(f"{ruleset.name} is played by {', '.join(map(str, ruleset.players))} players, "
@@ -73,8 +88,8 @@ def set_up_env(env, ruleset, players, render_mode, utility) -> None:
 class RulebookParallel(ParallelEnv):
     """A ruleset as a parallel (simultaneous-step) game; see the module docstring."""
 
-    def __init__(self, ruleset, players=None, render_mode=None, utility="auto"):
-        set_up_env(self, ruleset, players, render_mode, utility)
+    def __init__(self, ruleset, players=None, render_mode=None, utility="auto", engine="reference"):
+        set_up_env(self, ruleset, players, render_mode, utility, engine)
         self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{ruleset.name}_parallel"}
         self.agents = []
         self.state = None
@@ -90,7 +105,7 @@ class RulebookParallel(ParallelEnv):
         """A new game; `seed` picks the game's chance (the same seed, the same game); without
         one, the next seed after the last game's."""
         self._seed = next_seed(self._seed, seed)
-        self.state = self.rs.new_game(self.players, self._seed)
+        self.state = self.rs.new_game(self.players, self._seed, engine=self.engine)
         self.agents = self.possible_agents[:]
         return self._observations(self.agents), self._infos(self.agents)
 

@@ -30,27 +30,27 @@ def _load(ruleset, modules):
     return ruleset
 
 
-def env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
+def env(ruleset, modules=(), players=None, render_mode=None, utility="auto", engine="reference"):
     """The AEC environment, wrapped like PettingZoo's classic games (an illegal action ends
     the game with -1 for the player who tried it; out-of-range ids and calls out of order are
-    refused)."""
-    wrapped = raw_env(ruleset, modules, players, render_mode, utility)
+    refused). `engine`: "reference" or "compiled" (the same games; docs/research.md)."""
+    wrapped = raw_env(ruleset, modules, players, render_mode, utility, engine)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-def raw_env(ruleset, modules=(), players=None, render_mode=None, utility="auto"):
+def raw_env(ruleset, modules=(), players=None, render_mode=None, utility="auto", engine="reference"):
     """The unwrapped AEC environment."""
-    return RulebookAEC(_load(ruleset, modules), players, render_mode, utility)
+    return RulebookAEC(_load(ruleset, modules), players, render_mode, utility, engine)
 
 
 class RulebookAEC(AECEnv):
     """A ruleset as an agent-environment-cycle game; see the module docstring."""
 
-    def __init__(self, ruleset, players=None, render_mode=None, utility="auto"):
+    def __init__(self, ruleset, players=None, render_mode=None, utility="auto", engine="reference"):
         super().__init__()
-        set_up_env(self, ruleset, players, render_mode, utility)
+        set_up_env(self, ruleset, players, render_mode, utility, engine)
         self.metadata = {"render_modes": ["human", "ansi"], "name": f"rulebook_{ruleset.name}",
                          "is_parallelizable": False}
         self.state = None
@@ -65,7 +65,7 @@ class RulebookAEC(AECEnv):
     def reset(self, seed=None, options=None):
         """A new game; `seed` picks the game's chance (the same seed, the same game)."""
         self._seed = next_seed(self._seed, seed)
-        self.state = self.rs.new_game(self.players, self._seed)
+        self.state = self.rs.new_game(self.players, self._seed, engine=self.engine)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -6,9 +6,9 @@ sent back into it.
 
 A generator cannot be copied or rewound, so what needs the position itself is built only when
 asked: the reference State at a decision is the move replayed by the reference engine from the
-move's start with the answers so far (hash, copy, to_json, observe ...), and an answer is taken
-back by putting the game back at the move's start and running the move again with the answers
-before it (the game is seeded: the same moves give the same position).
+move's start with the answers so far (hash, copy, to_json, information_state ...), and an answer
+is taken back by putting the game back at the move's start and running the move again with the
+answers before it (the game is seeded: the same moves give the same position).
 
 A sub-phase entered by `enter` inside a move is played the same way: the generated effects
 yield a SubPhase, the game keeps the generator (`Pending.outer`, with the frame it was running

@@ -5,11 +5,12 @@ instead of a snapshot (none at all for a move made with `apply` when no effect o
 refuse it, wait inside it or hand it over: a rule failing halfway is then put right by playing
 the game again from set-up), and the log kept beside the state, its lines built when read.
 
-Anything else (observe, information_state, determinize, to_json, ...) is answered by an
-identical reference State, and a move the generated code cannot make is made by the reference
-engine, which keeps the game (`_ref`) until the next plain turn (twin.py). A decision or a
-sub-phase inside a move (`choose`, `enter`) is the mixin Decisions (decisions.py); the legal
-moves as ids and Actions are Listing (listing.py); the queries are Queries (queries.py).
+Anything else (information_state, determinize, to_json, ...) is answered by an identical
+reference State, and a move the generated code cannot make is made by the reference engine,
+which keeps the game (`_ref`) until the next plain turn (twin.py). A decision or a sub-phase
+inside a move (`choose`, `enter`) is the mixin Decisions (decisions.py); the legal moves as ids
+and Actions are Listing (listing.py); the queries, `observe` among them (on the game's own data),
+are Queries (queries.py).
 
 Owns: CompiledState, `start_game`.
 """

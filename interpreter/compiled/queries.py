@@ -1,6 +1,7 @@
 """What a compiled game answers about itself (a mixin of CompiledState, game.py): whose turn,
-the phase and round, the vars, the step count, the game's data as engine.State keeps it, and its log
-(or that it keeps none: `drop_log`).
+the phase and round, the vars, the step count, the game's data as engine.State keeps it, its log
+(or that it keeps none: `drop_log`), and what a player sees (`observe`, `hidden_vars`: the
+reference's own functions, engine/visibility.py, read on this game's own data).
 While the game is handed over (`_ref`) the reference answers; at a decision inside a move
 (`_pending`, decisions.py) the player to act is the one asked, and the data are the
 reference's at that decision.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..engine import visibility
 from ..engine.frames import top_phase
 from ..engine.state import State
 from ..errors import RuleRuntimeError
@@ -121,6 +123,24 @@ class Queries:
         if self._ref is None and self._pending is None:
             return None
         return self.reference().pending
+
+    def observe(self, player: int) -> dict:
+        """Everything `player` may see (engine.State.observe): visibility.observation read on
+        this game's own vars, phase, players and step, and at a decision inside a move its
+        player, prompt and options (no reference State built); while the reference holds the
+        game, the reference's."""
+        if self._ref is not None:
+            return self._ref.observe(player)
+        pending = self._pending
+        decision = pending.decision if pending is not None else None
+        asked = None if decision is None else {"player": decision[0], "prompt": decision[3], "options": decision[1]}
+        return visibility.observation(self.rs, player, self.vars, asked, self.phase, self.current_players,
+                                      self.is_terminal, self.step)
+
+    def hidden_vars(self, player: int) -> list:
+        """(name, index or None) of every value `player` cannot see (engine.State.hidden_vars)."""
+        players = self._ref.num_players if self._ref is not None else self.num_players
+        return visibility.hidden_vars(self.rs, players, player)
 
     def plain(self) -> dict:
         return dict(self.d, log=list(self._lines()))

@@ -20,8 +20,8 @@ from .blocks import FRAME_FIELDS, PLAYER, ROUND
 __all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict", "forward_to_reference"]
 
 # what a compiled game answers by asking its reference twin (these change nothing)
-_READ_ONLY = frozenset({"observe", "information_state", "determinize", "to_json", "hidden_vars",
-                        "diff", "replayed", "is_simultaneous", "chance_outcomes"})
+_READ_ONLY = frozenset({"information_state", "determinize", "to_json", "diff", "replayed", "is_simultaneous",
+                        "chance_outcomes"})
 
 
 class HandOver(Exception):
@@ -111,6 +111,10 @@ class Twin:
         pending = self._pending
         if pending is not None:  # at a decision inside a move: the move replayed (decisions.py)
             state = self._reference_at(pending.start, pending.index, pending.answers)
+            # its history is this game's chain (the same entries), as at a plain turn: what is
+            # derived from a position and keyed on the chain's links (infosets' memo of a player's
+            # trajectory) is then found again from this game's later positions
+            state._history = self._history = self._history_as_actions()
             self._twin = (self._version, state)
             return state
         data = copied(self.rs, self.d)  # (frames below a sub-phase: their locals that are vars stay so)

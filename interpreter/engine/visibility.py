@@ -2,20 +2,31 @@
 sizes), the list of values hidden from a player, and `determinize` (a copy in which everything
 hidden from a player is re-dealt at random).
 
-Owns: the visibility of vars (`public`, `hidden`, `count`, `owner`) and of a pending decision.
+Owns: the visibility of vars (`public`, `hidden`, `count`, `owner`) and of a pending decision
+(`observation`, on the data of either engine: a compiled game observes through it too).
 """
 from __future__ import annotations
 
 import random
 
-__all__ = ["observe", "hidden_vars", "determinize", "item_kind", "collect_lists"]
+__all__ = ["observe", "observation", "hidden_vars", "determinize", "item_kind", "collect_lists"]
 
 
 def observe(state, player: int) -> dict:
     """Everything `player` may see, and nothing else."""
-    declared = state.rs.vars
+    return observation(state.rs, player, state.vars, state.pending, state.phase, state.current_players,
+                       state.is_terminal, state.steps)
+
+
+def observation(ruleset, player: int, game_vars: dict, pending, phase, current: list, terminal: bool,
+                step: int) -> dict:
+    """`observe` from the game's data: its vars, its pending decision (None, or a dict with
+    `player`, `prompt` and `options`, or `players` for several at once), its innermost phase,
+    the players to act, whether it is over, its step count. An engine.State's (`observe`), or
+    a compiled game's own (compiled/queries.py), which builds no engine.State for it."""
+    declared = ruleset.vars
     view = {}
-    for name, value in state.d["vars"].items():
+    for name, value in game_vars.items():
         decl = declared.get(name)
         visibility = decl.visibility if decl else "public"
         if visibility == "public":
@@ -26,7 +37,6 @@ def observe(state, player: int) -> dict:
             view[name] = _sizes(value)
         elif visibility == "owner":
             view[name] = [item if seat == player else _hidden(item) for seat, item in enumerate(value)]
-    pending = state.d["pending"]
     pending_view = None
     if pending is not None and "players" in pending:  # several players answer at once
         from .simultaneous import decision_view
@@ -36,8 +46,8 @@ def observe(state, player: int) -> dict:
         pending_view = {"player": pending["player"], "prompt": pending["prompt"],
                         "options": pending["options"] if pending["player"] == player
                         else {"hidden": len(pending["options"])}}
-    return {"player": player, "vars": view, "phase": state.phase, "current": state.current_players,
-            "pending": pending_view, "terminal": state.is_terminal, "step": state.steps}
+    return {"player": player, "vars": view, "phase": phase, "current": current, "pending": pending_view,
+            "terminal": terminal, "step": step}
 
 
 def hidden_vars(ruleset, players: int, player: int) -> list:
