@@ -86,30 +86,14 @@ class Writer:
         """Before `move`/`shuffle` changes zones: the vars their expressions read when each
         zone is written as a var's own part (`hand[player]`, `players[p].deck`); otherwise (a
         parameter, a `let`, a define's value may be a var's list) every var."""
-        written = self.zone_vars(handles)
-        if written is None:
-            name = self.fresh("name")
-            self.emit(depth, f"for {name} in V:")
-            self.emit(depth + 1, f"if {name} not in S: S[{name}] = _copy(V[{name}])")
-            return
-        for name in written:
-            self.save_var(depth, name)
-
-    def zone_vars(self, handles):
-        """The vars `move`/`shuffle` may change (see `save_zone_vars`), or None: any var."""
         for handle in handles:
             written = _VAR_PART.match(handle.source) if handle is not None else None
             if handle is not None and (written is None or written.group(1) not in self.var_names):
-                return None
-        return sorted(set().union(*(handle.names for handle in handles if handle is not None)) & self.var_names)
-
-    def wrote_vars(self, depth: int, names) -> None:
-        """After an effect wrote vars `names` (None: any var): their new versions, which the
-        defines that read them key their kept values by (expr/versioned.py)."""
-        if names is None:
-            self.emit(depth, "st.new_versions()")
-        for name in names or ():
-            self.emit(depth, f"st.W[{text(name)}] = _tick()")
+                name = self.fresh("name")
+                self.emit(depth, f"for {name} in V:")
+                self.emit(depth + 1, f"if {name} not in S: S[{name}] = _copy(V[{name}])")
+                return
+        self.save_read_vars(depth, handles)
 
 
 def text(value) -> str:
@@ -140,8 +124,6 @@ def _stmt(out, effect, depth, local):
     if root in out.var_names:
         out.save_var(depth, root)
     out.emit(depth, out.call(effect.handle, local))
-    if root in out.var_names:
-        out.wrote_vars(depth, (root,))
 
 
 def _if(out, effect, depth, local):
@@ -229,13 +211,11 @@ def _call(out, effect, depth, local):
 def _move(out, effect, depth, local):
     out.save_zone_vars(depth, (effect.source, effect.target))
     out.emit(depth, f"_run_move(None, {out.value(effect)}, None, V, {local})")
-    out.wrote_vars(depth, out.zone_vars((effect.source, effect.target)))
 
 
 def _shuffle(out, effect, depth, local):
     out.save_zone_vars(depth, (effect.zone,))
     out.emit(depth, f"_run_shuffle(st.chance_holder, {out.value(effect)}, None, V, {local})")
-    out.wrote_vars(depth, out.zone_vars((effect.zone,)))
 
 
 def _random(out, effect, depth, local):

@@ -28,7 +28,6 @@ from ..engine.state import State
 from ..engine.effects import option_label
 from ..engine.values import APPLIED, Outcome, freeze, thaw
 from ..errors import RuleRuntimeError
-from ..expr.versioned import TICK
 from .support import SubPhase
 from .twin import BY_REFERENCE, HandOver, actions_chain, frame_dict
 
@@ -100,7 +99,6 @@ class Decisions:
         end and the flow goes on (engine/flow.py checks the game's end before a decision:
         the reference then ends the game in the middle of the move, so it makes this move)."""
         pending = self._pending
-        self.module.own[0] = (self.V, self.W)
         try:
             decision = pending.generator.send(answer)
         except StopIteration as stop:
@@ -167,7 +165,6 @@ class Decisions:
         if "current_phase" not in undo_log:
             undo_log["current_phase"] = self.V["current_phase"]
         self.V["current_phase"] = frame[0]
-        self.W["current_phase"] = TICK()
         pending.generator, pending.in_flow = generator, in_flow
         self._resume(None)
         return None
@@ -235,7 +232,6 @@ class Decisions:
         that decision: its vars are this game's vars there (the move's undo log gives those
         at the move's start), and the generated code plays the game again."""
         self.V = marshal.loads(marshal.dumps(self._ref.d["vars"], _NOREF))
-        self.new_versions()
         self._ref = None
 
     def _keep_whole(self) -> None:

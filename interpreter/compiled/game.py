@@ -30,7 +30,6 @@ from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartDraw, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
-from ..expr.versioned import TICK
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
@@ -103,7 +102,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "is_terminal", "step", "seed", "rng", "_chance",
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
-                 "_moving", "_players", "log_kept", "W")
+                 "_moving", "_players", "log_kept")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str, rng=None):
         self.rs = ruleset
@@ -131,7 +130,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._moving = None  # (undo point, index) of the move under way
         self._players = game_vars.get("num_players")  # (rules may change the var)
         self.log_kept = True  # False once drop_log() is called: the generated `log` effects note nothing
-        self.W = {"": TICK()}  # the vars' versions (expr/versioned.py): "" the dict's own, a var its last write's
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -153,7 +151,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
     def run(self, stage, undo_log: dict) -> None:
         """Run the generated flow from `stage` until a player must act or the game ends."""
         variables = self.V
-        self.module.own[0] = (variables, self.W)
         for _ in range(FLOW_GUARD):
             stage = stage(self, variables, undo_log)
             if stage is None:
@@ -284,7 +281,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._version += 1
         module = self.module
         variables = self.V
-        module.own[0] = (variables, self.W)
         if move[0] in module.waiting:  # a generator: it may wait for decisions (decisions.py)
             self._wait_in(module.act_named[move[0]](self, variables, local_names, undo_log), False, undo_log)
             return
@@ -328,8 +324,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self.V.update(undo_log)
         if links:
             relink(self.rs, {"vars": self.V, "stack": self.below}, links)
-        for name in (self.V if links else undo_log):  # new versions of the vars put back (relinked: any)
-            self.W[name] = TICK()
         self._log_back(log, log_length)
         self.moves = moves
         self._legal = legal
@@ -344,7 +338,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         for taken in range(1, moves + 1):
             point = self._undo.pop()
             if point[0] == "reference":  # a move the reference made: it takes it back
-                self.new_versions()  # (its vars may be this game's: a reference the game took back)
                 point[1].undo(1)
                 self._hand_over(point[1])
                 continue
@@ -368,12 +361,10 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             return
         self._version += 1
         self._legal = None
-        self.new_versions()
         pending = self._pending
         if (pending is None or pending.decision is None) and not self.is_terminal and self.frame is not None and \
                 self.frame[PLAYER] is not None:  # (a turn of a sub-phase the move entered: decision None)
             legal = self.module.legal[self.module.phase_index[self.frame[0]]]
-            self.module.own[0] = (self.V, self.W)
             self.moves = legal(self, self.V, self.frame[PLAYER], self.frame[ROUND])
 
     def copy(self) -> "CompiledState":
@@ -390,7 +381,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             twin.V, twin.below = below["vars"], below["stack"]
         twin.is_terminal, twin.step, twin._players = self.is_terminal, self.step, self._players
         twin.log_kept = self.log_kept
-        twin.W = dict(self.W)  # (the same values: the same versions)
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
@@ -425,6 +415,6 @@ def _play_again(state: CompiledState, history) -> None:
         if not outcome:
             raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
     for name in ("V", "frame", "sub", "below", "is_terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
-                 "_log", "_log_shared", "_twin", "_ref", "W"):
+                 "_log", "_log_shared", "_twin", "_ref"):
         setattr(state, name, getattr(fresh, name))
     state._version += 1

@@ -19,7 +19,6 @@ from ..engine.declared import check_moves, checked_values
 from ..engine.effects import RuleFailure, choice_options, log_entry
 from ..engine.values import SCALARS, Action, fmt, freeze, not_a
 from ..errors import RuleRuntimeError
-from ..expr.versioned import TICK
 from ..memo import BoundedMemo
 from ..ruleset import ENGINE_VARS
 from .blocks import PLAYER, STAGE
@@ -79,8 +78,6 @@ class GameModule:
         # those moves (an id stays theirs while they live)
         self.listed_by_move: dict = {}
         self.kept_moves: list = []
-        # (vars, their versions) of the game whose generated code runs: kept defines (expr/versioned.py)
-        self.own = ruleset.unit.ns["_OWN"]
         self.hand_overs = HandOvers()  # action id -> how often its moves were handed over
         self.waiting = generated.waiting  # actions whose act_A is a generator (a decision may wait)
         self.end_if = ruleset.end_if.fn if ruleset.end_if is not None else None
@@ -209,8 +206,7 @@ def _runtime(ruleset) -> dict:
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
             "_open_choice": open_choice, "_check_moves": check_moves,
-            "_checked_values": checked_values, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver,
-            "_tick": TICK}
+            "_checked_values": checked_values, "_log_entry": log_entry, "_end_phase": end_phase, "_HandOver": HandOver}
 
 
 def copy_value(value):

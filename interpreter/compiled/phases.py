@@ -80,7 +80,6 @@ def _enter(out: Writer, phase, number: int, enders: set) -> None:
     out.emit(0, f"def enter_{number}(st, V, S):")
     out.save_var(1, "current_phase")
     out.emit(1, f"V['current_phase'] = {text(phase.id)}")
-    out.wrote_vars(1, ("current_phase",))
     out.emit(1, f"st.note({text('— ' + str(phase.label) + ' —')})")
     out.emit(1, f"F = st.frame = [{text(phase.id)}, 'enter', None, 1, 0, None, 0, 0, 0, 0, 0]")
     if phase.kind == "end":

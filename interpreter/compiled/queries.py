@@ -14,7 +14,6 @@ from typing import Optional
 from ..engine.frames import top_phase
 from ..engine.state import State
 from ..errors import RuleRuntimeError
-from ..expr.versioned import NOBODY, TICK
 from .blocks import PLAYER, ROUND
 from .twin import frame_dict
 
@@ -60,7 +59,6 @@ class Queries:
             return self._ref.vars
         if self._pending is not None:  # the caller may change them (then `touched`): the labels
             self._label_answers()     # of the decision are rendered first, as the reference's were
-        self.new_versions()  # (the caller may change them)
         return self.V
 
     @property
@@ -93,21 +91,11 @@ class Queries:
     def seed_text(self) -> str:
         return self.rng[0] if self._ref is None else self._ref.seed_text
 
-    def new_versions(self) -> None:
-        """The vars changed other than by the generated code's writes, or are handed out: new
-        versions for all (a new dict: no kept define value is found for them any more), and
-        no game's generated code runs now (expr/versioned.py)."""
-        self.W = {"": TICK()}
-        self.module.own[0] = NOBODY
-
     def evaluate(self, handle, local_names: Optional[dict] = None):
         """The value of a compiled expression of the ruleset here (engine.State.evaluate): read
         on the game's vars, which are the reference's at a decision too (no twin built)."""
         self.rs.budget.reset()
-        if self._ref is not None:
-            return handle.fn(self._ref.vars, local_names or {})
-        self.module.own[0] = (self.V, self.W)  # (the defines it calls may find kept values)
-        return handle.fn(self.V, local_names or {})
+        return handle.fn(self.vars, local_names or {})
 
     def is_simultaneous(self) -> bool:
         """Several players choose at once: only while the reference holds the game (a

@@ -142,7 +142,6 @@ class Twin:
         self._twin = None
         self._legal = None
         self._version += 1
-        self.new_versions()  # (the reference's vars become this game's when it gives the game back)
         self.terminal = reference.is_terminal
         data = reference.d
         stack = data["stack"]
@@ -174,7 +173,6 @@ class Twin:
             self.moves = reference._moves_now
             return
         module = self.module
-        module.own[0] = (self.V, self.W)
         self.moves = module.legal[module.phase_index[self.frame[0]]](self, self.V, self.frame[PLAYER], self.frame[ROUND])
 
 

@@ -29,7 +29,6 @@ from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
 from .inlining import inline_small_defines
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
-from .versioned import version_helpers, versioned_defines, what_define_reads, with_versioned_values
 from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
 from .runtime import _PY_ERRORS, _aug, _clip, _get_or0, _guarded, _key, _own_copy, stored_copier
@@ -49,6 +48,7 @@ def clear_memos() -> None:
     for memo in (_TREES, _GEN_CACHE, _CODE_CACHE, _NAMES, _entity_signature_of.memo, _parser.memo,
                  _stub_code.memo):
         memo.clear()
+
 
 
 class CodeUnit:
@@ -71,7 +71,6 @@ class CodeUnit:
         self.variants: dict = {}  # (handle name, names) -> a variant that keeps calls (keeping.py)
         self.define_reads: dict = {}  # define -> does its own text read a state var or a local (pure.py)
         self.define_codes: dict = {}  # define -> (checked code, fast code), written into callers (inlining.py)
-        self.define_vars: dict = {}  # define -> (vars its text reads, reads a local?, goes through a collection?)
 
     def _gen(self, source: str, start: str, scope: Scope):
         tree = parse(source, start)
@@ -176,17 +175,16 @@ class CodeUnit:
         self.define_sources[name] = (source, scope, list(params))
         hit = _cached_gen(key)
         if hit is not None:
-            code, typ, fcode, names_used, uses_budget = hit
+            code, typ, fcode, names_used = hit
         else:
             generator, tree = self._gen(str(source), "expression", scope)
             code, typ = generator.gen(tree, dict(lex))
             fcode = _Gen(scope, str(source), fast=True).gen(tree, dict(lex))[0] if _indexes(str(source)) else code
-            names_used, uses_budget = generator.names_used, generator.uses_budget
-            _store_gen(key, (code, typ, fcode, sorted(names_used), uses_budget))
+            names_used = generator.names_used
+            _store_gen(key, (code, typ, fcode, sorted(names_used)))
         self.lines.append(_define_source(name, params, code, fcode))
         self.define_codes[name] = (code, fcode)
         self.define_reads[name] = bool(set(names_used) - set(params) & (set(scope.vars) | set(scope.locals)))
-        self.define_vars[name] = what_define_reads(names_used, params, scope, uses_budget)
         self.define_calls[name] = sorted(set(names_used) & set(scope.defines) - set(params) - {name}
                                          | ({name} if name in names_used else set()))
         return typ, set(names_used)
@@ -209,7 +207,7 @@ class CodeUnit:
         namespace["_NOV"] = _NO_VALUES
         namespace["_guarded"] = functools.partial(_guarded, self.pending)
         namespace["_UN"] = _NOT_YET
-        namespace.update(slot_helpers(self.budget), **memo_helpers(self.budget, namespace), **version_helpers(namespace))
+        namespace.update(slot_helpers(self.budget), **memo_helpers(self.budget, namespace))
         # each generated function is compiled once per process (by its source text) and bound
         # to this ruleset's namespace; the source comes from the grammar, no builtins reachable.
         # A function not compiled yet is bound as a stub that compiles it on its first call and
@@ -218,7 +216,6 @@ class CodeUnit:
         params = {name: given[2] for name, given in self.define_sources.items()}
         entries = with_kept_values(list(dict.fromkeys(self.lines)), pure_defines(self.define_reads, self.define_calls),
                                    params, namespace)
-        entries = with_versioned_values(entries, versioned_defines(self.define_vars, self.define_calls), params, namespace)
         entries = inline_small_defines(entries, self.define_codes, params)
         lazy: dict = {}
         for entry in entries:
