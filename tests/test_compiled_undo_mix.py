@@ -19,7 +19,7 @@ BUNDLED = sorted(os.listdir(os.path.join(ROOT, "rulesets")))
 # simultaneous phases and sub-phases
 SMALL = ["bounded_answers", "bystander", "deals", "draft", "goofspiel", "hidden_die", "lifecycle", "private_lines",
          "proc_param_choose", "reaction_window", "scoring_rows", "sealed_bid", "secret_bid", "secret_note", "subturns",
-         "stepped_bids", "vote"]
+         "stepped_bids", "versioned_defines", "vote"]
 FOLDERS = [os.path.join(ROOT, "rulesets", name) for name in BUNDLED] + \
           [os.path.join(ROOT, "tests", "rulesets", name) for name in SMALL]
 
