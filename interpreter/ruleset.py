@@ -86,8 +86,12 @@ class Ruleset:
     labels_reading_hidden: list = field(default_factory=list)  # (pos, var, what): dropped templates (engine/labels.py)
     prompts_reading_hidden: list = field(default_factory=list)  # (pos, var, what): hidden prompt parts (engine/prompts.py)
     reveals_reading_nothing: list = field(default_factory=list)  # (pos, what): a `reveals:` with nothing to reveal (engine/labels.py)
-    # some action's label reads the game's state: the Actions handed out render theirs before it changes (engine/state.py)
-    labels_read_state: bool = True
+
+    @functools.cached_property
+    def labels_read_state(self) -> bool:
+        """Some action's label template reads the game's state: the Actions a game handed out
+        render theirs before it changes (engine/state.py); found once per ruleset."""
+        return any(action.label_parts and not action.label_static for action in self.actions.values())
 
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node
@@ -226,7 +230,7 @@ class _Compiler(PlayCompiler):
         self.unit.build(constants)  # functions compile on first call (compiler.py, _materialize)
         self.finish_actions(actions)
         proc_blocks = {name: proc["block"] for name, proc in self.procs.items()}
-        ruleset = hide_labels_reading_others(Ruleset(
+        return hide_labels_reading_others(Ruleset(
             name=str(game.get("name", os.path.basename(self.composed.folder))),
             title=str(game.get("title", game.get("name", ""))),
             folder=self.composed.folder, modules=self.composed.modules, players=players, start=start,
@@ -242,8 +246,6 @@ class _Compiler(PlayCompiler):
             digest=_rules_digest(self.composed), overrides=dict(self.composed.overrides),
             settings={name: constants[name] for name in (tree.get("settings") or {}) if name in constants},
         ))
-        ruleset.labels_read_state = any(action.label_parts and not action.label_static for action in actions.values())
-        return ruleset
 
     def compile_components(self):
         """`self.entities` (id -> record) and (type -> ids, type -> attribute names)."""
