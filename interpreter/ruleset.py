@@ -88,6 +88,12 @@ class Ruleset:
     reveals_reading_nothing: list = field(default_factory=list)  # (pos, what): a `reveals:` with nothing to reveal (engine/labels.py)
     abouts_reading_hidden: list = field(default_factory=list)  # (pos, var, what, who): hidden parts of view abouts (view/about_reads.py)
 
+    @functools.cached_property
+    def labels_read_state(self) -> bool:
+        """Some action's label template reads the game's state: the Actions a game handed out
+        render theirs before it changes (engine/state.py); found once per ruleset."""
+        return any(action.label_parts and not action.label_static for action in self.actions.values())
+
     def new_game(self, players: Optional[int] = None, seed: int = 0, chance: str = "seeded", engine: str = "reference"):
         """Start a game. With chance="manual" the game stops at each chance node
         (State.is_chance / chance_outcomes / apply_chance) instead of using the seeded RNG.

@@ -43,7 +43,12 @@ class Acting:
         moves = self._moves()
         actions = self._legal
         if actions is None:
-            actions = self._legal = [self._listed(index, move) for index, move in enumerate(moves)]
+            listed, mover = Action.listed, self._mover
+            if self._movers is None:  # (Action.listed called here, not through _listed: a call less per action)
+                actions = [listed(move[0], move[1], mover, move[2], move[3], move[4]) for move in moves]
+            else:
+                actions = [self._listed(index, move) for index, move in enumerate(moves)]
+            self._legal = actions
         if player is not None and actions and (actions[0].player != player or actions[-1].player != player):
             return [action for action in actions if action.player == player]  # several players choose at once
         return actions

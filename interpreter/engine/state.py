@@ -297,10 +297,9 @@ class State(Acting, Records):
     def _settle_labels(self) -> None:
         """The state is about to change: the actions handed out render their labels now if
         they read the state (a label is the one of the state the action was listed in)."""
-        for action in self._legal or ():
-            action.settle()
-        for action in self._handed.values():
-            action.settle()
+        if self.rs.labels_read_state:  # (else no action's label template reads the state)
+            for action in (*(self._legal or ()), *self._handed.values()):
+                action.settle()
 
     def _atomically(self, change, *args, undoable: bool = False) -> Outcome:
         """Run `change(*args)`; on a refusal or any error inside a rule, put everything back.

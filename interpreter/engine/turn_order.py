@@ -79,9 +79,11 @@ def _turn_goes_on(state, frame, phase):
     """While the player to act has actions left: True (they must act), False (the phase
     ends), or None (the turn is over)."""
     game_vars = state.d["vars"]
-    names = {"player": frame["player"], "round": frame["round"]}
     acted = frame["acted"]
-    if acted == 0 or (phase.per_turn is not None and acted < phase.per_turn.fn(game_vars, names)):
+    if acted and phase.per_turn is None:  # (the common case: one action a turn)
+        return None
+    names = {"player": frame["player"], "round": frame["round"]}
+    if acted == 0 or acted < phase.per_turn.fn(game_vars, names):
         if phase.end is not None and phase.end.fn(game_vars, names):
             frame["stage"] = "exit"
             frame["player"] = None
