@@ -9,11 +9,12 @@ the scores sum to zero), the state wrapper (ids from `encoding.ActionSpace`) and
 (strings and tensors from `observation.ObservationLayout` and, for the information state,
 `infostate.InformationStateLayout`). `engine="compiled"` plays a game without chance nodes
 on the ruleset's generated module; explicit chance nodes (manual chance) are the reference
-engine's only, so a game that draws is played by the reference whatever `engine` says. In a simultaneous game a node where several players choose
-at once has `current_player()` SIMULTANEOUS: every seat gives an action to `apply_actions`, the
-seats not to choose there the one id `pass_id` (= the action space's size, the game's last id);
-its other nodes stay sequential (one current player, as OpenSpiel's `convert_to_turn_based`
-and random simulation expect). Requires the `open-spiel` package
+engine's only, so a game that draws is played by the reference whatever `engine` says.
+In a simultaneous game a node where several players choose at once has `current_player()`
+SIMULTANEOUS: every seat gives an action to `apply_actions`, the seats not to choose there
+the one id `pass_id` (= the action space's size, the game's last id); its other nodes stay
+sequential (one current player, as OpenSpiel's `convert_to_turn_based` and random simulation
+expect). Requires the `open-spiel` package
 (`pip install rulebook[openspiel]`).
 """
 from __future__ import annotations
