@@ -3,6 +3,7 @@ complete tic-tac-toe games, and the ratios and table are computed from the right
 Nothing here times anything."""
 import os
 import random
+import shutil
 import sys
 
 import pytest
@@ -174,3 +175,47 @@ def test_the_compiled_bench_plays_untimed_playouts_for_instruction_counts(monkey
     compiled.main(["--playouts", "3", "--game", "integer_board"])
     assert played == ["integer board"] * 303
     assert capsys.readouterr().out == ""
+
+
+def test_the_jobs_ratio_in_instructions_is_amdahls_formula():
+    """instructions.speedup: the --jobs 1 count against the start-up plus half the rest of the
+    --jobs 2 count (parent and workers together)."""
+    import instructions
+
+    assert instructions.speedup(10, 110, 110) == pytest.approx(110 / 60)
+    assert instructions.speedup(10, 110, 130) == pytest.approx(110 / 70)  # the pool's share counts
+    assert instructions.speedup(0, 100, 100) == pytest.approx(2.0)
+
+
+def test_the_counted_study_is_judged_and_the_cpu_row_is_then_shown_beside_it():
+    study = fake_results(2, 1.9, 99.0)
+    study["jobs_study"] = dict(study["jobs"], cpu_speedup=1.7, games=1000)
+    study["jobs_instructions"] = {"games": 1000, "start_up": 2 * 10**9, "jobs_1": 32 * 10**9,
+                                  "jobs_2": 33 * 10**9, "identical": True, "instruction_speedup": 1.85}
+    lines = games.table(None, study, "")
+    cells = {line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")] for line in lines[2:]}
+    assert cells["simulate --jobs 2 / --jobs 1 (davos, instructions, 1000 games)"][2:] == ["1.85", "-",
+                                                                                          "must >=1.8: met"]
+    assert cells["simulate --jobs 2 / --jobs 1 (davos, CPU time, 1000 games)"][4] == \
+        "CPU on a shared host; judged in instructions (next row)"
+    assert cells["start-up / games / pool's share, G instructions"][4] == "2.000 / 30.000 / +1.000; identical: yes"
+    del study["jobs_instructions"]  # not counted (no valgrind): the CPU row carries the target
+    lines = games.table(None, study, "")
+    assert any("(davos, CPU time, 1000 games)" in line and "must >=1.8: NOT MET" in line for line in lines)
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_a_forked_child_is_counted_from_its_fork(tmp_path):
+    """instructions.counted_command: callgrind's count of a forked child starts at zero where
+    CPython's child starts, so a worker counts its own work, not the parent's before the fork."""
+    import subprocess
+
+    import instructions
+
+    script = tmp_path / "fork.py"
+    script.write_text("import os\nsum(range(300_000))\npid = os.fork()\nif pid == 0:\n    os._exit(0)\n"
+                      "os.waitpid(pid, 0)\n")
+    subprocess.run(instructions.counted_command([sys.executable, str(script)], str(tmp_path)),
+                   check=True, capture_output=True)
+    parent, child = sorted(instructions.totals(str(tmp_path)), reverse=True)
+    assert child < parent / 20  # the child only returned from the fork and exited

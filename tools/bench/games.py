@@ -32,6 +32,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import instructions  # noqa: E402  (tools/bench/instructions.py)
 DEFAULT_BASELINE = "7d90d55"
 REAL_GAMES = (("davos", 4), ("deep-state", 3), ("global-mogul", 3), ("corporate-times", 4))
 LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001,
@@ -363,10 +365,13 @@ PLANS = {  # rounds and seconds per burst, games for simulate
 }
 
 
-def measure(root, quick):
-    """Every measurement on the tree at `root`; a measurement that fails is recorded, not fatal."""
+def measure(root, quick, count_instructions=False):
+    """Every measurement on the tree at `root`; a measurement that fails is recorded, not fatal.
+    `count_instructions`: also the 1000-game `--jobs` study in instructions (full run, valgrind
+    installed; ~5 min: done for the tree measured now, not for the baseline)."""
     plan = PLANS["quick" if quick else "full"]
     interpreter, play_game = import_interpreter(root)
+    counted = count_instructions and plan["study_games"] and instructions.available()
     steps = {
         "peers": lambda: measure_tictactoe_and_peers(interpreter, plan["rounds"], plan["seconds"]),
         "games": lambda: measure_real_games(interpreter, play_game, plan["rounds"], plan["real_seconds"]),
@@ -380,6 +385,9 @@ def measure(root, quick):
                                if plan["study_games"] else {"skipped": "quick run"}),
         "jobs_mcts": lambda: (measure_jobs(root, plan["mcts_study_games"], plan["jobs_rounds"], MCTS_STUDY_AGENTS)
                               if plan["mcts_study_games"] else {"skipped": "quick run"}),
+        # the 1000-game study again, in instructions (instructions.py): free of the host's noise
+        "jobs_instructions": lambda: (instructions.jobs_study(root, plan["study_games"]) if counted
+                                      else {"skipped": "not counted"}),
         "memory": lambda: measure_memory(root, plan["memory_games"]),
     }
     results = {}
@@ -436,13 +444,19 @@ def metrics(results):
         rows.append(("  games/s (raw, noisy)", lookup(results, "games", name, "rate"), None))
     rows.append(("davos mcts:40:10 iterations/s / hand-written", lookup(results, "mcts", "mcts", "ratio"), "x1.5"))
     rows.append(("  iterations/s (raw, noisy)", lookup(results, "mcts", "mcts", "rate"), None))
+    counted = lookup(results, "jobs_instructions", None, "instruction_speedup")
     for section, kind in JOBS_ROWS:
         if "skipped" in results.get(section, {"skipped": "not measured"}):
             continue  # a quick run (both trees of a run follow the same plan)
+        if section == "jobs_study" and counted is not None:
+            kind = "note:CPU on a shared host; judged in instructions (next row)"
         games = lookup(results, section, None, "games")
         what = f", {games}{' MCTS' if lookup(results, section, None, 'agents') else ''} games" if games else ""
         rows.append((f"simulate --jobs 2 / --jobs 1 (davos, CPU time{what})",
                      lookup(results, section, None, "cpu_speedup"), kind))
+        if section == "jobs_study" and counted is not None:
+            rows.append((f"simulate --jobs 2 / --jobs 1 (davos, instructions{what})", counted, "ratio>=1.8"))
+            rows.append(("  start-up / games / pool's share, G instructions", None, _counted_note(results)))
         rows.append(("  wall clock on shared cores (load avg below)", lookup(results, section, None, "speedup"), None))
         rows.append(("  load average (1 min) at the end", lookup(results, section, None, "load"), None))
         rows.append(("  identical per-game results", lookup(results, section, None, "identical"), None))
@@ -452,16 +466,26 @@ def metrics(results):
     return rows
 
 
+def _counted_note(results):
+    """'note:S / G / P' of the counted study: the start-up, the games and the pool's share."""
+    found = results.get("jobs_instructions", {})
+    start_up, jobs_one, jobs_two = (found.get(name) for name in ("start_up", "jobs_1", "jobs_2"))
+    if None in (start_up, jobs_one, jobs_two):
+        return None
+    return (f"note:{start_up / 1e9:.3f} / {(jobs_one - start_up) / 1e9:.3f} / {(jobs_two - jobs_one) / 1e9:+.3f}; "
+            f"identical: {'yes' if found.get('identical') else 'NO'}")
+
+
 def _divide(numerator, denominator):
     return numerator / denominator if numerator is not None and denominator else None
 
 
 def verdict(kind, baseline, now):
     """'met' / 'not met' for an issue-15 must-target, '' when it has none or a figure is missing."""
+    if kind is not None and kind.startswith("note:"):
+        return kind[5:]
     if kind is None or now is None:
         return ""
-    if kind.startswith("note:"):
-        return kind[5:]
     if kind.startswith("ratio"):
         operator, bound = (">=", kind[7:]) if ">=" in kind else (">", kind[6:])
         met = now >= float(bound) if operator == ">=" else now > float(bound)
@@ -537,6 +561,8 @@ def main(argv=None):
     parser.add_argument("--baseline", default=DEFAULT_BASELINE, metavar="REV",
                         help=f"commit to compare with (default {DEFAULT_BASELINE})")
     parser.add_argument("--no-baseline", action="store_true", help="measure this tree only")
+    parser.add_argument("--no-instructions", action="store_true",
+                        help="skip the --jobs study counted in instructions (callgrind, ~5 min)")
     parser.add_argument("--measure-json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--root", default=REPO, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -545,7 +571,7 @@ def main(argv=None):
         print(json.dumps(measure(args.root, args.quick)))
         return 0
     baseline_results = None if args.no_baseline else measure_baseline(args.baseline, args.quick)
-    now_results = measure(args.root, args.quick)
+    now_results = measure(args.root, args.quick, count_instructions=not args.no_instructions)
     print(f"issue 15 speed targets ({'quick' if args.quick else 'full'} run; speeds as ratios to the "
           "hand-written integer-board tic-tac-toe of the same run, medians of interleaved bursts)")
     for line in table(baseline_results, now_results, "" if args.no_baseline else args.baseline):

@@ -15,10 +15,14 @@ Two ways to run it:
   and the workers' CPU of a `--jobs 2` run against a 1-game run (S) and a `--jobs 1` run of
   the same games, and the same games played by two processes forked from one loaded parent,
   one after the other and then at the same time (what running at once costs on this machine).
+- `--instructions [TREE ...]`: the same ratio in instructions counted by valgrind's callgrind
+  (instructions.py): free of the machine's noise, so one run is the figure. Slow (the command
+  runs ~50 times slower under callgrind: ~5 min for 1000 games); needs valgrind.
 
 Run: .venv/bin/python tools/bench/jobs.py [--ruleset davos] [--players 4] [--games 200]
      .venv/bin/python tools/bench/jobs.py --fresh --games 300 --rounds 3 [TREE ...]
      .venv/bin/python tools/bench/jobs.py --breakdown --games 1000 --rounds 3 [TREE]
+     .venv/bin/python tools/bench/jobs.py --instructions --games 1000 [TREE ...]
 """
 import argparse
 import io
@@ -164,6 +168,25 @@ def breakdown(a):
     return 0
 
 
+def instruction_counts(a):
+    """The `--jobs 2` ratio in instructions (instructions.py), tree after tree."""
+    sys.path.insert(0, HERE)
+    import instructions
+
+    if not instructions.available():
+        print("valgrind is not installed: no instruction counts (Debian: apt-get install valgrind)")
+        return 2
+    failed = False
+    for tree in [os.path.abspath(tree) for tree in a.trees] or [REPO]:
+        found = instructions.jobs_study(tree, int(a.games))
+        failed = failed or not found["identical"]
+        verdict = "met" if found["instruction_speedup"] >= 1.8 else "NOT MET"
+        print(f"{tree}: simulate davos --players 4 --games {a.games}, instructions (callgrind, PYTHONHASHSEED=0)")
+        print(f"  {instructions.describe(found)} (must be >= 1.8: {verdict}); identical per-game results: "
+              f"{found['identical']}")
+    return 1 if failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trees", nargs="*", help="with --fresh: the trees to compare (default: this one)")
@@ -172,8 +195,12 @@ def main():
     ap.add_argument("--games", default="200")
     ap.add_argument("--fresh", action="store_true", help="each command in a fresh process (Davos 4p)")
     ap.add_argument("--breakdown", action="store_true", help="where the CPU of --jobs 2 goes (Davos 4p)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="the --jobs 2 ratio in instructions counted by callgrind (Davos 4p; slow)")
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
+    if a.instructions:
+        return instruction_counts(a)
     if a.breakdown:
         return breakdown(a)
     return fresh(a) if a.fresh else in_process(a)
