@@ -30,7 +30,8 @@ def run(argv=None, stdout=None, stderr=None, stdin=None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     stdin = stdin or sys.stdin
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)  # only that command's sub-parser, when it is one
     try:
         args = parser.parse_args(argv)
     except Usage as error:
