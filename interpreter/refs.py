@@ -44,6 +44,7 @@ _COMPARED = (
     re.compile(r"('[^']*'|\"[^\"]*\")\s*(?:==|!=)\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"),
     re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+(?:not\s+)?in\s+\[([^\]]*)\]"),
 )
+_IN_A_LIST = re.compile(r"in\s+\[")  # what the third pattern's match holds
 
 
 def check_references(tree) -> list:
@@ -286,7 +287,7 @@ def _scan_expression(plain_text: str) -> tuple:
     if found is not None:
         return found
     comparisons = []
-    for pattern in _COMPARED:
+    for pattern in _searched(plain_text):
         for match in pattern.finditer(plain_text):
             if _STRING.fullmatch(match.group(1) or ""):
                 literal_group, name_group = 1, 2
@@ -296,6 +297,16 @@ def _scan_expression(plain_text: str) -> tuple:
                              for literal in _STRING.finditer(match.group(literal_group)))
             comparisons.append((match.group(name_group), literals))
     return _SCANS.put(plain_text, tuple(comparisons))
+
+
+def _searched(plain_text: str) -> tuple:
+    """The `_COMPARED` patterns that can match the text at all: a match of the first two holds
+    `==` or `!=` and a quote, one of the third holds `in [` (with any spacing). The others find
+    nothing there and are not run: their search backtracks through every identifier of the text
+    (~90 k instructions a text, 39 M of a one-game Davos `simulate`, where 29 of the 431 texts
+    can match the first two and 3 the third)."""
+    equality = ("==" in plain_text or "!=" in plain_text) and ("'" in plain_text or '"' in plain_text)
+    return (_COMPARED[:2] if equality else ()) + ((_COMPARED[2],) if _IN_A_LIST.search(plain_text) else ())
 
 
 def _as_texts(allowed) -> frozenset:

@@ -120,3 +120,46 @@ def test_a_failed_count_assertion_names_the_items_beyond(tmp_path):
     messages = [d.message for d in e.value.diagnostics]
     assert "assertion failed: 2 t; found 3, 1 beyond the stated 2: d" in messages
     assert "assertion failed: 3 p; found 1, 2 fewer than the stated 3" in messages
+
+
+def _scanned_by_every_pattern(text):
+    """`refs._scan_expression` without its gate (`_searched`): every pattern searched."""
+    from interpreter import refs
+
+    comparisons = []
+    for pattern in refs._COMPARED:
+        for match in pattern.finditer(text):
+            literal_group, name_group = (1, 2) if refs._STRING.fullmatch(match.group(1) or "") else (2, 1)
+            literals = tuple((literal.group(0)[1:-1], match.start(literal_group) + literal.start())
+                             for literal in refs._STRING.finditer(match.group(literal_group)))
+            comparisons.append((match.group(name_group), literals))
+    return tuple(comparisons)
+
+
+def test_the_scan_skips_only_patterns_that_cannot_match():
+    """`_searched` runs only the patterns whose match a text can hold: every expression text of
+    the bundled rulesets (alone and with each of their modules) and 3,000 seeded soups of the pieces the
+    patterns look for give the same comparisons as searching with every pattern."""
+    import random
+
+    from interpreter import refs
+    from interpreter.compose import bundled_rulesets, compose
+
+    texts = set()
+    for folder in bundled_rulesets().values():
+        for modules in [[]] + [[name] for name in sorted(compose(folder).tree.get("modules") or {})]:
+            try:
+                tree = compose(folder, modules).tree
+            except RulebookError:  # a module that needs another
+                continue
+            texts.update(str(text) for text in refs._expressions(tree))
+    pieces = ["x", "a.b", "_c1", "1abc", " ", "\n", "\t", "==", "!=", "=", "!", "'t'", '"u"', "'", '"', "in", "not",
+              "[", "]", "['p', \"q\"]", ",", "(", ")", "for", "e.kind", "'none'", "[1]"]
+    rng = random.Random(15)
+    texts.update("".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000))
+    found = 0
+    for text in sorted(texts):
+        expected = _scanned_by_every_pattern(text)
+        assert refs._scan_expression(text) == expected, text
+        found += bool(expected)
+    assert found > 100  # the soups do hold comparisons: the gate is tested where it lets them through
