@@ -139,3 +139,24 @@ def test_a_define_whose_values_are_kept_is_called():
     # `costly` reads only its argument and goes through a collection: pure.py keeps its values
     generated = _functions("xs[0] + costly(n)")
     assert "d_costly(" in _fast_function(generated, "_e")
+
+
+def test_the_cutting_and_the_call_search_find_what_the_plain_regular_expressions_find():
+    """inlining.py's `_functions` (str.find) and `_CALL` (the look-behind after the `d`) are
+    quicker forms of a split at `(?m)^(?=def )` and of `(?<![\\w.])d_(\\w+)\\(`: the same pieces
+    and the same calls, at the same places, over 20,000 seeded soups of the pieces they meet."""
+    import random
+    import re
+
+    from interpreter.expr.inlining import _CALL, _functions
+
+    split_at_def, call = re.compile(r"(?m)^(?=def )"), re.compile(r"(?<![\w.])d_(\w+)\(")
+    pieces = ["def ", "def d_x(", "\n", "d_", "d_a(", "xd_b(", ".d_c(", " ", "d", "_", "(", "ab", "\ndef ", "dd_e(",
+              "_d_f(", "1d_g("]
+    rng = random.Random(15)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 15)))
+        assert [piece for piece in split_at_def.split(text) if piece] == [piece for piece in _functions(text) if piece]
+        assert "".join(_functions(text)) == text
+        assert [(found.span(), found.group(1)) for found in call.finditer(text)] == \
+            [(found.span(), found.group(1)) for found in _CALL.finditer(text)]

@@ -26,7 +26,9 @@ MAX_INLINED = 320  # characters of a define's code written into a caller
 PASSES = 3  # a define written in may call one to write in too
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _NOT_SMALL = re.compile(r"\bfor\b|\blambda\b|:=|\b_h\d|\b_k\b|_keep\(|_again\(|\b_T\(|\b_Vn_|\b_Ln_|\b_Kn_")
-_CALL = re.compile(r"(?<![\w.])d_(\w+)\(")
+# a call of a define: `d_<name>(` after no name character or dot (the check looks back from the
+# `d`, so that the search skips to each `d` instead of testing every position of the code)
+_CALL = re.compile(r"d(?<![\w.]d)_(\w+)\(")
 
 
 def inline_small_defines(entries: list, codes: dict, params: dict) -> list:
@@ -38,8 +40,21 @@ def inline_small_defines(entries: list, codes: dict, params: dict) -> list:
              if name not in kept and name in params and _small(name, pair[1])}
     if not small:
         return entries
-    return ["".join(_written_in(chunk, small, params) for chunk in re.split(r"(?m)^(?=def )", entry))
-            for entry in entries]
+    return ["".join(_written_in(function, small, params) for function in _functions(entry)) for entry in entries]
+
+
+def _functions(entry: str) -> list:
+    """The generated source cut before each line that starts with `def `: the pieces of a split at
+    `(?m)^(?=def )` (less its empty first piece), found with str.find rather than a regular
+    expression tried at every position of the source."""
+    pieces, start = [], 0
+    cut = entry.find("\ndef ")
+    while cut >= 0:
+        pieces.append(entry[start:cut + 1])
+        start = cut + 1
+        cut = entry.find("\ndef ", start)
+    pieces.append(entry[start:])
+    return pieces
 
 
 def _small(name: str, code: str) -> bool:
