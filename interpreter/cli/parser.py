@@ -32,7 +32,7 @@ def _jobs(text: str) -> int:
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser of `rulebook`. Given the command the arguments start with, only that command's
     sub-parser is built: its parsing, its errors and its `--help` are the same, and a one-game
-    `simulate` does not build the other thirteen (~22 M instructions, 1.3 % of its start-up:
+    `simulate` does not build the other thirteen (~18 M instructions, 1 % of its start-up:
     argparse makes a help formatter, which reads the terminal's size, for each argument it
     adds). Without a command it knows (`rulebook --help`, a misspelt command), all are built."""
     parser = Parser(prog="rulebook", description="Play, check and study board games whose rules are data.")
