@@ -30,7 +30,7 @@ from .decisions import ANSWER, POSITION, WHOLE, Decisions
 from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartDraw, StartMemo, fresh_copier
-from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
+from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference, history_entries
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
@@ -54,6 +54,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     if position is not None:
         new_vars, frame, log, moves, actions, terminal, step = position
         state = CompiledState(ruleset, module, new_vars(), seed_text, rng)
+        state._replayable = True
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
@@ -70,6 +71,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         initial_vars(ruleset, players, game_vars)
         new_vars = module.initial_vars[players] = fresh_copier(game_vars)
     state = CompiledState(ruleset, module, new_vars(), seed_text)
+    state._replayable = True
     holder = state._chance = ChanceHolder(state.rng, recording=memo.open)
     try:
         state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
@@ -103,7 +105,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "is_terminal", "step", "seed", "rng", "_chance",
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
-                 "_moving", "_players", "log_kept")
+                 "_moving", "_players", "log_kept", "_replayable")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str, rng=None):
         self.rs = ruleset
@@ -131,6 +133,10 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._moving = None  # (undo point, index) of the move under way
         self._players = game_vars.get("num_players")  # (rules may change the var)
         self.log_kept = True  # False once drop_log() is called: the generated `log` effects note nothing
+        # the game can be set up again and played to any of its positions (start_game made it, and
+        # nothing changed it from outside): a move made with `apply` then keeps no undo log of the
+        # vars even when the rules can refuse it (`_apply_index`, `_vars_at`)
+        self._replayable = False
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -218,21 +224,30 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         move = self.moves[index]
         module = self.module
         history = self._history
-        # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
-        unlogged = not undoable and not module.refusable and not self._undo
+        kept = undoable or bool(self._undo)  # undo() may take the move back
+        # no undo point at all when nothing can refuse the move either (module.refusable)
+        unlogged = not kept and not module.refusable
         record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
         frame = self.frame
-        point = None if unlogged else (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
-                                       {}, self.moves, self._legal, self.below, self.sub)
-        undo_log = module.every_var if unlogged else point[7]
+        point = None
+        if unlogged:
+            undo_log = module.every_var
+        else:
+            # an undo point without an undo log of the vars when undo() cannot take the move back
+            # and the game can be played again from set-up: a refused move (rare: no move of the
+            # ruleset was ever handed over) or the position asked for at a decision inside the move
+            # is put right from the game played again (`_vars_at`)
+            undo_log = module.every_var if not kept and self._replayable and not module.hand_overs else {}
+            point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
+                     undo_log, self.moves, self._legal, self.below, self.sub)
         if module.settles:
             self._settle_labels()
         try:
             self._run_move(move, frame, point, index, undo_log)
         except BY_REFERENCE:
-            if unlogged:
+            if undo_log is module.every_var:  # the vars changed in place: the game is played again
                 return self._move_again_by_reference(move, index, history)
             self._back_to(point)
             module.hand_overs.tried(move[0], True)
@@ -314,7 +329,8 @@ class CompiledState(Listing, Queries, Twin, Decisions):
     def _back_to(self, point) -> None:
         """Put the game back as it was at an undo point: (frame, its fields, step, log, log length,
         chance drawn, history, undo log (the vars' values there), moves, Actions, frames below, sub)."""
-        (frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, undo_log, moves, legal,
+        restored = self._vars_at(point)
+        (frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, _undo_log, moves, legal,
          self.below, self.sub) = point
         frame[:] = frame_fields
         self.frame = frame
@@ -322,7 +338,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         links = None  # locals held below a sub-phase that are vars' lists stay so (aliases.py)
         if any(below["kind"] != "phase" for below in self.below):
             links = frame_links(self.rs, {"vars": self.V, "stack": self.below})
-        self.V.update(undo_log)
+        self.V.update(restored)
         if links:
             relink(self.rs, {"vars": self.V, "stack": self.below}, links)
         self._log_back(log, log_length)
@@ -330,6 +346,17 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._legal = legal
         self._pending = None
         self._version += 1
+
+    def _vars_at(self, point) -> dict:
+        """The vars that differ at undo point `point` from now, with their values there: its undo
+        log; for a move made without one of the vars (`_apply_index`), every var, from the game
+        set up again and played to the point (a seeded game is the same game). Such a game keeps
+        undo logs from then on: what asked for the position is likely to ask again."""
+        undo_log = point[7]
+        if undo_log is not self.module.every_var:
+            return undo_log
+        self._replayable = False
+        return _replayed(self, point[6]).V
 
     def undo(self, moves: int = 1) -> Outcome:
         """Take back the last `moves` moves made with apply_id."""
@@ -362,6 +389,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             return
         self._version += 1
         self._legal = None
+        self._replayable = False  # set up again and played, the game would not be this one
         pending = self._pending
         if (pending is None or pending.decision is None) and not self.is_terminal and self.frame is not None and \
                 self.frame[PLAYER] is not None:  # (a turn of a sub-phase the move entered: decision None)
@@ -381,7 +409,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             below = copied(self.rs, {"vars": self.V, "stack": self.below})
             twin.V, twin.below = below["vars"], below["stack"]
         twin.is_terminal, twin.step, twin._players = self.is_terminal, self.step, self._players
-        twin.log_kept = self.log_kept
+        twin.log_kept, twin._replayable = self.log_kept, self._replayable
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
@@ -404,18 +432,25 @@ def _back_to_start_next(points: list, start: tuple) -> bool:
 forward_to_reference(CompiledState)  # what it does not implement itself: the reference's (twin.py)
 
 
-def _play_again(state: CompiledState, history) -> None:
-    """Put `state` back at the position after `history` (a chain of its moves) by setting the
-    game up again and making those moves: a seeded game is the same game every time. For a move
-    made without an undo log that failed halfway (its vars were changed in place)."""
+def _replayed(state: CompiledState, history) -> CompiledState:
+    """The game of `state` set up again and played to the position after `history` (a chain of
+    its moves, ending at a move's start): a seeded game is the same game every time."""
     fresh = start_game(state.rs, state.module, state._players, state.seed)
     fresh.log_kept = state.log_kept  # (a move whose log line failed was made in a game keeping none)
-    state._history = history
-    for action in state._history_actions():
-        outcome = fresh.apply(action)
+    for entry in history_entries(history):  # (a choice made at once with others: its JSON form)
+        outcome = fresh.apply(entry["action"] if type(entry) is dict else entry)
         if not outcome:
             raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
+    return fresh
+
+
+def _play_again(state: CompiledState, history) -> None:
+    """Put `state` back at the position after `history` by playing the game again (`_replayed`):
+    for a move made without an undo log of the vars that failed halfway (they were changed in
+    place). The move under way is over: none waits for a decision."""
+    fresh = _replayed(state, history)
     for name in ("V", "frame", "sub", "below", "is_terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
-                 "_log", "_log_shared", "_twin", "_ref"):
+                 "_log", "_log_shared", "_ref"):
         setattr(state, name, getattr(fresh, name))
+    state._pending = state._moving = state._twin = None
     state._version += 1
