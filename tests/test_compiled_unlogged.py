@@ -11,10 +11,10 @@ from interpreter.compiled.module import game_module
 
 RULES = """\
 game: {name: unlogged, players: [2], start: play, end_if: "total >= 40"}
-vars:
-  total: {value: 0}
-  picks: {value: []}
+vars: {total: {value: 0}, picks: {value: []}}
+phases: {play: {kind: turns, actions: [take, add], next: end}}
 actions:
+  add: {params: {n: "[1, 2]"}, effects: ["total += n", "picks = picks + [n]"]}
   take:
     effects:
       - "picks = picks + [player]"
@@ -24,11 +24,6 @@ actions:
       - {choose: {player: "1 - player", from: "[0, 1]", as: b, prompt: "one more?"}}
       - "total += b"
       - "picks = picks + [a + b]"
-  add:
-    params: {n: "[1, 2]"}
-    effects: ["total += n", "picks = picks + [n]"]
-phases:
-  play: {kind: turns, actions: [take, add], next: end}
 """
 
 
