@@ -100,3 +100,23 @@ def test_a_game_changed_from_outside_keeps_undo_logs(tmp_path):
     assert not refused and (refused.code, refused.reason) == (expected.code, expected.reason)
     assert compiled.vars["total"] == 4 and compiled.hash() == reference.hash()
     assert game_module(ruleset).refusable
+
+
+def test_a_rule_failing_in_a_game_changed_from_outside_puts_back_the_change(tmp_path):
+    """Rules that cannot refuse a move: `apply` keeps no undo point in a game set up by the
+    generated code (a rule failing halfway is put right by playing the game again), but one in a
+    game whose vars were changed from outside, which playing again would not give back."""
+    from test_compiled import _breaking
+
+    ruleset = _breaking(tmp_path, "['count += 1', 'items[0] = count', {if: 'count == 12', then: ['items[5] = 1']}]")
+    assert not game_module(ruleset).refusable
+    reference, compiled = ruleset.new_game(2, seed=1), ruleset.new_game(2, seed=1, engine="compiled")
+    for game in (reference, compiled):
+        assert game.apply(game.legal_actions()[0])
+        game.vars["count"] = 10
+        game.touched()
+        assert game.apply(game.legal_actions()[0])
+    before = compiled.hash()
+    failed, expected = compiled.apply(compiled.legal_actions()[0]), reference.apply(reference.legal_actions()[0])
+    assert not failed and failed.code == "rule_error" == expected.code and failed.reason == expected.reason
+    assert compiled.hash() == before == reference.hash() and compiled.vars["count"] == 11

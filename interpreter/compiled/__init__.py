@@ -56,9 +56,8 @@ def played_on(state: State, copy: bool = True) -> Optional[CompiledState]:
     plays on its data: for a state the caller never plays again, MCTS's drawn worlds). A world
     drawn by replay that waits for an answer inside a move (infosets.move_start) is the move
     made again from its start by the generated code, so that its answers too are compiled
-    moves. (A move made with `apply` that fails halfway is put right by playing the game again
-    from its set-up, which a position arranged from outside has not: play such a game with
-    apply_id.)"""
+    moves. (Such a game was not set up by the generated code: its moves keep undo logs, made
+    with `apply` too, since it cannot be played again from a set-up, game.py `_apply_index`.)"""
     if state.d["rng"] is None:
         return None
     module = game_module(state.rs)

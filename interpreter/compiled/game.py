@@ -181,10 +181,12 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             for index, candidate in enumerate(actions):
                 if candidate is action:
                     module = self.module
-                    if not module.plain_moves or self._undo or module.hand_overs or self._pending is not None:
+                    if not module.plain_moves or self._undo or module.hand_overs or self._pending is not None or \
+                            not self._replayable:
                         return self._apply_index(index, False)
                     # the common case in short: no undo log (nothing can refuse the move, undo()
-                    # cannot take it back), nothing to settle first, nothing handed over yet
+                    # cannot take it back, a rule failing is put right by playing the game again),
+                    # nothing to settle first, nothing handed over yet
                     move, history = self.moves[index], self._history
                     try:
                         self._run_move(move, self.frame, None, index, module.every_var)
@@ -224,9 +226,11 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         move = self.moves[index]
         module = self.module
         history = self._history
-        kept = undoable or bool(self._undo)  # undo() may take the move back
+        # no undo log of the vars when undo() cannot take the move back and the game can be
+        # played again from set-up (what needs them is put right from the game played again);
         # no undo point at all when nothing can refuse the move either (module.refusable)
-        unlogged = not kept and not module.refusable
+        replayable = self._replayable and not undoable and not self._undo
+        unlogged = replayable and not module.refusable
         record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
@@ -235,11 +239,10 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         if unlogged:
             undo_log = module.every_var
         else:
-            # an undo point without an undo log of the vars when undo() cannot take the move back
-            # and the game can be played again from set-up: a refused move (rare: no move of the
-            # ruleset was ever handed over) or the position asked for at a decision inside the move
-            # is put right from the game played again (`_vars_at`)
-            undo_log = module.every_var if not kept and self._replayable and not module.hand_overs else {}
+            # the undo point without an undo log of the vars while no move of the ruleset was
+            # ever handed over: a refused move or the position asked for at a decision inside
+            # the move is then rare, and put right from the game played again (`_vars_at`)
+            undo_log = module.every_var if replayable and not module.hand_overs else {}
             point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
                      undo_log, self.moves, self._legal, self.below, self.sub)
         if module.settles:
