@@ -18,7 +18,8 @@ module.py (the in-memory memo, the shared listed Actions and the runtime helpers
 (start positions memoised by set-up's chance outcomes, the chance a game draws from), game.py
 (CompiledState, the public API), listing.py (its legal moves as ids and Actions), queries.py
 (its queries), decisions.py (a `choose` or a sub-phase's `enter` inside a move), twin.py (the
-reference twin, and moves handed over to the reference engine).
+reference twin, and moves handed over to the reference engine), undoing.py (undo, undo points,
+a game played again from its set-up).
 """
 from __future__ import annotations
 

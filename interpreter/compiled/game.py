@@ -1,16 +1,18 @@
 """A game in progress played by the generated module of its ruleset (module.py): the same public
 API as engine.State for playing (legal actions and ids, apply, apply_id, undo, queries, hash),
 with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
-instead of a snapshot (none at all for a move made with `apply` when no effect of the rules can
-refuse it, wait inside it or hand it over: a rule failing halfway is then put right by playing
-the game again from set-up), and the log kept beside the state, its lines built when read.
+instead of a snapshot, and the log kept beside the state, its lines built when read. A move made
+with `apply` in a game set up by the generated code and never changed from outside keeps no
+undo log of the vars (nor any undo point when no effect of the rules can refuse it, wait inside
+it or hand it over): what needs them (a rule failing halfway, a refusal, the position at a
+decision inside the move) is put right by playing the game again from set-up (undoing.py).
 
 Anything else (information_state, determinize, to_json, ...) is answered by an identical
 reference State, and a move the generated code cannot make is made by the reference engine,
 which keeps the game (`_ref`) until the next plain turn (twin.py). A decision or a sub-phase
 inside a move (`choose`, `enter`) is the mixin Decisions (decisions.py); the legal moves as ids
 and Actions are Listing (listing.py); the queries, `observe` among them (on the game's own data),
-are Queries (queries.py).
+are Queries (queries.py); undo and undo points are Undoing (undoing.py).
 
 Owns: CompiledState, `start_game`.
 """
@@ -20,17 +22,18 @@ import marshal
 from types import GeneratorType
 
 from ..engine.acting import as_action
-from ..engine.aliases import copied, frame_links, relink
+from ..engine.aliases import copied
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, public_refusal, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
-from .decisions import ANSWER, POSITION, WHOLE, Decisions
+from .decisions import WHOLE, Decisions
 from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartDraw, StartMemo, fresh_copier
-from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference, history_entries
+from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
+from .undoing import Undoing, replayed
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
@@ -100,7 +103,7 @@ def _moves_of(moves: list, game_vars: dict) -> list:
     return [move if move[4] is None else (*move[:4], (game_vars, move[4][1])) for move in moves]
 
 
-class CompiledState(Listing, Queries, Twin, Decisions):
+class CompiledState(Listing, Queries, Twin, Decisions, Undoing):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "is_terminal", "step", "seed", "rng", "_chance",
@@ -329,62 +332,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         else:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
 
-    def _back_to(self, point) -> None:
-        """Put the game back as it was at an undo point: (frame, its fields, step, log, log length,
-        chance drawn, history, undo log (the vars' values there), moves, Actions, frames below, sub)."""
-        restored = self._vars_at(point)
-        (frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, _undo_log, moves, legal,
-         self.below, self.sub) = point
-        frame[:] = frame_fields
-        self.frame = frame
-        self.is_terminal = False
-        links = None  # locals held below a sub-phase that are vars' lists stay so (aliases.py)
-        if any(below["kind"] != "phase" for below in self.below):
-            links = frame_links(self.rs, {"vars": self.V, "stack": self.below})
-        self.V.update(restored)
-        if links:
-            relink(self.rs, {"vars": self.V, "stack": self.below}, links)
-        self._log_back(log, log_length)
-        self.moves = moves
-        self._legal = legal
-        self._pending = None
-        self._version += 1
-
-    def _vars_at(self, point) -> dict:
-        """The vars that differ at undo point `point` from now, with their values there: its undo
-        log; for a move made without one of the vars (`_apply_index`), every var, from the game
-        set up again and played to the point (a seeded game is the same game). Such a game keeps
-        undo logs from then on: what asked for the position is likely to ask again."""
-        undo_log = point[7]
-        if undo_log is not self.module.every_var:
-            return undo_log
-        self._replayable = False
-        return _replayed(self, point[6]).V
-
-    def undo(self, moves: int = 1) -> Outcome:
-        """Take back the last `moves` moves made with apply_id."""
-        if type(moves) is not int or not 1 <= moves <= len(self._undo):
-            return public_refusal("nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
-                                                     f"taken back, not {moves!r}"[:200])
-        for taken in range(1, moves + 1):
-            point = self._undo.pop()
-            if point[0] == "reference":  # a move the reference made: it takes it back
-                point[1].undo(1)
-                self._hand_over(point[1])
-                continue
-            if point[0] == POSITION:  # the position kept whole (decisions.py): played on from there
-                self._hand_over(point[1])
-                continue
-            if self._ref is not None:  # back at a decision the reference answered (decisions.py)
-                self._leave_reference()
-            if point[0] == ANSWER:  # an answer to a decision inside a move
-                if taken < moves and _back_to_start_next(self._undo, point[1]):
-                    continue  # the move is put back at its start next: no need to make it again first
-                self._restart(point[1], point[2], point[3])
-            else:
-                self._back_to(point)
-        return APPLIED
-
     def touched(self) -> None:
         """The vars were changed from outside: the legal moves are found again."""
         if self._ref is not None:
@@ -421,37 +368,14 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         return twin
 
 
-def _back_to_start_next(points: list, start: tuple) -> bool:
-    """Whether the next undo point to take back (the last of `points`) puts the game back at
-    the move start `start` (it is that start, or an earlier answer of the same move): taking
-    an answer back then needs no replay of the move (its undo log holds the vars' values at
-    the start)."""
-    if not points:
-        return False
-    following = points[-1]
-    return following is start or (following[0] == ANSWER and following[1] is start)
-
-
 forward_to_reference(CompiledState)  # what it does not implement itself: the reference's (twin.py)
 
 
-def _replayed(state: CompiledState, history) -> CompiledState:
-    """The game of `state` set up again and played to the position after `history` (a chain of
-    its moves, ending at a move's start): a seeded game is the same game every time."""
-    fresh = start_game(state.rs, state.module, state._players, state.seed)
-    fresh.log_kept = state.log_kept  # (a move whose log line failed was made in a game keeping none)
-    for entry in history_entries(history):  # (a choice made at once with others: its JSON form)
-        outcome = fresh.apply(entry["action"] if type(entry) is dict else entry)
-        if not outcome:
-            raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
-    return fresh
-
-
 def _play_again(state: CompiledState, history) -> None:
-    """Put `state` back at the position after `history` by playing the game again (`_replayed`):
+    """Put `state` back at the position after `history` by playing the game again (undoing.py `replayed`):
     for a move made without an undo log of the vars that failed halfway (they were changed in
     place). The move under way is over: none waits for a decision."""
-    fresh = _replayed(state, history)
+    fresh = replayed(state, history)
     for name in ("V", "frame", "sub", "below", "is_terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
                  "_log", "_log_shared", "_ref"):
         setattr(state, name, getattr(fresh, name))
