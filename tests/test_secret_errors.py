@@ -174,7 +174,7 @@ QUOTING_THE_CALLERS_INPUT = {("engine/legal.py", "not_an_option"), ("engine/lega
                              ("engine/acting.py", "bad_action"), ("engine/acting.py", "nothing_to_undo"),
                              ("engine/acting.py", "not_an_outcome"), ("engine/acting.py", "unknown_action"),
                              ("engine/acting.py", "which_player"), ("compiled/game.py", "bad_action"),
-                             ("compiled/game.py", "nothing_to_undo")}
+                             ("compiled/undoing.py", "nothing_to_undo")}
 
 
 def _formats_a_value(message) -> bool:

@@ -18,7 +18,8 @@ module.py (the in-memory memo, the shared listed Actions and the runtime helpers
 (start positions memoised by set-up's chance outcomes, the chance a game draws from), game.py
 (CompiledState, the public API), listing.py (its legal moves as ids and Actions), queries.py
 (its queries), decisions.py (a `choose` or a sub-phase's `enter` inside a move), twin.py (the
-reference twin, and moves handed over to the reference engine).
+reference twin, and moves handed over to the reference engine), undoing.py (undo, undo points,
+a game played again from its set-up).
 """
 from __future__ import annotations
 
@@ -56,9 +57,8 @@ def played_on(state: State, copy: bool = True) -> Optional[CompiledState]:
     plays on its data: for a state the caller never plays again, MCTS's drawn worlds). A world
     drawn by replay that waits for an answer inside a move (infosets.move_start) is the move
     made again from its start by the generated code, so that its answers too are compiled
-    moves. (A move made with `apply` that fails halfway is put right by playing the game again
-    from its set-up, which a position arranged from outside has not: play such a game with
-    apply_id.)"""
+    moves. (Such a game was not set up by the generated code: its moves keep undo logs, made
+    with `apply` too, since it cannot be played again from a set-up, game.py `_apply_index`.)"""
     if state.d["rng"] is None:
         return None
     module = game_module(state.rs)

@@ -222,7 +222,8 @@ class Decisions:
         """Back to the move's start, and the move made again with `answers` (its undo log is
         the same dict, emptied: the vars are as they were at the start again)."""
         self._back_to(start)
-        start[7].clear()
+        if start[7] is not self.module.every_var:  # (a move without an undo log of the vars keeps none)
+            start[7].clear()
         self._run_move(self.moves[index], start[0], start, index)
         for answer in answers:
             self._answer_step(answer)
@@ -263,9 +264,9 @@ class Decisions:
         """The reference State of this game at the undo point `start`: its vars are the vars
         now with the undo log's values (the reference's vars while it holds the game: it is
         then at a decision of the move made at `start`, see `_leave_reference`)."""
-        _frame, fields, step, log, log_length, rng_count, history, undo_log, _moves, _legal, below, sub = start
+        _frame, fields, step, log, log_length, rng_count, history, _undo_log, _moves, _legal, below, sub = start
         game_vars = dict(self._ref.d["vars"] if self._ref is not None else self.V)
-        game_vars.update(undo_log)
+        game_vars.update(self._vars_at(start))
         data = {"vars": game_vars, "stack": below + [frame_dict(fields, sub)], "pending": None, "chance": None,
                 "terminal": False, "step": step, "seed": self.seed, "rng": [self.rng[0], rng_count], "error": None}
         log = log if len(log) == log_length else log[:log_length]

@@ -1,16 +1,18 @@
 """A game in progress played by the generated module of its ruleset (module.py): the same public
 API as engine.State for playing (legal actions and ids, apply, apply_id, undo, queries, hash),
 with the vars in one dict, the phase frame in a list, an undo log of the vars each move changed
-instead of a snapshot (none at all for a move made with `apply` when no effect of the rules can
-refuse it, wait inside it or hand it over: a rule failing halfway is then put right by playing
-the game again from set-up), and the log kept beside the state, its lines built when read.
+instead of a snapshot, and the log kept beside the state, its lines built when read. A move made
+with `apply` in a game set up by the generated code and never changed from outside keeps no
+undo log of the vars (nor any undo point when no effect of the rules can refuse it, wait inside
+it or hand it over): what needs them (a rule failing halfway, a refusal, the position at a
+decision inside the move) is put right by playing the game again from set-up (undoing.py).
 
 Anything else (information_state, determinize, to_json, ...) is answered by an identical
 reference State, and a move the generated code cannot make is made by the reference engine,
 which keeps the game (`_ref`) until the next plain turn (twin.py). A decision or a sub-phase
 inside a move (`choose`, `enter`) is the mixin Decisions (decisions.py); the legal moves as ids
 and Actions are Listing (listing.py); the queries, `observe` among them (on the game's own data),
-are Queries (queries.py).
+are Queries (queries.py); undo and undo points are Undoing (undoing.py).
 
 Owns: CompiledState, `start_game`.
 """
@@ -20,17 +22,18 @@ import marshal
 from types import GeneratorType
 
 from ..engine.acting import as_action
-from ..engine.aliases import copied, frame_links, relink
+from ..engine.aliases import copied
 from ..engine.flow import FLOW_GUARD
 from ..engine.state import State, initial_vars
 from ..engine.values import APPLIED, SCALARS, Action, Outcome, public_refusal, thaw
 from ..errors import RuleRuntimeError
 from .blocks import ACTED, PLAYER, ROUND, STAGE
-from .decisions import ANSWER, POSITION, WHOLE, Decisions
+from .decisions import WHOLE, Decisions
 from .listing import Listing
 from .queries import Queries
 from .start import ChanceHolder, StartDraw, StartMemo, fresh_copier
 from .twin import BY_REFERENCE, HandOver, Twin, forward_to_reference
+from .undoing import Undoing, replayed
 
 __all__ = ["CompiledState", "start_game", "HandOver"]
 
@@ -54,6 +57,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
     if position is not None:
         new_vars, frame, log, moves, actions, terminal, step = position
         state = CompiledState(ruleset, module, new_vars(), seed_text, rng)
+        state._replayable = True
         state.frame = list(frame) if frame is not None else None
         state._log = log
         state._log_shared = True
@@ -70,6 +74,7 @@ def start_game(ruleset, module, players: int, seed) -> "CompiledState":
         initial_vars(ruleset, players, game_vars)
         new_vars = module.initial_vars[players] = fresh_copier(game_vars)
     state = CompiledState(ruleset, module, new_vars(), seed_text)
+    state._replayable = True
     holder = state._chance = ChanceHolder(state.rng, recording=memo.open)
     try:
         state.run(module.start, dict(module.every_var))  # set-up is never taken back: no undo log
@@ -98,12 +103,12 @@ def _moves_of(moves: list, game_vars: dict) -> list:
     return [move if move[4] is None else (*move[:4], (game_vars, move[4][1])) for move in moves]
 
 
-class CompiledState(Listing, Queries, Twin, Decisions):
+class CompiledState(Listing, Queries, Twin, Decisions, Undoing):
     """A game played by generated code; see the module's docstring."""
 
     __slots__ = ("rs", "module", "V", "frame", "sub", "below", "is_terminal", "step", "seed", "rng", "_chance",
                  "moves", "_legal", "_handed", "_history", "_undo", "_log", "_log_shared", "_twin", "_version", "_ref", "_pending",
-                 "_moving", "_players", "log_kept")
+                 "_moving", "_players", "log_kept", "_replayable")
 
     def __init__(self, ruleset, module, game_vars: dict, seed: str, rng=None):
         self.rs = ruleset
@@ -131,6 +136,10 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         self._moving = None  # (undo point, index) of the move under way
         self._players = game_vars.get("num_players")  # (rules may change the var)
         self.log_kept = True  # False once drop_log() is called: the generated `log` effects note nothing
+        # the game can be set up again and played to any of its positions (start_game made it, and
+        # nothing changed it from outside): a move made with `apply` then keeps no undo log of the
+        # vars even when the rules can refuse it (`_apply_index`, `_vars_at`)
+        self._replayable = False
 
     # the log, as engine.State keeps it (the same functions)
     note = State.note
@@ -175,10 +184,12 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             for index, candidate in enumerate(actions):
                 if candidate is action:
                     module = self.module
-                    if not module.plain_moves or self._undo or module.hand_overs or self._pending is not None:
+                    if not module.plain_moves or self._undo or module.hand_overs or self._pending is not None or \
+                            not self._replayable:
                         return self._apply_index(index, False)
                     # the common case in short: no undo log (nothing can refuse the move, undo()
-                    # cannot take it back), nothing to settle first, nothing handed over yet
+                    # cannot take it back, a rule failing is put right by playing the game again),
+                    # nothing to settle first, nothing handed over yet
                     move, history = self.moves[index], self._history
                     try:
                         self._run_move(move, self.frame, None, index, module.every_var)
@@ -218,21 +229,31 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         move = self.moves[index]
         module = self.module
         history = self._history
-        # no undo log when nothing can refuse the move nor undo() take it back (module.refusable)
-        unlogged = not undoable and not module.refusable and not self._undo
+        # no undo log of the vars when undo() cannot take the move back and the game can be
+        # played again from set-up (what needs them is put right from the game played again);
+        # no undo point at all when nothing can refuse the move either (module.refusable)
+        replayable = self._replayable and not undoable and not self._undo
+        unlogged = replayable and not module.refusable
         record = module.hand_overs.get(move[0]) if module.hand_overs else None
         if record is not None and record.expected():  # the generated code would only give it up
             return self._move_by_reference(index, undoable)
         frame = self.frame
-        point = None if unlogged else (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
-                                       {}, self.moves, self._legal, self.below, self.sub)
-        undo_log = module.every_var if unlogged else point[7]
+        point = None
+        if unlogged:
+            undo_log = module.every_var
+        else:
+            # the undo point without an undo log of the vars while no move of the ruleset was
+            # ever handed over: a refused move or the position asked for at a decision inside
+            # the move is then rare, and put right from the game played again (`_vars_at`)
+            undo_log = module.every_var if replayable and not module.hand_overs else {}
+            point = (frame, frame[:], self.step, self._log, len(self._log), self.rng[1], history,
+                     undo_log, self.moves, self._legal, self.below, self.sub)
         if module.settles:
             self._settle_labels()
         try:
             self._run_move(move, frame, point, index, undo_log)
         except BY_REFERENCE:
-            if unlogged:
+            if undo_log is module.every_var:  # the vars changed in place: the game is played again
                 return self._move_again_by_reference(move, index, history)
             self._back_to(point)
             module.hand_overs.tried(move[0], True)
@@ -311,50 +332,6 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         else:  # the phase ends: the flow goes on (rarely more than a few stages)
             self.run(stage, undo_log)
 
-    def _back_to(self, point) -> None:
-        """Put the game back as it was at an undo point: (frame, its fields, step, log, log length,
-        chance drawn, history, undo log (the vars' values there), moves, Actions, frames below, sub)."""
-        (frame, frame_fields, self.step, log, log_length, self.rng[1], self._history, undo_log, moves, legal,
-         self.below, self.sub) = point
-        frame[:] = frame_fields
-        self.frame = frame
-        self.is_terminal = False
-        links = None  # locals held below a sub-phase that are vars' lists stay so (aliases.py)
-        if any(below["kind"] != "phase" for below in self.below):
-            links = frame_links(self.rs, {"vars": self.V, "stack": self.below})
-        self.V.update(undo_log)
-        if links:
-            relink(self.rs, {"vars": self.V, "stack": self.below}, links)
-        self._log_back(log, log_length)
-        self.moves = moves
-        self._legal = legal
-        self._pending = None
-        self._version += 1
-
-    def undo(self, moves: int = 1) -> Outcome:
-        """Take back the last `moves` moves made with apply_id."""
-        if type(moves) is not int or not 1 <= moves <= len(self._undo):
-            return public_refusal("nothing_to_undo", f"{len(self._undo)} move(s) made with apply_id can be "
-                                                     f"taken back, not {moves!r}"[:200])
-        for taken in range(1, moves + 1):
-            point = self._undo.pop()
-            if point[0] == "reference":  # a move the reference made: it takes it back
-                point[1].undo(1)
-                self._hand_over(point[1])
-                continue
-            if point[0] == POSITION:  # the position kept whole (decisions.py): played on from there
-                self._hand_over(point[1])
-                continue
-            if self._ref is not None:  # back at a decision the reference answered (decisions.py)
-                self._leave_reference()
-            if point[0] == ANSWER:  # an answer to a decision inside a move
-                if taken < moves and _back_to_start_next(self._undo, point[1]):
-                    continue  # the move is put back at its start next: no need to make it again first
-                self._restart(point[1], point[2], point[3])
-            else:
-                self._back_to(point)
-        return APPLIED
-
     def touched(self) -> None:
         """The vars were changed from outside: the legal moves are found again."""
         if self._ref is not None:
@@ -362,6 +339,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             return
         self._version += 1
         self._legal = None
+        self._replayable = False  # set up again and played, the game would not be this one
         pending = self._pending
         if (pending is None or pending.decision is None) and not self.is_terminal and self.frame is not None and \
                 self.frame[PLAYER] is not None:  # (a turn of a sub-phase the move entered: decision None)
@@ -381,7 +359,7 @@ class CompiledState(Listing, Queries, Twin, Decisions):
             below = copied(self.rs, {"vars": self.V, "stack": self.below})
             twin.V, twin.below = below["vars"], below["stack"]
         twin.is_terminal, twin.step, twin._players = self.is_terminal, self.step, self._players
-        twin.log_kept = self.log_kept
+        twin.log_kept, twin._replayable = self.log_kept, self._replayable
         twin.rng[:] = self.rng
         twin.moves = self.moves
         twin._history = self._history
@@ -390,32 +368,16 @@ class CompiledState(Listing, Queries, Twin, Decisions):
         return twin
 
 
-def _back_to_start_next(points: list, start: tuple) -> bool:
-    """Whether the next undo point to take back (the last of `points`) puts the game back at
-    the move start `start` (it is that start, or an earlier answer of the same move): taking
-    an answer back then needs no replay of the move (its undo log holds the vars' values at
-    the start)."""
-    if not points:
-        return False
-    following = points[-1]
-    return following is start or (following[0] == ANSWER and following[1] is start)
-
-
 forward_to_reference(CompiledState)  # what it does not implement itself: the reference's (twin.py)
 
 
 def _play_again(state: CompiledState, history) -> None:
-    """Put `state` back at the position after `history` (a chain of its moves) by setting the
-    game up again and making those moves: a seeded game is the same game every time. For a move
-    made without an undo log that failed halfway (its vars were changed in place)."""
-    fresh = start_game(state.rs, state.module, state._players, state.seed)
-    fresh.log_kept = state.log_kept  # (a move whose log line failed was made in a game keeping none)
-    state._history = history
-    for action in state._history_actions():
-        outcome = fresh.apply(action)
-        if not outcome:
-            raise RuleRuntimeError(f"internal error: a move of the game could not be made again ({outcome.reason})")
+    """Put `state` back at the position after `history` by playing the game again (undoing.py `replayed`):
+    for a move made without an undo log of the vars that failed halfway (they were changed in
+    place). The move under way is over: none waits for a decision."""
+    fresh = replayed(state, history)
     for name in ("V", "frame", "sub", "below", "is_terminal", "step", "rng", "_chance", "moves", "_legal", "_history",
-                 "_log", "_log_shared", "_twin", "_ref"):
+                 "_log", "_log_shared", "_ref"):
         setattr(state, name, getattr(fresh, name))
+    state._pending = state._moving = state._twin = None
     state._version += 1

@@ -17,7 +17,7 @@ from ..engine.values import Action, Outcome
 from ..errors import RuleRuntimeError
 from .blocks import FRAME_FIELDS, PLAYER, ROUND
 
-__all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "frame_dict", "forward_to_reference"]
+__all__ = ["Twin", "HandOver", "BY_REFERENCE", "actions_chain", "history_entries", "frame_dict", "forward_to_reference"]
 
 # what a compiled game answers by asking its reference twin (these change nothing)
 _READ_ONLY = frozenset({"information_state", "determinize", "to_json", "diff", "replayed", "is_simultaneous",
@@ -43,6 +43,20 @@ def actions_chain(link):
     for (name, args, label, template, _context), player in reversed(moves):
         link = (link, Action.listed(name, args, player, label, template, None))
     return link
+
+
+def history_entries(link) -> list:
+    """The entries of a history chain, oldest first: the moves made by the generated code as
+    Actions, the others as they are."""
+    entries = []
+    while link is not None:
+        link, entry = link
+        if type(entry) is tuple:
+            (name, args, label, template, _context), player = entry
+            entry = Action.listed(name, args, player, label, template, None)
+        entries.append(entry)
+    entries.reverse()
+    return entries
 
 
 def frame_dict(frame: list, sub: bool = False) -> dict:
@@ -91,16 +105,7 @@ class Twin:
                 for entry in self._history_actions()]
 
     def _history_actions(self) -> list:
-        entries = []
-        link = self._history
-        while link is not None:
-            link, entry = link
-            if type(entry) is tuple:
-                (name, args, label, template, _context), player = entry
-                entry = Action.listed(name, args, player, label, template, None)
-            entries.append(entry)
-        entries.reverse()
-        return entries
+        return history_entries(self._history)
 
     def reference(self) -> State:
         """An engine.State identical to this game (built once per position)."""
