@@ -111,24 +111,31 @@ class AccessCode:
     def g_attr(self, node, lex):
         obj, typ = self.gen(node.children[0], lex)
         attr = str(node.children[1])
-        id_type = ("entity", typ[1]) if attr == "id" and _is_entity(typ) else None
+        # "map": a value that is a map in every component that has it (a guess for the fast
+        # variant, whose plain subscript fails on anything else and falls back to `_A`)
+        value_type = "map" if attr in self.scope.map_attributes else None
+        id_type = ("entity", typ[1]) if attr == "id" and _is_entity(typ) else value_type
         if _is_entity(typ) and typ[1] in self.scope.entity_types:
             attrs = self.scope.entity_types[typ[1]]
             if attr != "id" and attr not in attrs:
                 self.err(node.children[1], f"a {typ[1]} has no attribute '{attr}'",
                          suggest(attr, list(attrs) + ["id"]))
             if self.fast and attr != "id":  # its record read directly (an error falls back to `_A`)
-                return f"_E[{obj}][{attr!r}]", None
+                return f"_E[{obj}][{attr!r}]", value_type
             return f"_A({obj}, {attr!r})", id_type
         if _is_entity(typ) and self.fast:
             # a component id: read its record directly (any error falls back to the checked `_A`)
             return f"_E[{obj}][{attr!r}]", id_type
         if typ in (NUM, BOOL, NONE):
             self.err(node.children[1], f"{_tname(typ)} has no attribute '{attr}'", code="type")
+        if self.fast and typ == "map":
+            # a map's key read directly (on a component id or any other value the subscript
+            # fails: the checked variant reads it with `_A`)
+            return f"{obj}[{attr!r}]", value_type
         if self.fast and self.sharing and NAMED_OPERAND.match(obj):
             # a component's record or a map's key read directly (any error falls back to `_A`)
-            return f"(_E[{obj}][{attr!r}] if {obj}.__class__ is _str_t else {obj}[{attr!r}])", None
-        return f"_A({obj}, {attr!r})", None
+            return f"(_E[{obj}][{attr!r}] if {obj}.__class__ is _str_t else {obj}[{attr!r}])", value_type
+        return f"_A({obj}, {attr!r})", value_type
 
     def g_index(self, node, lex):
         obj, typ = self.gen(node.children[0], lex)
