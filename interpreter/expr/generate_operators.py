@@ -130,9 +130,10 @@ class OperatorCode:
         return f"_mul({left}, {right})", result_type
 
     def _division(self, node, lex, operator, helper):
-        """`/`, `//` or `%`: a plain operator by a non-zero literal, else the checked helper."""
-        left, right, *_ = self._arith(node, lex, operator)
-        if _is_num_literal(right) and float(right) != 0:
+        """`/`, `//` or `%`: a plain operator by a non-zero literal, else the checked helper
+        (and for `%`, of a number: Python's `%` formats a text on its left, which `_mod` refuses)."""
+        left, right, left_type, _ = self._arith(node, lex, operator)
+        if _is_num_literal(right) and float(right) != 0 and (operator != "%" or left_type == NUM):
             return f"({left} {operator} {right})", NUM
         return f"{helper}({left}, {right})", NUM
 
