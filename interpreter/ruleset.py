@@ -25,6 +25,7 @@ from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
 from .expr.compiler import CodeUnit, Handle, Scope, check_name, text_names
 from .expr.names import callees_first
+from .expr.proofs import define_proven
 from .expr.types import map_attributes
 from .loader import Map, Text, expr_pos, key_pos, plain, pos_of, value_pos
 
@@ -317,6 +318,8 @@ class _Compiler(PlayCompiler):
             try:
                 scope.define_types[name], _ = self.unit.add_define(name, defines[name], sources[name],
                                                                    scope.with_locals({}))
+                if define_proven(sources[name], defines[name], scope):
+                    scope.proven_defines.add(name)
             except ExpressionError as error:
                 errors[name] = error
         for name, spec in defines_raw.items():  # (reported in the order of the rule files)

@@ -1,7 +1,11 @@
 """What the expressions' static types let the generated code do (docs/performance.md, "The rule
-expressions' own code, third round"), and the two holes closed on the way:
+expressions' own code, third round"), and the holes closed on the way:
+  - a plain `+` (no charge) only where one side is proven a number by its syntax (proofs.py), not
+    by a name's static type: `player = [1, 2]` is allowed, and `player + player` joined lists
+    uncharged (a `let` chain of them doubled a list at each step);
   - a define's value has the static type of its expression wherever it is called (defines are
-    compiled callees first), so `n + count(xs)` written in a define makes `x + f(n)` a plain `+`;
+    compiled callees first), and a define whose value is proven a number proves its calls: so
+    `n + count(xs)` written in a define makes `x + f(n)` a plain `+`;
   - an attribute that is a map in every component that has it is read on that map as a plain
     subscript in the fast variant; on any other value the checked variant gives the same value
     or the same error as before;
@@ -19,6 +23,8 @@ import interpreter
 from interpreter.errors import RuleRuntimeError
 from interpreter.expr.budget import Budget
 from interpreter.expr.compiler import CodeUnit, Scope, compile_expression
+from interpreter.expr.parser import parse
+from interpreter.expr.proofs import proves_number
 from interpreter.expr.types import map_attributes
 
 ENTITIES = {
@@ -62,7 +68,7 @@ def test_a_map_attribute_read_as_a_subscript_gives_what_the_checked_code_gives(s
         assert _outcome(fast_handle, values) == _outcome(checked_handle, values)
 
 
-def _ruleset(tmp_path, defines: str):
+def _ruleset(tmp_path, defines: str, effects: str = ""):
     folder = tmp_path / "typed"
     folder.mkdir()
     (folder / "game.yaml").write_text(textwrap.dedent("""
@@ -76,13 +82,13 @@ def _ruleset(tmp_path, defines: str):
           seen: {value: []}
         actions:
           go:
-            effects: ["total = after(total)", "seen = grown(seen)"]
+            effects: [EFFECTS"total = after(total)", "seen = grown(seen)"]
         phases:
           play: {kind: turns, actions: [go], rounds: 1, next: end}
         scoring:
           rows:
             total: "total"
-        """) + defines)
+        """).replace("EFFECTS", effects) + defines)
     return interpreter.load(str(folder))
 
 
@@ -117,3 +123,29 @@ def test_a_text_left_of_percent_is_refused_not_formatted(source):
     with pytest.raises(RuleRuntimeError, match="'%' needs numbers, not text"):
         evaluate({"v": "%0999d", "w": 3})
     assert evaluate({"v": 7, "w": 3}) in (0, 1)
+
+
+@pytest.mark.parametrize("source, proven", [
+    ("1", True), ("x", False), ("x + 1", True), ("x + y", False), ("x - y", True), ("-x", True),
+    ("x * 2", False), ("2 * 3", True), ("x % 2", False), ("(x + 1) % 2", True), ("count(xs)", True),
+    ("sum(xs)", True), ("sum(xs, [])", False), ("sum(xs, 0)", True), ("max(1, x)", False), ("max(1, 2 - x)", True),
+    ("clamp(x, 0, 9)", False), ("clamp(x - 0, 0, 9)", True), ("1 if c else x", False), ("1 if c else 2", True),
+    ("(let a = 1; a + x)", False), ("(let a = x; 1 + a)", True), ("f(1)", True), ("g(1)", False),
+    ("(let f = 1; f(1))", False), ("max(xs)", False), ("x / 2", True), ("2 ** x", True),
+])
+def test_what_proves_a_number(source, proven):
+    scope = Scope(defines={"f": ["a"], "g": ["a"]}, proven_defines={"f"})
+    assert proves_number(parse(source, "expression"), scope) is proven
+
+
+def test_a_name_typed_as_a_number_proves_nothing(tmp_path):
+    ruleset = _ruleset(tmp_path, textwrap.dedent("""
+        define:
+          after: {params: [n], expr: "n"}
+          grown: {params: [xs], expr: "xs"}
+        """), '"player = [1, 2]", "seen = (let a = player + player; a + a)", ')
+    generated = "\n".join(ruleset.unit.lines)
+    assert "_add(_L['player'], _L['player'])" in generated  # charged: `player` may hold a list
+    state = ruleset.new_game(2, seed=1)
+    state.apply(state.legal_actions()[0])
+    assert state.vars["seen"] == [1, 2] * 4

@@ -356,7 +356,7 @@ def _signature(source: str, scope, lex) -> tuple:
             sig.append((name, "k", repr(value) if isinstance(value, (int, float, str, bool)) or value is None
                         else (scope.const_types.get(name), type(value).__name__)))
         elif name in defs:
-            sig.append((name, "d", tuple(defs[name]), scope.define_types.get(name)))
+            sig.append((name, "d", tuple(defs[name]), scope.define_types.get(name), name in scope.proven_defines))
         else:
             sig.append((name, "?", ""))
     return (tuple(sig), _entity_signature(scope.entity_types), scope.map_attributes)

@@ -40,7 +40,8 @@ class Scope:
     define_types: define -> the static type of its value, where its expression tells it
     (filled as the defines are compiled, callees first: ruleset.py `compile_defines`),
     map_attributes: the attribute names whose value is a map in every component that has them
-    (types.py `map_attributes`)."""
+    (types.py `map_attributes`), proven_defines: the defines whose value is a number for
+    certain (proofs.py)."""
 
     vars: dict = field(default_factory=dict)
     locals: dict = field(default_factory=dict)
@@ -50,6 +51,7 @@ class Scope:
     const_types: dict = field(default_factory=dict)
     define_types: dict = field(default_factory=dict)
     map_attributes: frozenset = frozenset()
+    proven_defines: set = field(default_factory=set)
 
     def with_locals(self, names) -> "Scope":
         new_locals = dict(self.locals)
@@ -59,7 +61,7 @@ class Scope:
             for name in names:
                 new_locals.setdefault(name, None)
         return Scope(self.vars, new_locals, self.constants, self.defines, self.entity_types, self.const_types,
-                     self.define_types, self.map_attributes)
+                     self.define_types, self.map_attributes, self.proven_defines)
 
     def known(self):
         return (list(self.vars) + list(self.locals) + list(self.constants) + list(self.defines)
@@ -81,6 +83,7 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
         self.keep_across = keep_across
         self.uses_budget = False
         self.names_used: set = set()
+        self.proofs: dict = {}  # node -> is it a number for certain (proofs.py)
         self.start_sharing()
 
     def err(self, node, message, hint=None, code="name"):
