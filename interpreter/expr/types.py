@@ -29,10 +29,8 @@ def _builtin_type(fname, pos_args):
     """The static type of a builtin's result, where its arguments tell it (else None)."""
     if fname == "sum":
         return _sum_type(pos_args)
-    if fname in ("count", "len", "abs", "floor", "ceil", "int", "round", "round_down", "sign"):
+    if fname in ("count", "len", "abs", "floor", "ceil", "int", "round", "round_down", "sign", "clamp"):
         return NUM
-    if fname == "clamp":  # one of its arguments (lists compare too: `clamp(xs, xs, xs)` is a list)
-        return NUM if len(pos_args) == 3 and all(typ == NUM for _, typ, _ in pos_args) else None
     if fname in ("any", "all"):
         return BOOL
     if fname in ("sorted", "distinct", "reversed", "ranked", "most", "difference",
