@@ -128,9 +128,12 @@ class AccessCode:
             return f"_E[{obj}][{attr!r}]", id_type
         if typ in (NUM, BOOL, NONE):
             self.err(node.children[1], f"{_tname(typ)} has no attribute '{attr}'", code="type")
-        if self.fast and typ == "map":
-            # a map's key read directly (on a component id or any other value the subscript
-            # fails: the checked variant reads it with `_A`)
+        no_component_has_it = not any(attr in attrs for attrs in self.scope.entity_types.values())
+        if self.fast and (typ == "map" or typ is None and no_component_has_it):
+            # a map's key read directly: the value is likely a map, or no component has the
+            # attribute (on a component id or any other value the subscript fails, and the
+            # checked variant reads it with `_A`, which gives the same value or error). Not on
+            # a value of another type: a literal's subscript would warn when it is compiled.
             return f"{obj}[{attr!r}]", value_type
         if self.fast and self.sharing and NAMED_OPERAND.match(obj):
             # a component's record or a map's key read directly (any error falls back to `_A`)
