@@ -149,3 +149,12 @@ def test_a_name_typed_as_a_number_proves_nothing(tmp_path):
     state = ruleset.new_game(2, seed=1)
     state.apply(state.legal_actions()[0])
     assert state.vars["seen"] == [1, 2] * 4
+
+
+def test_callees_first_orders_a_long_chain_and_survives_a_cycle():
+    from interpreter.expr.names import callees_first
+
+    chain = {f"d{index}": [f"d{index + 1}"] if index < 4999 else [] for index in range(5000)}
+    order = callees_first(chain)
+    assert order[0] == "d4999" and order[-1] == "d0" and len(order) == 5000
+    assert sorted(callees_first({"a": ["b", "x"], "b": ["a"], "c": []})) == ["a", "b", "c"]
