@@ -84,6 +84,7 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
         self.uses_budget = False
         self.names_used: set = set()
         self.proofs: dict = {}  # node -> is it a number for certain (proofs.py)
+        self.likely_maps: set = set()  # code of attributes that are maps in every component (generate_access.py)
         self.start_sharing()
 
     def err(self, node, message, hint=None, code="name"):
