@@ -239,6 +239,11 @@ class CallCode:
         value, value_type = self.gen(node.children[1], lex)
         inner = dict(lex)
         inner[name] = value_type
+        guessed, bound = value in self.likely_maps, f"u_{name}" in self.likely_maps
+        if guessed:  # (the name holds an attribute guessed to be a map: generate_access.py)
+            self.likely_maps.add(f"u_{name}")
         with self.depth("conditional", "lambdas"):  # (always evaluated, but in the lambda's scope)
             body, body_type = self.gen(node.children[2], inner)
+        if guessed and not bound:
+            self.likely_maps.discard(f"u_{name}")
         return f"(lambda u_{name}: {body})({value})", body_type
