@@ -325,6 +325,8 @@ class _Compiler(PlayCompiler):
         for name, spec in defines_raw.items():  # (reported in the order of the rule files)
             if name in errors:
                 self._expr_error(errors[name], spec.get("expr") if isinstance(spec, dict) else spec, defines_raw, name)
+        calls = self.unit.define_calls  # (a cycle is found, and named, in the order of the rule files)
+        self.unit.define_calls = {name: calls[name] for name in defines_raw if name in calls}
 
     def compile_var_decls(self, init_scope) -> dict:
         """name -> VarDecl: per player or not, visibility, and a literal `value` or an `init`."""
