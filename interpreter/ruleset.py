@@ -23,7 +23,10 @@ from .engine import effects as fx
 from .engine.labels import hide_labels_reading_others
 from .errors import Diagnostic, ExpressionError, Pos, RulebookError, suggest
 from .expr.builtins import Budget
-from .expr.compiler import CodeUnit, Handle, Scope, check_name
+from .expr.compiler import CodeUnit, Handle, Scope, check_name, text_names
+from .expr.names import callees_first
+from .expr.proofs import define_proven
+from .expr.types import map_attributes
 from .loader import Map, Text, expr_pos, key_pos, plain, pos_of, value_pos
 
 __all__ = ["Ruleset", "Action", "Phase", "load", "compile_composed", "ENGINE_VARS", "PROVENANCE_KEYS"]
@@ -201,8 +204,8 @@ class _Compiler(PlayCompiler):
         defines_raw = tree.get("define") or {}
         defines = {name: list(spec.get("params") or []) if isinstance(spec, dict) else []
                    for name, spec in defines_raw.items()}
-        self.scope = Scope(vars=vars_scope, locals={"player": "number"}, constants=constants,
-                           defines=defines, entity_types=attributes, const_types=const_types)
+        self.scope = Scope(vars=vars_scope, locals={"player": "number"}, constants=constants, defines=defines,
+                           entity_types=attributes, const_types=const_types, map_attributes=map_attributes(self.entities))
         self.unit = CodeUnit(self.scope, self.entities, self.budget)
         self._const_types = const_types  # (so `for c in corp` knows c is a corp)
         base_scope = self.scope
@@ -301,14 +304,29 @@ class _Compiler(PlayCompiler):
         return vars_scope
 
     def compile_defines(self, defines_raw, defines, scope) -> None:
+        """Compile the named expressions, each after those it calls: a caller's code then knows
+        the type of their values (`Scope.define_types`: `n + count(xs)` written in a define is a
+        number wherever it is called)."""
+        sources = {}
         for name, spec in defines_raw.items():
             source = spec.get("expr") if isinstance(spec, dict) else spec
-            if isinstance(source, bool):
-                source = "true" if source else "false"
+            sources[name] = ("true" if source else "false") if isinstance(source, bool) else source
+        mentioned = {name: [word for word in text_names(str(source)) if word != name]
+                     for name, source in sources.items()}
+        errors = {}
+        for name in callees_first(mentioned):
             try:
-                self.unit.add_define(name, defines[name], source, scope.with_locals({}))
+                scope.define_types[name], _ = self.unit.add_define(name, defines[name], sources[name],
+                                                                   scope.with_locals({}))
+                if define_proven(sources[name], defines[name], scope):
+                    scope.proven_defines.add(name)
             except ExpressionError as error:
-                self._expr_error(error, spec.get("expr") if isinstance(spec, dict) else spec, defines_raw, name)
+                errors[name] = error
+        for name, spec in defines_raw.items():  # (reported in the order of the rule files)
+            if name in errors:
+                self._expr_error(errors[name], spec.get("expr") if isinstance(spec, dict) else spec, defines_raw, name)
+        calls = self.unit.define_calls  # (a cycle is found, and named, in the order of the rule files)
+        self.unit.define_calls = {name: calls[name] for name in defines_raw if name in calls}
 
     def compile_var_decls(self, init_scope) -> dict:
         """name -> VarDecl: per player or not, visibility, and a literal `value` or an `init`."""

@@ -119,10 +119,10 @@ def _check(kind, source, scope, lex, known, key=None) -> tuple:
     """(the first ExpressionError of one text or None, [(define, argument types)] it calls),
     memoised by what the check depends on: the compiler's key (the text and the types of its
     names) and the known attributes."""
-    from .compiler import _signature, _text_names
+    from .compiler import _signature, text_names
 
     text = str(source)
-    if "." not in text and not any(name in scope.defines for name in _text_names(text)):
+    if "." not in text and not any(name in scope.defines for name in text_names(text)):
         return None, ()  # no attribute read (`x.name`) and no named expression called: nothing to check
     key = (key or (kind, text, _signature(text, scope, lex)), known)
     found = _CHECKED.get(key)

@@ -33,7 +33,7 @@ from .names import KEYWORDS, check_name, define_problems
 from .parser import _TREES, _parser, parse
 from .runtime import _PY_ERRORS, _aug, _clip, _get_or0, _guarded, _key, _own_copy, stored_copier
 
-__all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name",
+__all__ = ["Scope", "CodeUnit", "compile_expression", "CompiledExpression", "parse", "check_name", "text_names",
            "compile_waiting"]
 
 
@@ -326,7 +326,7 @@ _NO_VALUES = MappingProxyType({})
 _NOT_YET = object()  # a kept value not computed yet (generate_sharing.py)
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-def _text_names(source: str) -> tuple:
+def text_names(source: str) -> tuple:
     """The identifiers of an expression, found in its text (string literals left out): a
     superset of its names (attribute and keyword names too), enough to key caches by."""
     hit = _NAMES.get(source)
@@ -343,7 +343,7 @@ def _signature(source: str, scope, lex) -> tuple:
     sig = []
     lexical = lex or {}
     locs, vars_, consts, defs = scope.locals, scope.vars, scope.constants, scope.defines
-    for name in _text_names(source):
+    for name in text_names(source):
         # types are strings, tuples or None: hashable as they are (repr only for the disk key)
         if name in lexical:
             sig.append((name, "x", lexical[name]))
@@ -356,10 +356,10 @@ def _signature(source: str, scope, lex) -> tuple:
             sig.append((name, "k", repr(value) if isinstance(value, (int, float, str, bool)) or value is None
                         else (scope.const_types.get(name), type(value).__name__)))
         elif name in defs:
-            sig.append((name, "d", tuple(defs[name])))
+            sig.append((name, "d", tuple(defs[name]), scope.define_types.get(name), name in scope.proven_defines))
         else:
             sig.append((name, "?", ""))
-    return (tuple(sig), _entity_signature(scope.entity_types))
+    return (tuple(sig), _entity_signature(scope.entity_types), scope.map_attributes)
 
 
 def _entity_signature(entity_types: dict) -> str:

@@ -36,7 +36,12 @@ class Scope:
     vars: state variables (read from the state), locals: names bound by the effect context
     (`player`, action parameters, `choose` results, `for` variables), constants: values fixed at
     compile time, defines: named expressions of the ruleset (name -> parameter names),
-    entity_types: component type -> set of attribute names (for checking `card.attr`)."""
+    entity_types: component type -> set of attribute names (for checking `card.attr`),
+    define_types: define -> the static type of its value, where its expression tells it
+    (filled as the defines are compiled, callees first: ruleset.py `compile_defines`),
+    map_attributes: the attribute names whose value is a map in every component that has them
+    (types.py `map_attributes`), proven_defines: the defines whose value is a number for
+    certain (proofs.py)."""
 
     vars: dict = field(default_factory=dict)
     locals: dict = field(default_factory=dict)
@@ -44,6 +49,9 @@ class Scope:
     defines: dict = field(default_factory=dict)
     entity_types: dict = field(default_factory=dict)
     const_types: dict = field(default_factory=dict)
+    define_types: dict = field(default_factory=dict)
+    map_attributes: frozenset = frozenset()
+    proven_defines: set = field(default_factory=set)
 
     def with_locals(self, names) -> "Scope":
         new_locals = dict(self.locals)
@@ -52,7 +60,8 @@ class Scope:
         else:
             for name in names:
                 new_locals.setdefault(name, None)
-        return Scope(self.vars, new_locals, self.constants, self.defines, self.entity_types, self.const_types)
+        return Scope(self.vars, new_locals, self.constants, self.defines, self.entity_types, self.const_types,
+                     self.define_types, self.map_attributes, self.proven_defines)
 
     def known(self):
         return (list(self.vars) + list(self.locals) + list(self.constants) + list(self.defines)
@@ -74,6 +83,8 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
         self.keep_across = keep_across
         self.uses_budget = False
         self.names_used: set = set()
+        self.proofs: dict = {}  # node -> is it a number for certain (proofs.py)
+        self.likely_maps: set = set()  # code of attributes that are maps in every component (generate_access.py)
         self.start_sharing()
 
     def err(self, node, message, hint=None, code="name"):
@@ -97,7 +108,7 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
                 return repr(value), _type_of_value(value)
             return self.read("_K", name), scope.const_types.get(name) or _type_of_value(value, self.scope)
         if name in scope.defines and not scope.defines[name]:
-            return self.call_code(f"d_{name}(_V, _L)"), None
+            return self.call_code(f"d_{name}(_V, _L)"), scope.define_types.get(name)
         if name in scope.defines or name in BUILTINS:
             self.err(token, f"'{name}' is a function: call it as {name}(...)", code="type")
         self.err(token, f"unknown name '{name}'", suggest(name, list(lex) + scope.known()))

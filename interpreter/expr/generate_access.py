@@ -112,6 +112,14 @@ class AccessCode:
         obj, typ = self.gen(node.children[0], lex)
         attr = str(node.children[1])
         id_type = ("entity", typ[1]) if attr == "id" and _is_entity(typ) else None
+        code, typ = self._attribute_code(node, obj, typ, attr, id_type)
+        if self.fast and attr in self.scope.map_attributes:
+            # a map (or none) in every component that has it: a guess, kept beside the static
+            # types (which effects check operands with), for the attribute read on it next
+            self.likely_maps.add(code)
+        return code, typ
+
+    def _attribute_code(self, node, obj, typ, attr, id_type):
         if _is_entity(typ) and typ[1] in self.scope.entity_types:
             attrs = self.scope.entity_types[typ[1]]
             if attr != "id" and attr not in attrs:
@@ -125,6 +133,13 @@ class AccessCode:
             return f"_E[{obj}][{attr!r}]", id_type
         if typ in (NUM, BOOL, NONE):
             self.err(node.children[1], f"{_tname(typ)} has no attribute '{attr}'", code="type")
+        no_component_has_it = not any(attr in attrs for attrs in self.scope.entity_types.values())
+        if self.fast and (typ == "map" or obj in self.likely_maps or typ is None and no_component_has_it):
+            # a map's key read directly: the value is likely a map, or no component has the
+            # attribute (on a component id or any other value the subscript fails, and the
+            # checked variant reads it with `_A`, which gives the same value or error). Not on
+            # a value of another type: a literal's subscript would warn when it is compiled.
+            return f"{obj}[{attr!r}]", None
         if self.fast and self.sharing and NAMED_OPERAND.match(obj):
             # a component's record or a map's key read directly (any error falls back to `_A`)
             return f"(_E[{obj}][{attr!r}] if {obj}.__class__ is _str_t else {obj}[{attr!r}])", None

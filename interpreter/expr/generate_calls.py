@@ -188,7 +188,7 @@ class CallCode:
             self.err(node, f"'{fname}' takes {len(params)} argument(s) "
                            f"({', '.join(params)}), got {len(pos_args)}", code="arity")
         args = ", ".join(["_V", "_L"] + [code for code, _, _ in pos_args])
-        return self.call_code(f"d_{fname}({args})"), None
+        return self.call_code(f"d_{fname}({args})"), self.scope.define_types.get(fname)
 
     def _check_builtin_call(self, node, fname, pos_args, kw_args):
         """Arity, keywords, and a number given where a collection is needed."""
@@ -239,6 +239,11 @@ class CallCode:
         value, value_type = self.gen(node.children[1], lex)
         inner = dict(lex)
         inner[name] = value_type
+        guessed, bound = value in self.likely_maps, f"u_{name}" in self.likely_maps
+        if guessed:  # (the name holds an attribute guessed to be a map: generate_access.py)
+            self.likely_maps.add(f"u_{name}")
         with self.depth("conditional", "lambdas"):  # (always evaluated, but in the lambda's scope)
             body, body_type = self.gen(node.children[2], inner)
+        if guessed and not bound:
+            self.likely_maps.discard(f"u_{name}")
         return f"(lambda u_{name}: {body})({value})", body_type

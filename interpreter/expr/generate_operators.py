@@ -9,6 +9,7 @@ Owns: `OperatorCode`, a part of the generator (`_Gen` in generate.py).
 from __future__ import annotations
 
 from .generate_calls import shared_constant
+from .proofs import proves_number
 from .types import (BOOL, NONE, NUM, STR, _is_int_literal, _is_num_literal, _is_small_literal,
                     _tname)
 
@@ -108,8 +109,8 @@ class OperatorCode:
     def g_add(self, node, lex):
         left, right, left_type, right_type = self._arith(node, lex, "+")
         typ = left_type if left_type == right_type else None
-        if NUM in (left_type, right_type):
-            return f"({left} + {right})", typ
+        if any(proves_number(side, self.scope, lex, self.proofs) for side in node.children):
+            return f"({left} + {right})", typ  # a number and a number, or Python refuses it
         return f"_add({left}, {right})", typ  # lists or texts: the elements produced are charged
 
     def g_sub(self, node, lex):
@@ -118,7 +119,8 @@ class OperatorCode:
 
     def g_mul(self, node, lex):
         left, right, left_type, right_type = self._arith(node, lex, "*")
-        if _is_small_literal(left) and right_type == NUM or _is_small_literal(right) and left_type == NUM:
+        if (_is_small_literal(left) and proves_number(node.children[1], self.scope, lex, self.proofs)
+                or _is_small_literal(right) and proves_number(node.children[0], self.scope, lex, self.proofs)):
             return f"({left} * {right})", NUM  # growth bounded by the literal (stored numbers are checked)
         if left_type == NUM and right_type == NUM:
             return f"_mul({left}, {right})", NUM  # checked: repeated squaring would make huge numbers
@@ -130,9 +132,11 @@ class OperatorCode:
         return f"_mul({left}, {right})", result_type
 
     def _division(self, node, lex, operator, helper):
-        """`/`, `//` or `%`: a plain operator by a non-zero literal, else the checked helper."""
+        """`/`, `//` or `%`: a plain operator by a non-zero literal, else the checked helper
+        (and for `%`, of a number: Python's `%` formats a text on its left, which `_mod` refuses)."""
         left, right, *_ = self._arith(node, lex, operator)
-        if _is_num_literal(right) and float(right) != 0:
+        numbers = operator != "%" or proves_number(node.children[0], self.scope, lex, self.proofs)
+        if _is_num_literal(right) and float(right) != 0 and numbers:
             return f"({left} {operator} {right})", NUM
         return f"{helper}({left}, {right})", NUM
 

@@ -9,7 +9,7 @@ from typing import Optional
 
 from ..errors import ExpressionError
 
-__all__ = ["check_name", "define_problems", "MAX_DEFINE_DEPTH"]
+__all__ = ["check_name", "define_problems", "callees_first", "MAX_DEFINE_DEPTH"]
 
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -90,3 +90,26 @@ def define_problems(calls: dict) -> list:
             hint="compute the value in fewer steps (a comprehension over a list, or a constant)")))
     return problems
 
+
+
+def callees_first(calls: dict) -> list:
+    """The names of `calls` (define -> the names its text mentions) ordered so that each comes
+    after the defines it calls, where no cycle forbids it (iterative: a chain may be thousands
+    long). The compiler then knows the type of a callee's value when it compiles a caller."""
+    order: list = []
+    seen: set = set()
+    for root in calls:
+        if root in seen:
+            continue
+        seen.add(root)
+        path, stack = [root], [iter(calls[root])]
+        while stack:
+            callee = next(stack[-1], None)
+            if callee is None:
+                order.append(path.pop())
+                stack.pop()
+            elif callee in calls and callee not in seen:
+                seen.add(callee)
+                path.append(callee)
+                stack.append(iter(calls[callee]))
+    return order

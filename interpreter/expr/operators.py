@@ -133,6 +133,8 @@ def _fdiv(left, right):
 
 
 def _mod(left, right):
+    if type(left) is str:  # Python's `%` would format the text (`'%0999999d' % 1`: a huge text)
+        raise RuleRuntimeError("'%' needs numbers, not text")
     if right == 0:
         raise RuleRuntimeError("modulo by zero")
     return left % right

@@ -91,3 +91,24 @@ def _type_of_value(value, scope=None):
     if isinstance(value, dict):
         return "map"
     return None
+
+
+def map_attributes(entities: dict) -> frozenset:
+    """The attribute names whose value is a map (or none) in every component record (and every
+    map inside one) that has them, e.g. `requirement` in `s.requirement.agents`: the fast
+    variant of the generated code reads an attribute of such a value as a plain subscript. (A
+    guess, not a proof: on any other value the subscript fails and the checked variant runs,
+    generate_access.py.)"""
+    always: dict = {}  # name -> is every value met under it a map or none (and one a map)?
+    pending = [record for record in entities.values() if isinstance(record, dict)]
+    while pending:
+        mapping = pending.pop()
+        for key, value in mapping.items():
+            if isinstance(value, dict):
+                always[key] = always.get(key, True)
+                pending.append(value)
+            elif value is not None:
+                always[key] = False
+                if isinstance(value, list):
+                    pending.extend(item for item in value if isinstance(item, dict))
+    return frozenset(key for key, is_map in always.items() if is_map)
