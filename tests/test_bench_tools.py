@@ -187,21 +187,21 @@ def test_the_jobs_ratio_in_instructions_is_amdahls_formula():
     assert instructions.speedup(0, 100, 100) == pytest.approx(2.0)
 
 
-def test_the_counted_study_is_judged_and_the_cpu_row_is_then_shown_beside_it():
+def test_the_counted_study_is_shown_beside_the_cpu_row_which_carries_the_target():
     study = fake_results(2, 1.9, 99.0)
     study["jobs_study"] = dict(study["jobs"], cpu_speedup=1.7, games=1000)
     study["jobs_instructions"] = {"games": 1000, "start_up": 2 * 10**9, "jobs_1": 32 * 10**9,
                                   "jobs_2": 33 * 10**9, "identical": True, "instruction_speedup": 1.85}
     lines = games.table(None, study, "")
     cells = {line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")] for line in lines[2:]}
-    assert cells["simulate --jobs 2 / --jobs 1 (davos, instructions, 1000 games)"][2:] == ["1.85", "-",
-                                                                                          "must >=1.8: met"]
-    assert cells["simulate --jobs 2 / --jobs 1 (davos, CPU time, 1000 games)"][4] == \
-        "CPU on a shared host; judged in instructions (next row)"
+    counted_row = cells["simulate --jobs 2 / --jobs 1 (davos, instructions, 1000 games)"]
+    assert counted_row[2:4] == ["1.85", "-"] and "must" not in counted_row[4]
+    assert cells["simulate --jobs 2 / --jobs 1 (davos, CPU time, 1000 games)"][4] == "must >=1.8: NOT MET"
     assert cells["start-up / games / pool's share, G instructions"][4] == "2.000 / 30.000 / +1.000; identical: yes"
-    del study["jobs_instructions"]  # not counted (no valgrind): the CPU row carries the target
+    del study["jobs_instructions"]  # not counted (no valgrind): the same CPU row, no counted rows
     lines = games.table(None, study, "")
     assert any("(davos, CPU time, 1000 games)" in line and "must >=1.8: NOT MET" in line for line in lines)
+    assert not any("instructions" in line for line in lines)
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
