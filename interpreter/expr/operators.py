@@ -134,7 +134,8 @@ def _fdiv(left, right):
 
 def _mod(left, right):
     if type(left) is str:  # Python's `%` would format the text (`'%0999999d' % 1`: a huge text)
-        raise RuleRuntimeError("'%' needs numbers, not text")
+        raise RuleRuntimeError("'%' needs numbers, not text (to put a value into a text, join texts with "
+                               "'+' or write it in a label or log template as {name})")
     if right == 0:
         raise RuleRuntimeError("modulo by zero")
     return left % right
