@@ -254,6 +254,23 @@ def test_the_shipped_tables_parse_exactly_as_the_grammar(monkeypatch):
     assert errors > 1000  # the refusals (and their messages) are compared too, not only trees
 
 
+def test_the_action_rows_read_back_as_lark_wrote_them():
+    """The action table is shipped as flat integer rows (parser_tables._flat_actions): reading
+    them back gives Lark's serialized table exactly, shifts and reductions alike."""
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    from interpreter.expr import parser_tables
+
+    data, _memo = parser_tables.build_parser().memo_serialize([TerminalDef, Rule])
+    states = data["parser"]["parser"]["states"]
+    rows = parser_tables._flat_actions(states)
+    assert all(isinstance(number, int) for row in rows for number in row)
+    assert parser_tables._nested_actions(rows) == states
+    kinds = {kind for actions in states.values() for kind, _target in actions.values()}
+    assert kinds == {0, 1}  # both shifts and reductions went through the rows
+
+
 def test_tables_for_another_grammar_or_lark_are_not_used(tmp_path):
     """A stale file is refused (the caller then builds from grammar.lark); nothing is unpickled."""
     import json

@@ -6,7 +6,8 @@ Owns the text -> tree step and nothing after it: names, types and code are the c
 """
 from __future__ import annotations
 
-from lark import Token
+from lark import Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import ExpressionError
 from ..memo import BoundedMemo, bounded_memo
@@ -62,8 +63,6 @@ def parse(source: str, start: str = "expression"):
 
 
 def _parse(source: str, start: str = "expression"):
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
     if not isinstance(source, str):
         raise ExpressionError("an expression must be text", 1, 1)
     if len(source) > 4000:
@@ -121,8 +120,6 @@ MAX_DEPTH = 64  # nesting of the parse tree; deeper would overflow Python's own 
 
 
 def _check_depth(tree, source):
-    from lark import Tree
-
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()

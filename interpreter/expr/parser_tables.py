@@ -4,7 +4,10 @@ was a sixth of a one-game `rulebook simulate`).
 
 Owns writing that file and reading it back as a Lark parser. The file is plain JSON read with
 `json` (never pickle): Lark's own serialized form of the parser (`memo_serialize`, the data its
-standalone generator embeds) with two tags, since JSON has no tuples and no integer keys. It
+standalone generator embeds) with two tags, since JSON has no tuples and no integer keys, and
+its LALR action table (the bulk of it: ~3,000 actions) written apart as one flat list of
+integers per state, read back into Lark's form with plain loops (parsing it as tagged JSON
+objects cost ~10 M instructions more at every start-up: docs/performance.md). It
 records the SHA-256 of the grammar text, the Lark version and the parser options it was built
 from; `load_parser` returns None unless all three match the running ones, and the caller then
 builds the parser from grammar.lark as before (a stale file makes start-up slower, never the
@@ -29,6 +32,7 @@ TABLES_PATH = os.path.join(HERE, "grammar_tables.json")
 OPTIONS = {"parser": "lalr", "start": ["expression", "statement"], "maybe_placeholders": True}
 
 _PAIRS, _TUPLE = "<pairs>", "<tuple>"  # a dict whose keys are not all text; a tuple
+_REDUCE = 1  # the action kind Lark's serialized table gives a reduction (0 is a shift)
 
 
 def grammar_digest() -> str:
@@ -85,10 +89,37 @@ def write_tables(path: str = TABLES_PATH) -> None:
     from lark.lexer import TerminalDef
 
     data, memo = build_parser().memo_serialize([TerminalDef, Rule])
-    document = {"header": _header(), "parser": _encode({"data": data, "memo": memo})}
+    table = data["parser"]["parser"]
+    actions = _flat_actions(table.pop("states"))
+    document = {"header": _header(), "parser": _encode({"data": data, "memo": memo}), "actions": actions}
     with open(path, "w", encoding="utf-8") as out:
         json.dump(document, out, separators=(",", ":"), sort_keys=False)
         out.write("\n")
+
+
+def _flat_actions(states: dict) -> list:
+    """Lark's serialized action table {state: {token: (0, next state) or (1, {"@": rule})}} as
+    one list per state: [state, token, 0, next state, token, 1, rule, ...] (tokens and rules
+    are Lark's own indices into the table's token list and the memo)."""
+    rows = []
+    for state, actions in states.items():
+        row = [state]
+        for token, (kind, target) in actions.items():
+            row += [token, kind, target["@"] if kind == _REDUCE else target]
+        rows.append(row)
+    return rows
+
+
+def _nested_actions(rows: list) -> dict:
+    """The inverse of `_flat_actions`: Lark's serialized action table."""
+    states = {}
+    for row in rows:
+        actions = {}
+        for start in range(1, len(row), 3):
+            token, kind, target = row[start], row[start + 1], row[start + 2]
+            actions[token] = (kind, {"@": target} if kind == _REDUCE else target)
+        states[row[0]] = actions
+    return states
 
 
 def _read(path: str):
@@ -101,7 +132,8 @@ def _read(path: str):
 
 def _unusable(document) -> str:
     """Why a read tables document cannot be used ("" if it can)."""
-    if not isinstance(document, dict) or not isinstance(document.get("header"), dict):
+    if (not isinstance(document, dict) or not isinstance(document.get("header"), dict)
+            or not isinstance(document.get("actions"), list)):
         return "it is missing or not a tables file"
     header = document["header"]
     for key, value in _header().items():
@@ -125,7 +157,9 @@ def load_parser(path: str = TABLES_PATH):
     document = _read(path)
     if _unusable(document):
         return None
-    return Lark.load(document["parser"])
+    parser = document["parser"]
+    parser["data"]["parser"]["parser"]["states"] = _nested_actions(document["actions"])
+    return Lark.load(parser)
 
 
 if __name__ == "__main__":
