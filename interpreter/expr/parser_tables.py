@@ -7,11 +7,11 @@ Owns writing that file and reading it back as a Lark parser. The file is plain J
 standalone generator embeds) with two tags, since JSON has no tuples and no integer keys, and
 its LALR action table (the bulk of it: ~3,000 actions) written apart as one flat list of
 integers per state, read back into Lark's form with plain loops (parsing it as tagged JSON
-objects cost ~10 M instructions more at every start-up: docs/performance.md). It
+objects cost ~12 M instructions more at every start-up: docs/performance.md). It
 records the SHA-256 of the grammar text, the Lark version and the parser options it was built
 from; `load_parser` returns None unless all three match the running ones, and the caller then
 builds the parser from grammar.lark as before (a stale file makes start-up slower, never the
-parser wrong). tests/test_parser_tables.py fails when the file is stale.
+parser wrong). tests/test_parser.py fails when the file is stale.
 
 Regenerate after editing grammar.lark (or upgrading Lark):
 
