@@ -1,5 +1,9 @@
 """Expression errors in the designer's words (issues 13 and 16): each mistake is an error with a
 position and a plain message, never a traceback or a misleading message."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 from interpreter import compile_expression
@@ -251,3 +255,18 @@ def test_an_assignment_outside_a_list_is_a_rule_error(key):
         handle.fn(values, {})
     assert values["xs"] == [0, 0, 0]
 
+
+
+def test_two_operands_side_by_side_are_not_called_a_conditional():
+    error = _compile_error("x xs")
+    assert error.message == "unexpected 'xs'"
+    assert error.hint.startswith("expected ") and "or " in error.hint
+
+
+def test_the_expected_tokens_hint_is_the_same_in_every_process():
+    """Lark's set of expected tokens has no fixed order; the hint sorts all of them first."""
+    script = ("from interpreter.expr.parser import parse\n"
+              "try:\n    parse('1 + )')\nexcept Exception as error:\n    print(error.hint)\n")
+    hints = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "1", "2")}
+    assert hints == {"expected '(', '+', '-', '[', '{', a name or 2 more\n"}

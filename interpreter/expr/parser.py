@@ -6,6 +6,8 @@ Owns the text -> tree step and nothing after it: names, types and code are the c
 """
 from __future__ import annotations
 
+import re
+
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -45,6 +47,31 @@ _TOKEN_NAMES = {
     "STRING": "a string", "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "LSQB": "'['",
     "COMMA": "','", "COLON": "':'", "DOT": "'.'", "$END": "the end",
 }
+
+
+_IF_WORD = re.compile(r"\bif\b")  # the parser may expect `else` after any operand; say so only after an `if`
+
+
+def _expected_hint(expected) -> str:
+    """"expected ..." naming the tokens the parser could have taken: each by its text ('+',
+    'else') or what it is (a name), sorted, the first six and how many more. The same text in
+    every process (Lark's set of expected tokens has no fixed order)."""
+    names = sorted({_token_name(token) for token in expected})
+    more = f" or {len(names) - 6} more" if len(names) > 6 else ""
+    return "expected " + ", ".join(names[:6]) + more
+
+
+@bounded_memo(1)
+def _literal_terminals() -> dict:
+    """{terminal name: its text} for the grammar's terminals written as plain text ('+', 'if')."""
+    from lark.lexer import PatternStr
+
+    return {terminal.name: repr(terminal.pattern.value) for terminal in _parser().terminals
+            if isinstance(terminal.pattern, PatternStr)}
+
+
+def _token_name(token: str) -> str:
+    return _TOKEN_NAMES.get(token) or _literal_terminals().get(token) or repr(token)
 
 
 _TREES = BoundedMemo("expression parse trees", 50_000)  # (text, start) -> tree
@@ -90,7 +117,7 @@ def _parse(source: str, start: str = "expression"):
                               hint="is a bracket or an operand missing?", source=source) from None
     except UnexpectedToken as error:
         tok = error.token
-        if "ELSE" in error.expected:
+        if "ELSE" in error.expected and _IF_WORD.search(source, 0, tok.start_pos if tok.type != "$END" else len(source)):
             line, col = (tok.line, tok.column) if tok.type != "$END" else _end_of(source)
             raise ExpressionError("a conditional expression needs `else`: `A if COND else B`", line, col,
                                   hint="add `else` and the value to use otherwise", source=source) from None
@@ -101,9 +128,8 @@ def _parse(source: str, start: str = "expression"):
         hint = None
         if str(tok) == "=" or tok.type in ("EQUAL", "ASSIGN_OP"):
             hint = "use '==' to compare" if start == "expression" else None
-        expected = sorted(_TOKEN_NAMES.get(t, repr(t)) for t in list(error.expected)[:6])
-        if not hint and expected:
-            hint = "expected " + ", ".join(expected)
+        if not hint and error.expected:
+            hint = _expected_hint(error.expected)
         raise ExpressionError(f"unexpected {str(tok)!r}", tok.line, tok.column, hint=hint,
                               source=source) from None
     except UnexpectedInput as error:  # pragma: no cover - other lark errors
