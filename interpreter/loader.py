@@ -162,12 +162,12 @@ class _Builder:
         sizes: dict = {}
 
         def size(node, depth):
+            if depth > self.max_depth:  # checked at every use of a node, as `build` does
+                raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {self.max_depth} levels",
+                                       self.pos(node)))
             got = sizes.get(id(node))
             if got is not None:
                 return got
-            if depth > LIMITS["depth"]:
-                raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
-                                       self.pos(node)))
             total = 1
             if isinstance(node, yaml.MappingNode):
                 for key, value in node.value:
@@ -380,22 +380,35 @@ def load_text(text: str, shown: str = "<text>"):
 
 
 def _deep_at(text: str, shown: str) -> Diagnostic:
-    """Where nesting first goes past the limit (found with the event parser, which does not
-    recurse), for a file too deep for the composer."""
-    depth = 0
+    """Where nesting first goes past the limit, for a file too deep for the composer: the first
+    node (value, key, list or mapping) more than LIMITS["depth"] collections in, the same node
+    `_Builder.build` names (an alias at its anchor's place). Found with the event parser, which
+    does not recurse."""
+    limit = LIMITS["depth"]
+    depth = 0  # collections open around the next node
+    anchored: dict = {}
     pos = Pos(shown, 1, 1)
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > LIMITS["depth"]:
-                    pos = Pos(shown, event.start_mark.line + 1, event.start_mark.column + 1)
-                    break
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
+                continue
+            if isinstance(event, yaml.AliasEvent):
+                mark = anchored.get(event.anchor, event.start_mark)
+            elif isinstance(event, yaml.NodeEvent):  # a scalar, or a list or mapping starting
+                mark = event.start_mark
+                if event.anchor is not None:
+                    anchored[event.anchor] = mark
+            else:
+                continue
+            if depth > limit:
+                pos = Pos(shown, mark.line + 1, mark.column + 1)
+                break
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
     except (yaml.YAMLError, RecursionError):
         pass
-    return Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos)
+    return Diagnostic("yaml-too-deep", f"nesting deeper than {limit} levels", pos)
 
 
 def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tuple[str, Map]]:
