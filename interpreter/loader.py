@@ -39,6 +39,8 @@ class _Builder:
         self.text = text
         self._line_starts = None
         self.text_keys = True  # until a key that is not text is met
+        self.max_nodes = LIMITS["nodes"]
+        self.max_depth = LIMITS["depth"]
 
     def _offset(self, mark) -> int:
         """Character offset of a mark from its line and column (the same for both parsers)."""
@@ -59,63 +61,70 @@ class _Builder:
         self.count += 1
         if pos is None:
             pos = self.pos(node)
-        if self.count > LIMITS["nodes"]:
+        if self.count > self.max_nodes:
             raise _Stop(Diagnostic(
-                "yaml-too-large", f"the file has too many nodes: more than {LIMITS['nodes']}",
+                "yaml-too-large", f"the file has too many nodes: more than {self.max_nodes}",
                 pos, "split the data, or write it more compactly"))
-        if depth > LIMITS["depth"]:
-            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos))
+        if depth > self.max_depth:
+            raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {self.max_depth} levels", pos))
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, pos)
         if node.tag not in _ALLOWED_COLLECTION_TAGS:
             raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed", pos,
                                    "rule files are plain data: remove the tag"))
+        path = self.path
+        depth += 1
         if isinstance(node, yaml.SequenceNode):
             seq = Seq()
             seq.pos = pos
+            positions = seq.ipos
             for item in node.value:
-                item_pos = self.pos(item)
-                seq.append(self.build(item, depth + 1, item_pos))
-                seq.ipos.append(item_pos)
+                mark = item.start_mark
+                item_pos = Pos(path, mark.line + 1, mark.column + 1)
+                seq.append(self.build(item, depth, item_pos))
+                positions.append(item_pos)
             return seq
         mapping = Map()
         mapping.pos = pos
+        key_positions, value_positions = mapping.kpos, mapping.vpos
         for knode, vnode in node.value:
-            kpos = self.pos(knode)
+            mark = knode.start_mark
+            kpos = Pos(path, mark.line + 1, mark.column + 1)
             if knode.tag == "tag:yaml.org,2002:merge":
                 raise _Stop(Diagnostic("yaml-merge", "merge keys ('<<') are not supported", kpos,
                                        "write the keys out"))
-            key = self.build(knode, depth + 1, kpos)
-            if isinstance(key, (dict, list)):
-                raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value", kpos))
+            key = self.build(knode, depth, kpos)
             if isinstance(key, Text):
                 key = str(key)
+            elif isinstance(key, (dict, list)):
+                raise _Stop(Diagnostic("yaml-key", "a mapping key must be a plain value", kpos))
             else:
                 self.text_keys = False
             if key in mapping:
-                self.diags.append(_duplicate_key(key, kpos, mapping.kpos[key]))
-            vpos = self.pos(vnode)
-            mapping[key] = self.build(vnode, depth + 1, vpos)
-            mapping.kpos[key] = kpos
-            mapping.vpos[key] = vpos
+                self.diags.append(_duplicate_key(key, kpos, key_positions[key]))
+            mark = vnode.start_mark
+            vpos = Pos(path, mark.line + 1, mark.column + 1)
+            mapping[key] = self.build(vnode, depth, vpos)
+            key_positions[key] = kpos
+            value_positions[key] = vpos
         return mapping
 
     def _scalar(self, node, pos):
+        style = node.style
         if node.tag == _STR_TAG:
             value = node.value  # the common case, without the constructor's machinery
         elif node.tag in _ALLOWED_SCALAR_TAGS:
-            value = self.loader.construct_object(node, deep=True)
+            value = self.loader.construct_object(node, deep=True)  # a number, a boolean or None
+            if isinstance(value, bool) and not style and node.value.lower() not in ("true", "false"):
+                self.diags.append(_yaml_bool(node.value, value, pos))
+            return value
         else:
             raise _Stop(Diagnostic("yaml-tag", f"the tag '{_short_tag(node.tag)}' is not allowed", pos,
                                    "rule files are plain data: remove the tag"))
-        if isinstance(value, bool) and not node.style and node.value.lower() not in ("true", "false"):
-            self.diags.append(_yaml_bool(node.value, value, pos))
-        if isinstance(value, str):
-            block = node.style in ("|", ">")
-            if node.end_mark.line > node.start_mark.line:
-                block = self._rows(node) or block
-            return Text(value, pos, quoted=node.style in ("'", '"'), block=block)
-        return value
+        block = style in ("|", ">")
+        if node.end_mark.line > node.start_mark.line:
+            block = self._rows(node) or block
+        return Text(value, pos, style in ("'", '"'), block)  # (quoted, block)
 
     def _rows(self, node):
         """The file lines of a scalar written over several lines (see `_map_multiline`)."""
@@ -153,12 +162,12 @@ class _Builder:
         sizes: dict = {}
 
         def size(node, depth):
+            if depth > self.max_depth:  # checked at every use of a node, as `build` does
+                raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {self.max_depth} levels",
+                                       self.pos(node)))
             got = sizes.get(id(node))
             if got is not None:
                 return got
-            if depth > LIMITS["depth"]:
-                raise _Stop(Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels",
-                                       self.pos(node)))
             total = 1
             if isinstance(node, yaml.MappingNode):
                 for key, value in node.value:
@@ -194,6 +203,9 @@ class _Builder:
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+# An anchor is '&' and at least one letter, digit, '-' or '_' (both parsers); a file without
+# this can hold no anchor, so no alias ('&' in text, as in "Pill & Bill", is not enough).
+_ANCHOR = re.compile("&[0-9A-Za-z_-]")
 
 
 def _duplicate_key(key, pos: Pos, first: Pos) -> Diagnostic:
@@ -346,7 +358,7 @@ def load_text(text: str, shown: str = "<text>"):
             raise RulebookError([Diagnostic("empty", "the file is empty", Pos(shown, 1, 1))], "load")
         builder = _Builder(shown, loader, text)
         try:
-            if "&" in text:  # only an anchor can be repeated by aliases (an alias bomb)
+            if _ANCHOR.search(text):  # only an anchor can be repeated by aliases (an alias bomb)
                 builder.measure(node)
             tree = builder.build(node)
         except _Stop as stop:
@@ -368,22 +380,35 @@ def load_text(text: str, shown: str = "<text>"):
 
 
 def _deep_at(text: str, shown: str) -> Diagnostic:
-    """Where nesting first goes past the limit (found with the event parser, which does not
-    recurse), for a file too deep for the composer."""
-    depth = 0
+    """Where nesting first goes past the limit, for a file too deep for the composer: the first
+    node (value, key, list or mapping) more than LIMITS["depth"] collections in, the same node
+    `_Builder.build` names (an alias at its anchor's place). Found with the event parser, which
+    does not recurse."""
+    limit = LIMITS["depth"]
+    depth = 0  # collections open around the next node
+    anchored: dict = {}
     pos = Pos(shown, 1, 1)
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > LIMITS["depth"]:
-                    pos = Pos(shown, event.start_mark.line + 1, event.start_mark.column + 1)
-                    break
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
+                continue
+            if isinstance(event, yaml.AliasEvent):
+                mark = anchored.get(event.anchor, event.start_mark)
+            elif isinstance(event, yaml.NodeEvent):  # a scalar, or a list or mapping starting
+                mark = event.start_mark
+                if event.anchor is not None:
+                    anchored[event.anchor] = mark
+            else:
+                continue
+            if depth > limit:
+                pos = Pos(shown, mark.line + 1, mark.column + 1)
+                break
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
     except (yaml.YAMLError, RecursionError):
         pass
-    return Diagnostic("yaml-too-deep", f"nesting deeper than {LIMITS['depth']} levels", pos)
+    return Diagnostic("yaml-too-deep", f"nesting deeper than {limit} levels", pos)
 
 
 def expand_includes(root: Map, base_dir: str, root_display: str, rel) -> list[tuple[str, Map]]:

@@ -13,6 +13,8 @@ from .errors import Pos
 
 __all__ = ["Map", "Seq", "Text", "pos_of", "key_pos", "value_pos", "expr_pos", "plain", "clone"]
 
+_GENERATED = Pos("<generated>", 0, 0)  # the position of a node made by code, not read from a file
+
 
 class Map(dict):
     """A YAML mapping that remembers its position and those of its keys and values."""
@@ -21,7 +23,7 @@ class Map(dict):
 
     def __init__(self, *items, **named):
         super().__init__(*items, **named)
-        self.pos: Pos = Pos("<generated>", 0, 0)
+        self.pos: Pos = _GENERATED
         self.kpos: dict = {}
         self.vpos: dict = {}
         self.digest = None  # of the file's bytes, on a file's top mapping
@@ -33,7 +35,7 @@ class Seq(list):
 
     def __init__(self, *items):
         super().__init__(*items)
-        self.pos: Pos = Pos("<generated>", 0, 0)
+        self.pos: Pos = _GENERATED
         self.ipos: list = []
 
 
@@ -44,8 +46,8 @@ class Text(str):
     __slots__ = ("pos", "quoted", "block")
 
     def __new__(cls, value, pos=None, quoted=False, block=False):
-        obj = super().__new__(cls, value)
-        obj.pos = pos or Pos("<generated>", 0, 0)
+        obj = str.__new__(cls, value)
+        obj.pos = pos or _GENERATED
         obj.quoted = quoted
         obj.block = block
         return obj
