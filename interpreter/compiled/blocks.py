@@ -48,6 +48,10 @@ class Writer:
         self.secret = False
         self.yielded = False  # the function being written yields (a `choose`, or a call of one that may)
         self.shared: dict = {}  # the listing being written: action id -> its checks shared (shared_checks.py)
+        # by depth, the vars recorded in the undo log by the lines written since at that depth
+        # on the same path (the block being written and those around it): recording one again
+        # there would find it recorded already
+        self.recorded: list = []
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -55,7 +59,11 @@ class Writer:
         return f"{prefix}{self._fresh}"
 
     def emit(self, depth: int, text: str) -> None:
+        # a line comes after the blocks deeper than it: their records may not have run
+        del self.recorded[depth + 1:]
         self.lines.append("    " * depth + text)
+        if "yield" in text:  # the function waits: what it recorded is not counted on after it
+            self.recorded.clear()
 
     def value(self, value, prefix: str = "_c") -> str:
         """A generated name bound to `value` in the module (handles, label parts, effects)."""
@@ -74,8 +82,15 @@ class Writer:
         return f"{self.value(function, '_h')}(V, {local_names})"
 
     def save_var(self, depth: int, name: str) -> None:
-        """Record var `name`'s value in the move's undo log before it first changes."""
+        """Record var `name`'s value in the move's undo log before it first changes: unless
+        a line before this one, on every way the function can come here (the same block or
+        one around it) and with no `yield` between, recorded it already (the test would be
+        false: the generated code is the same without it)."""
+        if any(name in names for names in self.recorded[:depth + 1]):
+            return
         self.emit(depth, f"if {text(name)} not in S: S[{text(name)}] = _copy(V[{text(name)}])")
+        self.recorded.extend(set() for _ in range(depth + 1 - len(self.recorded)))
+        self.recorded[depth].add(name)
 
     def save_read_vars(self, depth: int, handles) -> None:
         """Before an effect changes a zone it reads through expressions: the vars they read."""
