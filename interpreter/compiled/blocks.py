@@ -157,8 +157,7 @@ def _let(out, effect, depth, local):
 def _for(out, effect, depth, local):
     items, item = out.fresh("items"), out.fresh("item")
     out.emit(depth, f"{items} = {out.call(effect.items, local)}")
-    out.emit(depth, f"if not isinstance({items}, (list, tuple, dict, str)):")
-    out.emit(depth + 1, f"raise _Error(\"'for' needs a list or a map, not \" + _fmt({items}))")
+    out.emit(depth, f"if not isinstance({items}, _LOOPABLE): raise _not_loopable({items})")
     guard = _loop_guard(out, effect)
     if guard is None:
         out.emit(depth, f"for {item} in list({items}):")
