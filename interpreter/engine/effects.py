@@ -45,6 +45,7 @@ class RuleFailure(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Stmt:
+    """An assignment written as the effect's text (`score[player] += 1`), compiled to `handle`."""
     handle: Any  # a compiled statement (assignment)
     text: str
     pos: Any = None
@@ -52,6 +53,7 @@ class Stmt:
 
 @dataclass(frozen=True, slots=True)
 class If:
+    """`if`: block `then_block` when `condition` holds, else block `else_block` (or nothing)."""
     condition: Any
     then_block: int
     else_block: Optional[int]
@@ -60,12 +62,14 @@ class If:
 
 @dataclass(frozen=True, slots=True)
 class Let:
+    """`let`: names bound to the values of expressions, for the effects after it in the block."""
     binds: tuple  # ((name, handle), ...)
     pos: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class For:
+    """`for`: block `body` once for each of `items`, with the item bound to `var`."""
     var: str
     items: Any
     body: int
@@ -74,6 +78,7 @@ class For:
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """`do`: the procedure's effects, its parameters bound as `binds` gives them."""
     procedure: str
     binds: tuple  # ((parameter, handle), ...)
     pos: Any = None
@@ -81,6 +86,7 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Move:
+    """`move`: items from zone `source` to zone `target` (how many, which, at which ends)."""
     source: Any
     target: Any
     count: Any  # a handle, or None for one item
@@ -95,6 +101,7 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Shuffle:
+    """`shuffle`: zone `zone` put in a random order."""
     zone: Any
     pos: Any = None
     fixed: Any = field(default=None, compare=False, hash=False)  # as Move's
@@ -102,6 +109,7 @@ class Shuffle:
 
 @dataclass(frozen=True, slots=True)
 class Random:
+    """`random`: one of `options`, drawn by chance, bound to `bind`."""
     options: Any
     bind: str
     pos: Any = None
@@ -109,6 +117,7 @@ class Random:
 
 @dataclass(frozen=True, slots=True)
 class Choose:
+    """`choose`: player `player` picks one of `options` (or `count` of them), bound to `bind`."""
     player: Any
     options: Any
     bind: str
@@ -123,6 +132,7 @@ class Choose:
 
 @dataclass(frozen=True, slots=True)
 class ChooseTogether:
+    """`choose` by several players at once: each of `players` picks, the answers bound by seat."""
     players: Any  # the seats who choose at once
     options: Any  # read with `p` bound to each seat
     bind: str  # bound to a list by seat (none for a seat that does not choose)
@@ -138,12 +148,14 @@ class ChooseTogether:
 
 @dataclass(frozen=True, slots=True)
 class Enter:
+    """`enter`: sub-phase `phase` is played, then the effects after this one go on."""
     phase: str
     pos: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class Log:
+    """`log`: a line of the game's log made of texts and expression parts, for `readers` or everybody."""
     parts: list
     pos: Any = None
     readers: Any = None  # `to`: the player or players who may read the line (None: everybody)
@@ -151,12 +163,14 @@ class Log:
 
 @dataclass(frozen=True, slots=True)
 class Fail:
+    """`fail`: the action is refused with `reason`."""
     reason: str
     pos: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class EndPhase:
+    """`end_phase`: the phase ends once the effects under way have run."""
     pos: Any = None
 
 
