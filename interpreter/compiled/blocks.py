@@ -126,12 +126,36 @@ def write_block(out: Writer, block, depth: int, local: str) -> None:
 
 
 def _nested(out: Writer, block, depth: int, local: str, bind=None) -> None:
-    """A nested block with its own copy of the local names (as the reference runs it)."""
+    """A nested block with its own copy of the local names (as the reference runs it), or,
+    when nothing binds a name in it (`_binds_names`), with the names of the block around it:
+    the copy would be read only, the same names."""
+    if bind is None and not _binds_names(out, block):
+        write_block(out, block, depth, local)
+        return
     inner = out.fresh("L")
     out.emit(depth, f"{inner} = dict({local})")
     if bind is not None:
         out.emit(depth, f"{inner}[{text(bind[0])}] = {bind[1]}")
     write_block(out, block, depth, inner)
+
+
+# effects that never change the local names of the block they are in (an `if`'s branches and a
+# `for`'s body, a procedure's effects, get their own when they bind one); a `move` or a
+# statement does unless `_binds_names` finds otherwise
+_KEEPS_NAMES = (fx.If, fx.For, fx.Call, fx.Shuffle, fx.Log, fx.Fail, fx.EndPhase)
+
+
+def _binds_names(out: Writer, block) -> bool:
+    """Can an effect of `block` itself bind or change a local name (`let`, `choose`, `random`,
+    a `move ... as`, an assignment to a local)? Only what is known not to counts as not."""
+    for effect in out.rs.blocks[block] if block is not None else ():
+        if type(effect) is fx.Move and effect.bind is None:
+            continue
+        if type(effect) is fx.Stmt and effect.handle.target in out.var_names:
+            continue
+        if not isinstance(effect, _KEEPS_NAMES):
+            return True
+    return False
 
 
 def _stmt(out, effect, depth, local):
