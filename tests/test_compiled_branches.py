@@ -17,8 +17,8 @@ GAME = os.path.join(ROOT, "tests", "rulesets", "branch_names")
 
 def _acts() -> dict:
     source = game_module(load(GAME)).source
-    count, pick = source.split("def act_")[1:]
-    return {"count": count.split("\nENTER")[0], "pick": pick.split("\nENTER")[0]}
+    count, pick, hide = source.split("def act_")[1:]
+    return {"count": count, "pick": pick, "hide": hide.split("\nENTER")[0]}
 
 
 def test_a_var_is_recorded_once_on_a_path_and_again_after_a_decision():
@@ -41,6 +41,8 @@ def test_only_a_branch_that_binds_a_name_copies_the_names():
     assert acts["count"].count("= dict(L)") == 3
     # in `pick`: the branches with `choose`, `random` and `move ... as` each have their own
     assert acts["pick"].count("= dict(L)") == 3
+    # in `hide`: the branch assigning its local `shade` (a var's name too)
+    assert acts["hide"].count("= dict(L)") == 1
 
 
 def _count_move(state, k: int):
@@ -57,6 +59,14 @@ def test_a_name_bound_in_a_branch_is_not_seen_after_it():
             assert state.apply(_count_move(state, k))
             game_vars = state.plain()["vars"]
             assert (game_vars["total"][0], game_vars["tally"]) == (total, tally), (engine, k)
+
+
+def test_a_local_named_as_a_var_assigned_in_a_branch_is_not_seen_after_it():
+    for engine in ("reference", "compiled"):
+        state = load(GAME).new_game(2, seed=1, engine=engine)
+        assert state.apply(next(action for action in state.legal_actions() if action.key[0] == "hide"))
+        game_vars = state.plain()["vars"]
+        assert (game_vars["seen"], game_vars["shade"]) == ([10, 0], 0), engine
 
 
 def test_seeded_games_are_the_reference_games():

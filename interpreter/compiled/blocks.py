@@ -151,7 +151,7 @@ def _binds_names(out: Writer, block) -> bool:
     for effect in out.rs.blocks[block] if block is not None else ():
         if type(effect) is fx.Move and effect.bind is None:
             continue
-        if type(effect) is fx.Stmt and effect.handle.target in out.var_names:
+        if type(effect) is fx.Stmt and not effect.handle.assigns_local:  # it assigns a var
             continue
         if not isinstance(effect, _KEEPS_NAMES):
             return True

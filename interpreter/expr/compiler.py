@@ -159,6 +159,7 @@ class CodeUnit:
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
         handle = Handle(name, str(source), None, set(names_used))
         handle.target = root
+        handle.assigns_local = root in scope.locals
         self.pending.append(handle)
         return handle
 
@@ -416,7 +417,7 @@ def _guard(name: str, source: str) -> str:
 
 
 class Handle:
-    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos", "origin")
+    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos", "origin", "assigns_local")
 
     def __init__(self, name, source, typ, names):
         self.name = name
@@ -424,7 +425,8 @@ class Handle:
         self.type = typ
         self.names = names
         self.fn = None
-        self.target = None
+        self.target = None  # a statement's: the name it assigns (or assigns into)
+        self.assigns_local = False  # a statement's: that name is a local (a `let`, a parameter ...), not a var
         self.pos = None
         self.origin = None  # (scope, lex) of an expression: what a variant is generated from
 
