@@ -1,13 +1,12 @@
 """The effect machine: one small dataclass per kind of effect (built by ruleset.py from the
 rule files), and a table from each kind to the function that runs it.
 
-An effect list is a block (`Ruleset.blocks[i]`, a tuple of effects). It runs in an effect
-frame (frames.py) from its `next` pointer; an effect that must wait (a loop, a procedure, a
-sub-phase, a decision, a chance node, the end of the phase) pushes a frame or records what is
-pending and returns False, and the flow (flow.py) resumes the machine later.
+An effect list is a block (`Ruleset.blocks[i]`, a tuple of effects). It runs in an effect frame (frames.py)
+from its `next` pointer; an effect that must wait (a loop, a procedure, a sub-phase, a decision, a chance
+node, the end of the phase) pushes a frame or records what is pending and returns False, and the flow
+(flow.py) resumes the machine later.
 
-Owns: the effect kinds, which blocks can run to their end without suspending, and running a
-block.
+Owns: the effect kinds, which blocks can run to their end without suspending, and running a block.
 """
 from __future__ import annotations
 
@@ -21,10 +20,9 @@ from .declared import check_options
 from .frames import effect_frame, for_frame
 from .values import SCALARS, fmt, freeze, not_a, render_label
 
-__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter", "Log",
-           "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
-           "describe_error", "ENGINE_ERRORS", "log_entry", "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO",
-           "choice_options", "option_label", "run_move", "run_shuffle", "run_random"]
+__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter", "Log", "Fail", "EndPhase",
+           "RuleFailure", "execute", "run_block", "simple_blocks", "located_error", "describe_error", "ENGINE_ERRORS", "log_entry",
+           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "option_label", "run_move", "run_shuffle", "run_random"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -34,8 +32,7 @@ SECRET_TO = "_secret_to"
 
 
 class RuleFailure(Exception):
-    """A `fail` effect: the action is refused with `reason`, the rules' literal `fail:` text, so
-    every player may read it (`public_reason`)."""
+    """A `fail` effect: the action is refused with `reason`, the rules' literal `fail:` text, so every player may read it (`public_reason`)."""
 
     def __init__(self, reason, public_reason=None):
         super().__init__(reason)
@@ -132,7 +129,8 @@ class Choose:
 
 @dataclass(frozen=True, slots=True)
 class ChooseTogether:
-    """`choose` by several players at once: each of `players` picks, the answers bound by seat."""
+    """`choose` by several players at once: each of `players` picks, the answers bound by seat. No
+    `reveals:` (compile_effects.py refuses it): its prompt and labels are read per decider, `p`."""
     players: Any  # the seats who choose at once
     options: Any  # read with `p` bound to each seat
     bind: str  # bound to a list by seat (none for a seat that does not choose)
@@ -142,8 +140,6 @@ class ChooseTogether:
     pos: Any = None
     declared: Any = None  # as Choose's, read with `p` bound to each seat
     written: Any = None  # as Choose's
-    # no `reveals:`: a choose by several refuses it (compile_effects.py), its prompt and labels
-    # are read per decider (`p`) instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,8 +204,7 @@ def _runs_through(effect, simple, proc_blocks, chance: bool) -> bool:
 # ----------------------------------------------------------------------------- running
 # what a rule may raise while it runs on values of the wrong type or size; each becomes a
 # RuleRuntimeError naming the rule (and so a `rule_error` refusal)
-ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError,
-                 OverflowError, RecursionError, MemoryError)
+ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError, OverflowError, RecursionError, MemoryError)
 _RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
 
 
