@@ -26,7 +26,7 @@ from .generate_calls import folded_constants
 from .statements import return_statements
 from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
-from .inlining import inline_small_defines
+from .inlining import function_sources, inline_small_defines
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
 from .names import KEYWORDS, check_name, define_problems
@@ -218,6 +218,9 @@ class CodeUnit:
         entries = with_kept_values(list(dict.fromkeys(self.lines)), pure_defines(self.define_reads, self.define_calls),
                                    params, namespace)
         entries = inline_small_defines(entries, self.define_codes, params)
+        # each function compiled alone: a define's checked twin (`d_x_safe`, generated with it)
+        # only when it is called, which is rare (a lookup error in the fast version)
+        entries = [function for entry in entries for function in function_sources(entry)]
         lazy: dict = {}
         for entry in entries:
             if "_R_" in entry:
