@@ -218,8 +218,7 @@ class CodeUnit:
         entries = with_kept_values(list(dict.fromkeys(self.lines)), pure_defines(self.define_reads, self.define_calls),
                                    params, namespace)
         entries = inline_small_defines(entries, self.define_codes, params)
-        # each function compiled alone: a define's checked twin (`d_x_safe`, generated with it)
-        # only when it is called, which is rare (a lookup error in the fast version)
+        # each function compiled alone: a define's checked twin (`d_x_safe`) only if a lookup error calls it
         entries = [function for entry in entries for function in function_sources(entry)]
         lazy: dict = {}
         for entry in entries:
