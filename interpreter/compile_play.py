@@ -22,6 +22,7 @@ __all__ = ["Action", "Phase", "PlayCompiler", "PROVENANCE_KEYS"]
 
 @dataclass
 class Action:
+    """An action as the engine plays it: its parameters, requirements and effect block."""
     id: str
     label: Optional[str]
     params: list  # [(name, Handle)]
@@ -38,6 +39,7 @@ class Action:
 
 @dataclass
 class Phase:
+    """A phase as the engine plays it: its kind, its effect blocks and its turn settings."""
     id: str
     kind: str
     label: str

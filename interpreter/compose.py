@@ -65,6 +65,7 @@ def find_ruleset(name_or_path: str) -> str:
 
 @dataclass
 class Composed:
+    """A ruleset's rule files composed into one tree, with where each part came from."""
     folder: str
     tree: Map  # the composed top-level mapping
     modules: tuple

@@ -44,6 +44,7 @@ UNKNOWN = Pos("<unknown>", 0, 0)
 
 @dataclass
 class Diagnostic:
+    """One finding of a check: its code, message, place in the rule files, hint and severity."""
     code: str
     message: str
     pos: Pos = UNKNOWN

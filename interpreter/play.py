@@ -16,6 +16,7 @@ __all__ = ["play_game", "simulate", "perft", "expand_chance", "graph_text", "Gam
 
 @dataclass
 class GameResult:
+    """How one played game ended: its seed, winners, scores, steps and final vars (or its error)."""
     seed: int
     winners: list
     scores: dict

@@ -38,6 +38,7 @@ DEFAULT_MAX_STEPS = 100_000
 
 @dataclass
 class VarDecl:
+    """A declared var: per player or not, who may see it, and its initial value or expression."""
     name: str
     per_player: bool
     visibility: str

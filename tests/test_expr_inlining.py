@@ -142,13 +142,13 @@ def test_a_define_whose_values_are_kept_is_called():
 
 
 def test_the_cutting_and_the_call_search_find_what_the_plain_regular_expressions_find():
-    """inlining.py's `_functions` (str.find) and `_CALL` (the look-behind after the `d`) are
+    """inlining.py's `function_sources` (str.find) and `_CALL` (the look-behind after the `d`) are
     quicker forms of a split at `(?m)^(?=def )` and of `(?<![\\w.])d_(\\w+)\\(`: the same pieces
     and the same calls, at the same places, over 20,000 seeded soups of the pieces they meet."""
     import random
     import re
 
-    from interpreter.expr.inlining import _CALL, _functions
+    from interpreter.expr.inlining import _CALL, function_sources
 
     split_at_def, call = re.compile(r"(?m)^(?=def )"), re.compile(r"(?<![\w.])d_(\w+)\(")
     pieces = ["def ", "def d_x(", "\n", "d_", "d_a(", "xd_b(", ".d_c(", " ", "d", "_", "(", "ab", "\ndef ", "dd_e(",
@@ -156,7 +156,7 @@ def test_the_cutting_and_the_call_search_find_what_the_plain_regular_expressions
     rng = random.Random(15)
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 15)))
-        assert [piece for piece in split_at_def.split(text) if piece] == [piece for piece in _functions(text) if piece]
-        assert "".join(_functions(text)) == text
+        assert [piece for piece in split_at_def.split(text) if piece] == [piece for piece in function_sources(text) if piece]
+        assert "".join(function_sources(text)) == text
         assert [(found.span(), found.group(1)) for found in call.finditer(text)] == \
             [(found.span(), found.group(1)) for found in _CALL.finditer(text)]

@@ -70,3 +70,18 @@ def test_every_generated_function_of_every_bundled_combination_compiles():
                     seen.add(entry)
                     compile(entry, "<rulebook expressions>", "exec")
     assert len(seen) > 1000
+
+
+def test_a_defines_checked_twin_is_compiled_only_when_called():
+    """A define that indexes has a fast version and a checked twin (`d_x_safe`, called on a
+    lookup error), generated together: each is compiled alone, the twin only when called."""
+    unit, (h,) = _unit("pick('k') + 99917", defines={"pick": (["x"], "sum([m[x] for one in [1]]) + 123461")})
+    fast, twin = unit.ns["d_pick"], unit.ns["d_pick_safe"]
+    assert h.fn({"m": {"k": 4}}, {}) == 4 + 123461 + 99917
+    assert fast.__code__ is not C._stub_code() and twin.__code__ is C._stub_code()
+    from interpreter.errors import RuleRuntimeError
+
+    with pytest.raises(RuleRuntimeError) as caught:  # a missing key: the twin explains it
+        h.fn({"m": {}}, {})
+    assert str(caught.value) == "no key 'k' in {}"
+    assert twin.__code__ is not C._stub_code()

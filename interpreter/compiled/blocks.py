@@ -48,6 +48,10 @@ class Writer:
         self.secret = False
         self.yielded = False  # the function being written yields (a `choose`, or a call of one that may)
         self.shared: dict = {}  # the listing being written: action id -> its checks shared (shared_checks.py)
+        # by depth, the vars recorded in the undo log by the lines written since at that depth
+        # on the same path (the block being written and those around it): recording one again
+        # there would find it recorded already
+        self.recorded: list = []
 
     def fresh(self, prefix: str) -> str:
         """A new local variable name of the generated code."""
@@ -55,7 +59,11 @@ class Writer:
         return f"{prefix}{self._fresh}"
 
     def emit(self, depth: int, text: str) -> None:
+        # a line comes after the blocks deeper than it: their records may not have run
+        del self.recorded[depth + 1:]
         self.lines.append("    " * depth + text)
+        if "yield" in text:  # the function waits: what it recorded is not counted on after it
+            self.recorded.clear()
 
     def value(self, value, prefix: str = "_c") -> str:
         """A generated name bound to `value` in the module (handles, label parts, effects)."""
@@ -74,8 +82,15 @@ class Writer:
         return f"{self.value(function, '_h')}(V, {local_names})"
 
     def save_var(self, depth: int, name: str) -> None:
-        """Record var `name`'s value in the move's undo log before it first changes."""
+        """Record var `name`'s value in the move's undo log before it first changes: unless
+        a line before this one, on every way the function can come here (the same block or
+        one around it) and with no `yield` between, recorded it already (the test would be
+        false: the generated code is the same without it)."""
+        if any(name in names for names in self.recorded[:depth + 1]):
+            return
         self.emit(depth, f"if {text(name)} not in S: S[{text(name)}] = _copy(V[{text(name)}])")
+        self.recorded.extend(set() for _ in range(depth + 1 - len(self.recorded)))
+        self.recorded[depth].add(name)
 
     def save_read_vars(self, depth: int, handles) -> None:
         """Before an effect changes a zone it reads through expressions: the vars they read."""
@@ -111,12 +126,36 @@ def write_block(out: Writer, block, depth: int, local: str) -> None:
 
 
 def _nested(out: Writer, block, depth: int, local: str, bind=None) -> None:
-    """A nested block with its own copy of the local names (as the reference runs it)."""
+    """A nested block with its own copy of the local names (as the reference runs it), or,
+    when nothing binds a name in it (`_binds_names`), with the names of the block around it:
+    the copy would be read only, the same names."""
+    if bind is None and not _binds_names(out, block):
+        write_block(out, block, depth, local)
+        return
     inner = out.fresh("L")
     out.emit(depth, f"{inner} = dict({local})")
     if bind is not None:
         out.emit(depth, f"{inner}[{text(bind[0])}] = {bind[1]}")
     write_block(out, block, depth, inner)
+
+
+# effects that never change the local names of the block they are in (an `if`'s branches and a
+# `for`'s body, a procedure's effects, get their own when they bind one); a `move` or a
+# statement does unless `_binds_names` finds otherwise
+_KEEPS_NAMES = (fx.If, fx.For, fx.Call, fx.Shuffle, fx.Log, fx.Fail, fx.EndPhase)
+
+
+def _binds_names(out: Writer, block) -> bool:
+    """Can an effect of `block` itself bind or change a local name (`let`, `choose`, `random`,
+    a `move ... as`, an assignment to a local)? Only what is known not to counts as not."""
+    for effect in out.rs.blocks[block] if block is not None else ():
+        if type(effect) is fx.Move and effect.bind is None:
+            continue
+        if type(effect) is fx.Stmt and not effect.handle.assigns_local:  # it assigns a var
+            continue
+        if not isinstance(effect, _KEEPS_NAMES):
+            return True
+    return False
 
 
 def _stmt(out, effect, depth, local):
@@ -142,8 +181,7 @@ def _let(out, effect, depth, local):
 def _for(out, effect, depth, local):
     items, item = out.fresh("items"), out.fresh("item")
     out.emit(depth, f"{items} = {out.call(effect.items, local)}")
-    out.emit(depth, f"if not isinstance({items}, (list, tuple, dict, str)):")
-    out.emit(depth + 1, f"raise _Error(\"'for' needs a list or a map, not \" + _fmt({items}))")
+    out.emit(depth, f"if not isinstance({items}, _LOOPABLE): raise _not_loopable({items})")
     guard = _loop_guard(out, effect)
     if guard is None:
         out.emit(depth, f"for {item} in list({items}):")

@@ -203,6 +203,7 @@ def _runtime(ruleset) -> dict:
     return {"__builtins__": _BUILTINS, "_budget": budget, "_domain": domain, "_copy": copy_value, "_freeze": freeze,
             "_SCALARS": SCALARS, "_new_move": new_move, "_PLAIN": PLAIN,
             "_Error": RuleRuntimeError, "_Failure": RuleFailure, "_fmt": fmt,
+            "_LOOPABLE": (list, tuple, dict, str), "_not_loopable": not_loopable,
             "_piece": log_piece, "_NO_NAMES": {}, "_run_move": fx.run_move,
             "_run_shuffle": chance_effect(fx.run_shuffle), "_run_random": chance_effect(fx.run_random),
             "_open_choice": open_choice, "_check_moves": check_moves,
@@ -221,6 +222,11 @@ def copy_value(value):
                 return marshal.loads(marshal.dumps(value, _NOREF))
         return copied
     return marshal.loads(marshal.dumps(value, _NOREF))
+
+
+def not_loopable(items) -> RuleRuntimeError:
+    """The error of a `for` over a value that is not a list or a map."""
+    return RuleRuntimeError("'for' needs a list or a map, not " + fmt(items))
 
 
 def log_piece(value):

@@ -37,6 +37,7 @@ __all__ = ["generate", "GeneratedSource"]
 
 @dataclass
 class GeneratedSource:
+    """The generated game module's source and the values its generated names are bound to."""
     source: str
     constants: dict  # generated name -> value (compiled expression functions, effects, label parts)
     phase_index: dict  # phase id -> its number in the function names

@@ -1,13 +1,12 @@
 """The effect machine: one small dataclass per kind of effect (built by ruleset.py from the
 rule files), and a table from each kind to the function that runs it.
 
-An effect list is a block (`Ruleset.blocks[i]`, a tuple of effects). It runs in an effect
-frame (frames.py) from its `next` pointer; an effect that must wait (a loop, a procedure, a
-sub-phase, a decision, a chance node, the end of the phase) pushes a frame or records what is
-pending and returns False, and the flow (flow.py) resumes the machine later.
+An effect list is a block (`Ruleset.blocks[i]`, a tuple of effects). It runs in an effect frame (frames.py)
+from its `next` pointer; an effect that must wait (a loop, a procedure, a sub-phase, a decision, a chance
+node, the end of the phase) pushes a frame or records what is pending and returns False, and the flow
+(flow.py) resumes the machine later.
 
-Owns: the effect kinds, which blocks can run to their end without suspending, and running a
-block.
+Owns: the effect kinds, which blocks can run to their end without suspending, and running a block.
 """
 from __future__ import annotations
 
@@ -21,10 +20,9 @@ from .declared import check_options
 from .frames import effect_frame, for_frame
 from .values import SCALARS, fmt, freeze, not_a, render_label
 
-__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter", "Log",
-           "Fail", "EndPhase", "RuleFailure", "execute", "run_block", "simple_blocks", "located_error",
-           "describe_error", "ENGINE_ERRORS", "log_entry", "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO",
-           "choice_options", "option_label", "run_move", "run_shuffle", "run_random"]
+__all__ = ["Stmt", "If", "Let", "For", "Call", "Move", "Shuffle", "Random", "Choose", "ChooseTogether", "Enter", "Log", "Fail", "EndPhase",
+           "RuleFailure", "execute", "run_block", "simple_blocks", "located_error", "describe_error", "ENGINE_ERRORS", "log_entry",
+           "MAX_CHOICE_COMBINATIONS", "LOG_LIMIT", "SECRET_TO", "choice_options", "option_label", "run_move", "run_shuffle", "run_random"]
 
 MAX_CHOICE_COMBINATIONS = 5_000
 LOG_LIMIT = 200  # lines kept in the state's log; the older half goes when it is exceeded
@@ -34,8 +32,7 @@ SECRET_TO = "_secret_to"
 
 
 class RuleFailure(Exception):
-    """A `fail` effect: the action is refused with `reason`, the rules' literal `fail:` text, so
-    every player may read it (`public_reason`)."""
+    """A `fail` effect: the action is refused with `reason`, the rules' literal `fail:` text, so every player may read it (`public_reason`)."""
 
     def __init__(self, reason, public_reason=None):
         super().__init__(reason)
@@ -45,6 +42,7 @@ class RuleFailure(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Stmt:
+    """An assignment written as the effect's text (`score[player] += 1`), compiled to `handle`."""
     handle: Any  # a compiled statement (assignment)
     text: str
     pos: Any = None
@@ -52,6 +50,7 @@ class Stmt:
 
 @dataclass(frozen=True, slots=True)
 class If:
+    """`if`: block `then_block` when `condition` holds, else block `else_block` (or nothing)."""
     condition: Any
     then_block: int
     else_block: Optional[int]
@@ -60,12 +59,14 @@ class If:
 
 @dataclass(frozen=True, slots=True)
 class Let:
+    """`let`: names bound to the values of expressions, for the effects after it in the block."""
     binds: tuple  # ((name, handle), ...)
     pos: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class For:
+    """`for`: block `body` once for each of `items`, with the item bound to `var`."""
     var: str
     items: Any
     body: int
@@ -74,6 +75,7 @@ class For:
 
 @dataclass(frozen=True, slots=True)
 class Call:
+    """`do`: the procedure's effects, its parameters bound as `binds` gives them."""
     procedure: str
     binds: tuple  # ((parameter, handle), ...)
     pos: Any = None
@@ -81,6 +83,7 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Move:
+    """`move`: items from zone `source` to zone `target` (how many, which, at which ends)."""
     source: Any
     target: Any
     count: Any  # a handle, or None for one item
@@ -95,6 +98,7 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Shuffle:
+    """`shuffle`: zone `zone` put in a random order."""
     zone: Any
     pos: Any = None
     fixed: Any = field(default=None, compare=False, hash=False)  # as Move's
@@ -102,6 +106,7 @@ class Shuffle:
 
 @dataclass(frozen=True, slots=True)
 class Random:
+    """`random`: one of `options`, drawn by chance, bound to `bind`."""
     options: Any
     bind: str
     pos: Any = None
@@ -109,6 +114,7 @@ class Random:
 
 @dataclass(frozen=True, slots=True)
 class Choose:
+    """`choose`: player `player` picks one of `options` (or `count` of them), bound to `bind`."""
     player: Any
     options: Any
     bind: str
@@ -123,6 +129,8 @@ class Choose:
 
 @dataclass(frozen=True, slots=True)
 class ChooseTogether:
+    """`choose` by several players at once: each of `players` picks, the answers bound by seat. No
+    `reveals:` (compile_effects.py refuses it): its prompt and labels are read per decider, `p`."""
     players: Any  # the seats who choose at once
     options: Any  # read with `p` bound to each seat
     bind: str  # bound to a list by seat (none for a seat that does not choose)
@@ -132,18 +140,18 @@ class ChooseTogether:
     pos: Any = None
     declared: Any = None  # as Choose's, read with `p` bound to each seat
     written: Any = None  # as Choose's
-    # no `reveals:`: a choose by several refuses it (compile_effects.py), its prompt and labels
-    # are read per decider (`p`) instead
 
 
 @dataclass(frozen=True, slots=True)
 class Enter:
+    """`enter`: sub-phase `phase` is played, then the effects after this one go on."""
     phase: str
     pos: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class Log:
+    """`log`: a line of the game's log made of texts and expression parts, for `readers` or everybody."""
     parts: list
     pos: Any = None
     readers: Any = None  # `to`: the player or players who may read the line (None: everybody)
@@ -151,12 +159,14 @@ class Log:
 
 @dataclass(frozen=True, slots=True)
 class Fail:
+    """`fail`: the action is refused with `reason`."""
     reason: str
     pos: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class EndPhase:
+    """`end_phase`: the phase ends once the effects under way have run."""
     pos: Any = None
 
 
@@ -194,8 +204,7 @@ def _runs_through(effect, simple, proc_blocks, chance: bool) -> bool:
 # ----------------------------------------------------------------------------- running
 # what a rule may raise while it runs on values of the wrong type or size; each becomes a
 # RuleRuntimeError naming the rule (and so a `rule_error` refusal)
-ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError,
-                 OverflowError, RecursionError, MemoryError)
+ENGINE_ERRORS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError, OverflowError, RecursionError, MemoryError)
 _RULE_ERRORS = (RuleRuntimeError,) + ENGINE_ERRORS
 
 

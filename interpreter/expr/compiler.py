@@ -26,7 +26,7 @@ from .generate_calls import folded_constants
 from .statements import return_statements
 from .generate_sharing import hoisted_reads_preamble, kept_names_preamble
 from .generate import NUM, Scope, _Gen, _list_of, _type_of_value
-from .inlining import inline_small_defines
+from .inlining import function_sources, inline_small_defines
 from .keeping import slot_helpers
 from .pure import memo_helpers, pure_defines, with_kept_values
 from .names import KEYWORDS, check_name, define_problems
@@ -159,6 +159,7 @@ class CodeUnit:
         self.lines.append(f"def {name}(_V, _L):\n" + "\n".join(body) + "\n")
         handle = Handle(name, str(source), None, set(names_used))
         handle.target = root
+        handle.assigns_local = root in scope.locals
         self.pending.append(handle)
         return handle
 
@@ -217,6 +218,8 @@ class CodeUnit:
         entries = with_kept_values(list(dict.fromkeys(self.lines)), pure_defines(self.define_reads, self.define_calls),
                                    params, namespace)
         entries = inline_small_defines(entries, self.define_codes, params)
+        # each function compiled alone: a define's checked twin (`d_x_safe`) only if a lookup error calls it
+        entries = [function for entry in entries for function in function_sources(entry)]
         lazy: dict = {}
         for entry in entries:
             if "_R_" in entry:
@@ -416,7 +419,7 @@ def _guard(name: str, source: str) -> str:
 
 
 class Handle:
-    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos", "origin")
+    __slots__ = ("name", "source", "type", "fn", "names", "target", "pos", "origin", "assigns_local")
 
     def __init__(self, name, source, typ, names):
         self.name = name
@@ -424,7 +427,8 @@ class Handle:
         self.type = typ
         self.names = names
         self.fn = None
-        self.target = None
+        self.target = None  # a statement's: the name it assigns (or assigns into)
+        self.assigns_local = False  # a statement's: that name is a local (a `let`, a parameter ...), not a var
         self.pos = None
         self.origin = None  # (scope, lex) of an expression: what a variant is generated from
 

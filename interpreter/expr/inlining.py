@@ -14,7 +14,7 @@ anywhere: its code is the code that would run. A small define is one expression 
 comprehension, no lambda or `let`, no kept call, no collection given to the work bound (`_T`),
 and no call of itself; a define whose values are kept (pure.py) is called, not written in.
 
-Owns: `inline_small_defines`.
+Owns: `inline_small_defines`, and `function_sources` (generated source cut into its functions).
 """
 from __future__ import annotations
 
@@ -40,10 +40,10 @@ def inline_small_defines(entries: list, codes: dict, params: dict) -> list:
              if name not in kept and name in params and _small(name, pair[1])}
     if not small:
         return entries
-    return ["".join(_written_in(function, small, params) for function in _functions(entry)) for entry in entries]
+    return ["".join(_written_in(function, small, params) for function in function_sources(entry)) for entry in entries]
 
 
-def _functions(entry: str) -> list:
+def function_sources(entry: str) -> list:
     """The generated source cut before each line that starts with `def `: the pieces of a split at
     `(?m)^(?=def )` (less its empty first piece), found with str.find rather than a regular
     expression tried at every position of the source."""

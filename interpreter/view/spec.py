@@ -23,6 +23,7 @@ PALETTE = ("red", "blue", "green", "gold", "purple", "orange", "teal", "pink")
 
 @dataclass
 class Column:
+    """A column of a board table in the view: its title and the value shown (once per item of `each`)."""
     title: Any  # a compiled template (list of parts) or a plain text
     value: Any  # a compiled expression
     each: Any = None  # an expression giving the items one column is made for, or None
@@ -47,6 +48,7 @@ class Table:
 
 @dataclass
 class AreaField:
+    """A field of a player's area in the view: a title and the value shown."""
     title: str
     value: Any  # an expression reading `p`
     by_player: bool = False
@@ -54,6 +56,7 @@ class AreaField:
 
 @dataclass
 class ComponentShow:
+    """How the view shows a component: the fields shown, its colour and its label."""
     name_field: str = "name"
     fields: tuple = ()
     colour: Any = None  # an expression reading `it` (the component), or None
@@ -62,6 +65,7 @@ class ComponentShow:
 
 @dataclass
 class Ask:
+    """How the view asks for an action's parameters: a title, their order and the question for each."""
     title: Optional[str]
     order: tuple  # the parameters in the order they are asked
     questions: dict  # parameter -> question
@@ -70,6 +74,7 @@ class Ask:
 
 @dataclass
 class DecisionShow:
+    """How the view shows a decision waiting for a player: its prompt and what it is about."""
     prompt: str
     about: Any  # a compiled template reading the waiting rule's names, as the decider reads it
     public: bool = False
@@ -80,6 +85,7 @@ class DecisionShow:
 
 @dataclass
 class ViewSpec:
+    """A ruleset's compiled view: what the table, the players' areas and the log show."""
     internal: frozenset
     log_public: bool
     player_name: Any  # compiled template reading `p`, or None (the default "Player n")
