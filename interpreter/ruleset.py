@@ -91,6 +91,7 @@ class Ruleset:
     prompts_reading_hidden: list = field(default_factory=list)  # (pos, var, what): hidden prompt parts (engine/prompts.py)
     reveals_reading_nothing: list = field(default_factory=list)  # (pos, what): a `reveals:` with nothing to reveal (engine/labels.py)
     abouts_reading_hidden: list = field(default_factory=list)  # (pos, var, what, who): hidden parts of view abouts (view/about_reads.py)
+    chooses_read: Any = None  # (LabelReads, [(choose as kept, reads of its locals)]) for view/about_reads.py (engine/labels.py)
 
     @functools.cached_property
     def labels_read_state(self) -> bool:

@@ -49,3 +49,45 @@ def test_one_error_per_place_for_a_define_called_with_several_types(tmp_path):
     found = _errors(tmp_path, body="c.sectr == s",
                     effect="n = count(x for x in corp if in_sector(x, 'tech')) + (1 if in_sector(held[0], 'x') else 0)")
     assert len(found) == 1 and found[0][2] == "a corp has no attribute 'sectr'"
+
+
+def test_the_same_misspelt_text_in_two_places_is_reported_at_each(tmp_path):
+    # the second place reuses the first's generated code (and what its generator recorded)
+    effect = "n = len([h for h in held if h.sectr == 'tech'])\", \"n = len([h for h in held if h.sectr == 'tech'])"
+    found = _errors(tmp_path, effect=effect)
+    assert [f[2] for f in found] == ["no component, constant or var value has the attribute 'sectr'"] * 2
+    assert len({f[:2] for f in found}) == 2
+
+
+def test_the_first_unknown_attribute_of_a_text_is_the_one_reported(tmp_path):
+    found = _errors(tmp_path, effect="n = len([h for h in held if h.sectr == 'tech' or h.nme == 'x'])")
+    assert [f[2] for f in found] == ["no component, constant or var value has the attribute 'sectr'"]
+
+
+def test_a_define_called_only_with_untyped_values_is_checked_against_every_attribute(tmp_path):
+    found = _errors(tmp_path, body="c.sectr == s", effect="n = 1 if in_sector(held[0], 'tech') else 0")
+    assert found == [(6, 40, "no component, constant or var value has the attribute 'sectr'",
+                      "did you mean 'sector'?")]
+
+
+CHAIN = """\
+game: {name: t, players: [1], start: p}
+components:
+  corp: {obay: {sector: tech}}
+  bloc: {america: {name: America}}
+define:
+  outer: {params: [c], expr: "inner(c)"}
+  inner: {params: [c], expr: "c.name == 'x'"}
+vars: {n: {value: 0}}
+phases:
+  p: {kind: auto, effects: ["n = count(x for x in corp if outer(x))"], next: e}
+  e: {kind: end}
+"""
+
+
+def test_a_define_is_checked_with_the_types_another_define_passes_it(tmp_path):
+    # `outer` is called with a corp, and passes it on: `inner` is checked with a corp too
+    (tmp_path / "game.yaml").write_text(CHAIN)
+    with pytest.raises(RulebookError) as error:
+        interpreter.load(str(tmp_path))
+    assert [(d.pos.line, d.message) for d in error.value.diagnostics] == [(7, "a corp has no attribute 'name'")]

@@ -216,3 +216,20 @@ def test_the_bundled_rulesets_hide_no_part_of_an_about():
     marked = sorted(effect.prompt for block in interpreter.load(os.path.join(bundled, "davos")).blocks
                     for effect in block if getattr(effect, "reveals", None))
     assert marked == ["discard one of your current GOALS?", "how many ASSETS?", "where does the CORP go?"]
+
+
+def test_the_abouts_are_read_against_the_chooses_as_kept():
+    """The view reads its abouts against the `choose` walk made when the ruleset was compiled
+    (`Ruleset.chooses_read`): it is the walk of the blocks as kept, whose prompts and labels
+    that read a secret are already hidden."""
+    from interpreter.engine.label_reads import LabelReads
+
+    rulesets = os.path.join(HERE, "rulesets")
+    folders = [os.path.join(rulesets, name) for name in ("secret_about", "secret_prompts", "secret_labels", "reveals")]
+    folders.append(os.path.join(os.path.dirname(HERE), "rulesets", "davos"))
+    for folder in folders:
+        ruleset = interpreter.load(folder)
+        _, kept = ruleset.chooses_read
+        walked = LabelReads(ruleset).chooses(ruleset)
+        assert kept and [(id(effect), reads) for effect, reads in kept] == [
+            (id(effect), reads) for _, _, effect, reads in walked], folder

@@ -62,11 +62,6 @@ class LabelReads:
             return frozenset({("a chain of defines", None)})
 
     # the effects --------------------------------------------------------------------------
-    def choose_templates(self, ruleset) -> list:
-        """(block, position, effect, {local: reads}) of every `choose` with option labels or a
-        prompt with `{...}` parts (both templates): `chooses` of those."""
-        return [found for found in self.chooses(ruleset) if found[2].label or "{" in found[2].prompt]
-
     def chooses(self, ruleset) -> list:
         """(block, position, effect, {local: reads}) of every `choose`, with
         the reads of the locals bound before it in its rule: by the effects before it (`let`,

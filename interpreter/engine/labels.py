@@ -119,8 +119,10 @@ def hide_labels_reading_others(ruleset):
     are hidden too (engine/prompts.py). A `choose` with `reveals:` keeps its prompt and labels
     (its decider reads them whole, on purpose); one whose prompt and labels read nothing hidden
     is recorded in `ruleset.reveals_reading_nothing` as (position, what). Once, when the ruleset
-    is compiled; returns the ruleset."""
+    is compiled; returns the ruleset, with `ruleset.chooses_read` (the reads and every `choose` as
+    kept, with the reads of its locals) for the view's `about:` (view/about_reads.py)."""
     reads = LabelReads(ruleset)
+    chooses = reads.chooses(ruleset)
     found = ruleset.labels_reading_hidden
     for action in ruleset.actions.values():
         params = [name for name, _ in action.params]
@@ -129,7 +131,9 @@ def hide_labels_reading_others(ruleset):
             found.append((*hidden, f"the label of action '{action.id}'"))
             action.label_parts, action.label_static = None, False
     revealing = set()
-    for index, position, effect, local_reads in reads.choose_templates(ruleset):
+    for index, position, effect, local_reads in chooses:
+        if not effect.label and "{" not in effect.prompt:  # no template to read
+            continue
         deciders = chooser_names(effect)
         hidden = _first_hidden(effect.label, deciders, lambda part: reads.expression(part.source, {}, local_reads))
         if isinstance(effect, Choose) and effect.reveals is not None:  # shown to the decider on purpose: as written
@@ -147,6 +151,8 @@ def hide_labels_reading_others(ruleset):
     ruleset.reveals_reading_nothing.extend(
         (pos_of(effect.reveals, effect.pos), f"choose '{effect.bind}'") for block in ruleset.blocks for effect in block
         if isinstance(effect, Choose) and effect.reveals is not None and id(effect) not in revealing)
+    ruleset.chooses_read = (reads, [(ruleset.blocks[index][position], local_reads)
+                                    for index, position, _, local_reads in chooses])
     return ruleset
 
 

@@ -12,8 +12,12 @@ places where the type is known only elsewhere or not at all:
     an attribute that some component, constant or var value has.
 
 Each problem is reported once, at the attribute's file:line:col in the rule files, with
-"did you mean". The compiler records what to check (`CodeUnit.typed`, `CodeUnit.define_sources`);
-checks.py calls `attribute_problems` on a compiled ruleset's unit.
+"did you mean". The compiler's generator records, as it generates each expression, statement
+and define, the attributes it reads on values of no known component type and the argument types
+of each define it calls (generate.py `attribute_events`; `CodeUnit.typed`,
+`CodeUnit.define_sources`), so those texts are not generated again here: only a define called
+with some argument of a known type is generated again, with those types. checks.py calls
+`attribute_problems` on a compiled ruleset's unit.
 """
 from __future__ import annotations
 
@@ -24,39 +28,8 @@ from .parser import parse
 
 __all__ = ["attribute_problems"]
 
-_UNKNOWN = (None, "map")  # types whose attributes are checked against every known attribute
 _KNOWN = BoundedMemo("known attribute sets", 1_000)  # each set met, kept as one object
-_CHECKED = BoundedMemo("typed attribute checks", 100_000)  # (kind, text, signature, attrs) -> result
-
-
-class _TypedGen(_Gen):
-    """The generator, run for its static types only: records the argument types of each call
-    of a named expression, and checks an attribute read on a value of unknown type."""
-
-    def __init__(self, scope, source, known_attributes, calls):
-        super().__init__(scope, source)
-        self.known_attributes = known_attributes
-        self.calls = calls
-        self.types: dict = {}
-
-    def gen(self, node, lex):
-        code, typ = super().gen(node, lex)
-        self.types[id(node)] = typ
-        return code, typ
-
-    def g_attr(self, node, lex):
-        result = super().g_attr(node, lex)
-        attr = str(node.children[1])
-        if self.types.get(id(node.children[0]), "") in _UNKNOWN and attr not in self.known_attributes:
-            self.err(node.children[1], f"no component, constant or var value has the attribute '{attr}'",
-                     suggest(attr, sorted(self.known_attributes)) or
-                     "check the name (component attributes are the keys of their records)", code="attribute")
-        return result
-
-    def _call_define(self, node, fname, pos_args, kw_args):
-        result = super()._call_define(node, fname, pos_args, kw_args)
-        self.calls.append((fname, tuple(typ for _, typ, _ in pos_args)))
-        return result
+_CHECKED = BoundedMemo("typed attribute checks", 100_000)  # (text, signature, attrs) -> result
 
 
 def attribute_problems(unit, known_attributes) -> list:
@@ -70,35 +43,56 @@ def attribute_problems(unit, known_attributes) -> list:
     reported: dict = {}  # place -> index in problems
     calls: list = []
     untyped_defines = []  # checked last: where a define's argument types are known, that error says more
-    for source, scope, lex, kind, key in unit.typed:
+    for source, kind, events in unit.typed:
         if kind == "define":
-            untyped_defines.append((source, scope, lex, key))
+            untyped_defines.append((source, events))
             continue
-        error, found_calls = _check(kind, source, scope, lex, known, key)
+        error, found_calls = _first_problem(source, events, known)
         calls.extend(found_calls)
         _keep(problems, reported, source, error)
     _check_calls(unit, calls, known, problems, reported)
-    for source, scope, lex, key in untyped_defines:
-        error, found_calls = _check("define", source, scope, lex, known, key)
+    for source, events in untyped_defines:
+        error, found_calls = _first_problem(source, events, known)
         _keep(problems, reported, source, error)
         _check_calls(unit, list(found_calls), known, problems, reported)
     return problems
 
 
 def _check_calls(unit, calls, known, problems, reported) -> None:
-    """Check each define for the argument types it is called with (and what it calls in turn)."""
+    """Check each define for the argument types it is called with (and what it calls in turn):
+    with none known, as the compiler generated it; otherwise generated again with those types."""
     checked: set = set()
     while calls:
         fname, arg_types = calls.pop()
         if (fname, arg_types) in checked or fname not in unit.define_sources:
             continue
         checked.add((fname, arg_types))
-        source, scope, params = unit.define_sources[fname]
+        source, scope, params, events = unit.define_sources[fname]
         if len(params) != len(arg_types):
             continue
-        error, found_calls = _check("define", source, scope, dict(zip(params, arg_types)), known)
+        if all(typ is None for typ in arg_types):
+            error, found_calls = _first_problem(source, events, known)
+        else:
+            error, found_calls = _typed_check(source, scope, dict(zip(params, arg_types)), known)
         calls.extend(found_calls)
         _keep(problems, reported, source, error)
+
+
+def _first_problem(source, events, known) -> tuple:
+    """(the first attribute of `events` that no known value has, as an ExpressionError, or None;
+    [(define, argument types)] called before it): what a generation that stopped at that
+    attribute would have found."""
+    calls = []
+    for event in events:
+        if event[0] == "call":
+            calls.append(event[1:])
+        elif event[1] not in known:
+            _, attr, line, column = event
+            hint = (suggest(attr, sorted(known)) or
+                    "check the name (component attributes are the keys of their records)")
+            return ExpressionError(f"no component, constant or var value has the attribute '{attr}'", line, column,
+                                   code="attribute", hint=hint, source=str(source)), tuple(calls)
+    return None, tuple(calls)
 
 
 def _keep(problems, reported, source, error) -> None:
@@ -115,28 +109,26 @@ def _keep(problems, reported, source, error) -> None:
         problems[reported[place]] = (source, error)
 
 
-def _check(kind, source, scope, lex, known, key=None) -> tuple:
-    """(the first ExpressionError of one text or None, [(define, argument types)] it calls),
-    memoised by what the check depends on: the compiler's key (the text and the types of its
-    names) and the known attributes."""
+def _typed_check(source, scope, lex, known) -> tuple:
+    """(the first attribute error of a define generated with its parameters' types, or None;
+    [(define, argument types)] it calls before it), memoised by what the check depends on: the
+    text, the types of its names and the known attributes."""
     from .compiler import _signature, text_names
 
     text = str(source)
     if "." not in text and not any(name in scope.defines for name in text_names(text)):
         return None, ()  # no attribute read (`x.name`) and no named expression called: nothing to check
-    key = (key or (kind, text, _signature(text, scope, lex)), known)
+    key = (text, _signature(text, scope, lex), known)
     found = _CHECKED.get(key)
     if found is not None:
         return found
-    calls: list = []
-    generator = _TypedGen(scope, text, known, calls)
-    error = None
+    generator = _Gen(scope, text)
+    raised = None
     try:
-        tree = parse(text, "statement" if kind == "statement" else "expression")
-        if kind == "statement":
-            generator.statement(tree, dict(lex or {}))
-        else:
-            generator.gen(tree, dict(lex or {}))
+        generator.gen(parse(text, "expression"), dict(lex))
     except ExpressionError as problem:
-        error = problem if problem.code == "attribute" or "has no attribute" in problem.message else None
-    return _CHECKED.put(key, (error, tuple(calls)))
+        raised = problem
+    error, calls = _first_problem(text, generator.attribute_events, known)
+    if error is None and raised is not None and (raised.code == "attribute" or "has no attribute" in raised.message):
+        error = raised
+    return _CHECKED.put(key, (error, calls))

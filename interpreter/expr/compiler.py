@@ -64,8 +64,9 @@ class CodeUnit:
         self.ns: Optional[dict] = None
         self.pending: list = []  # (index, holder) resolved after build()
         self.define_calls: dict = {}  # define name -> the defines its expression calls
-        # what the static attribute checks of attributes.py read: (text, scope, lex, kind, memo key)
-        # of each expression, statement and define, and each define's (text, scope, params)
+        # what the static attribute checks of attributes.py read: (text, kind, attribute events)
+        # of each expression, statement and define (the events its generator recorded:
+        # generate.py `attribute_events`), and each define's (text, scope, params, events)
         self.typed: list = []
         self.define_sources: dict = {}
         self.variants: dict = {}  # (handle name, names) -> a variant that keeps calls (keeping.py)
@@ -86,11 +87,9 @@ class CodeUnit:
             if source == "None":
                 source = "none"
         key = ("expr", str(source), _signature(str(source), scope, lex))
-        if isinstance(written, str):
-            self.typed.append((written, scope, lex, "expression", key))
         hit = _cached_gen(key)
         if hit is not None:
-            code, typ, fcode, names_used = hit
+            code, typ, fcode, names_used, events = hit
         else:
             generator, tree = self._gen(str(source), "expression", scope)
             code, typ = generator.gen(tree, dict(lex or {}))
@@ -99,8 +98,10 @@ class CodeUnit:
                 fcode, _ = fast.gen(tree, dict(lex or {}))
             else:  # no indexing and no attribute: the fast variant would be the same code
                 fcode = code
-            names_used = generator.names_used
-            _store_gen(key, (code, typ, fcode, sorted(names_used)))
+            names_used, events = generator.names_used, tuple(generator.attribute_events)
+            _store_gen(key, (code, typ, fcode, sorted(names_used), events))
+        if isinstance(written, str):
+            self.typed.append((written, "expression", events))
         self.count += 1
         name, entries = _expression_source(str(source), code, fcode)
         self.lines.extend(entries)
@@ -113,16 +114,16 @@ class CodeUnit:
         """An assignment `target op value`. Generates `def _sN(_V, _L)` that performs it."""
         scope = scope or self.scope
         key = ("stmt", str(source), _signature(str(source), scope, None))
-        self.typed.append((source, scope, None, "statement", key))
         hit = _cached_gen(key)
         if hit is not None:
-            root, path, operator, vcode, names_used = hit
+            root, path, operator, vcode, names_used, events = hit
             path = list(path)
         else:
             generator, tree = self._gen(str(source), "statement", scope)
             root, path, operator, vcode = generator.statement(tree, {})
-            names_used = generator.names_used
-            _store_gen(key, (root, list(path), operator, vcode, sorted(names_used)))
+            names_used, events = generator.names_used, tuple(generator.attribute_events)
+            _store_gen(key, (root, list(path), operator, vcode, sorted(names_used), events))
+        self.typed.append((source, "statement", events))
         base = f"_L[{root!r}]" if root in scope.locals else f"_V[{root!r}]"
         name = "_s" + _digest(base, repr(path), operator, vcode, str(source))
         self.count += 1
@@ -172,17 +173,17 @@ class CodeUnit:
                 raise ExpressionError(problem[0], 1, 1, code="name", hint=problem[1], source=str(source))
         lex = {p: None for p in params}
         key = ("define", str(source), _signature(str(source), scope, lex))
-        self.typed.append((source, scope, lex, "define", key))
-        self.define_sources[name] = (source, scope, list(params))
         hit = _cached_gen(key)
         if hit is not None:
-            code, typ, fcode, names_used = hit
+            code, typ, fcode, names_used, events = hit
         else:
             generator, tree = self._gen(str(source), "expression", scope)
             code, typ = generator.gen(tree, dict(lex))
             fcode = _Gen(scope, str(source), fast=True).gen(tree, dict(lex))[0] if _indexes(str(source)) else code
-            names_used = generator.names_used
-            _store_gen(key, (code, typ, fcode, sorted(names_used)))
+            names_used, events = generator.names_used, tuple(generator.attribute_events)
+            _store_gen(key, (code, typ, fcode, sorted(names_used), events))
+        self.typed.append((source, "define", events))
+        self.define_sources[name] = (source, scope, list(params), events)
         self.lines.append(_define_source(name, params, code, fcode))
         self.define_codes[name] = (code, fcode)
         self.define_reads[name] = bool(set(names_used) - set(params) & (set(scope.vars) | set(scope.locals)))

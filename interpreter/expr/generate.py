@@ -85,6 +85,10 @@ class _Gen(OperatorCode, CallCode, AccessCode, SharingCode):
         self.names_used: set = set()
         self.proofs: dict = {}  # node -> is it a number for certain (proofs.py)
         self.likely_maps: set = set()  # code of attributes that are maps in every component (generate_access.py)
+        # in the order met: ("read", attribute, line, column) for an attribute read on a value of
+        # no known component type, ("call", define, argument types) for a define called; what
+        # expr/attributes.py checks once the known attributes are known
+        self.attribute_events: list = []
         self.start_sharing()
 
     def err(self, node, message, hint=None, code="name"):

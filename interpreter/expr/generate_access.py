@@ -12,6 +12,7 @@ import re
 
 from ..errors import suggest
 from .generate_calls import NAMED_OPERAND, iterated
+from .parser import position_of
 from .types import BOOL, NONE, NUM, _elem, _is_entity, _list_of, _tname
 
 # the first iterable of a comprehension that is a constant of the ruleset or a folded `range`
@@ -112,12 +113,14 @@ class AccessCode:
         obj, typ = self.gen(node.children[0], lex)
         attr = str(node.children[1])
         id_type = ("entity", typ[1]) if attr == "id" and _is_entity(typ) else None
-        code, typ = self._attribute_code(node, obj, typ, attr, id_type)
+        code, read_type = self._attribute_code(node, obj, typ, attr, id_type)
+        if typ is None or typ == "map":  # what expr/attributes.py checks against the known attributes
+            self.attribute_events.append(("read", attr, *position_of(node.children[1])))
         if self.fast and attr in self.scope.map_attributes:
             # a map (or none) in every component that has it: a guess, kept beside the static
             # types (which effects check operands with), for the attribute read on it next
             self.likely_maps.add(code)
-        return code, typ
+        return code, read_type
 
     def _attribute_code(self, node, obj, typ, attr, id_type):
         if _is_entity(typ) and typ[1] in self.scope.entity_types:

@@ -188,7 +188,10 @@ class CallCode:
             self.err(node, f"'{fname}' takes {len(params)} argument(s) "
                            f"({', '.join(params)}), got {len(pos_args)}", code="arity")
         args = ", ".join(["_V", "_L"] + [code for code, _, _ in pos_args])
-        return self.call_code(f"d_{fname}({args})"), self.scope.define_types.get(fname)
+        result = self.call_code(f"d_{fname}({args})"), self.scope.define_types.get(fname)
+        # the argument types the define's body is checked with (expr/attributes.py)
+        self.attribute_events.append(("call", fname, tuple(typ for _, typ, _ in pos_args)))
+        return result
 
     def _check_builtin_call(self, node, fname, pos_args, kw_args):
         """Arity, keywords, and a number given where a collection is needed."""

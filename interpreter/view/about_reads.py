@@ -23,7 +23,6 @@ Owns: `read_abouts`.
 from __future__ import annotations
 
 from ..engine.effects import Choose
-from ..engine.label_reads import LabelReads
 from ..engine.labels import chooser_names
 from ..engine.prompts import hide_parts, part_pos, parts_reading_others
 from ..nodes import pos_of
@@ -41,8 +40,7 @@ def read_abouts(ruleset, decisions: dict) -> dict:
     ruleset.abouts_reading_hidden = []
     if not decisions:
         return decisions
-    reads = LabelReads(ruleset)
-    asked = [(effect, local_reads) for _, _, effect, local_reads in reads.chooses(ruleset)]
+    reads, asked = ruleset.chooses_read  # worked out when the ruleset was compiled (engine/labels.py)
     keyed = dict(decisions)
     for effect, _ in asked:
         show = decisions.get(str(effect.written)) if effect.written is not None else None

@@ -342,7 +342,7 @@ class _Builder:
         return out
 
     def decisions(self, items) -> dict:
-        prompts = sorted(_choose_prompts(self.rs.tree))
+        prompts = sorted(_choose_prompts(self.rs.tree)) if items else []
         out = {}
         for index, item in enumerate(items):
             if not isinstance(item, dict) or "prompt" not in item or "about" not in item:
@@ -377,7 +377,8 @@ def _shown_values(entry) -> list:
 
 
 def _choose_prompts(node) -> set:
-    """The `prompt` of every `choose` effect in the rules."""
+    """The `prompt` of every `choose` effect in the rules (only mappings and lists are walked
+    into: the scalars, most of the tree, hold none)."""
     found = set()
     stack = [node]
     while stack:
@@ -386,9 +387,13 @@ def _choose_prompts(node) -> set:
             choice = item.get("choose")
             if isinstance(choice, dict) and "prompt" in choice:
                 found.add(str(choice["prompt"]))
-            stack.extend(value for key, value in item.items() if key != "view")
+            for key, value in item.items():
+                if isinstance(value, (dict, list)) and key != "view":
+                    stack.append(value)
         elif isinstance(item, list):
-            stack.extend(item)
+            for value in item:
+                if isinstance(value, (dict, list)):
+                    stack.append(value)
     return found
 
 
