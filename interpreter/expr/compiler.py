@@ -64,9 +64,8 @@ class CodeUnit:
         self.ns: Optional[dict] = None
         self.pending: list = []  # (index, holder) resolved after build()
         self.define_calls: dict = {}  # define name -> the defines its expression calls
-        # what the static attribute checks of attributes.py read: (text, kind, attribute events)
-        # of each expression, statement and define (the events its generator recorded:
-        # generate.py `attribute_events`), and each define's (text, scope, params, events)
+        # what attributes.py's checks read: (text, kind, the events its generator recorded: generate.py
+        # `attribute_events`) of each expression, statement and define; each define's (text, scope, params, events)
         self.typed: list = []
         self.define_sources: dict = {}
         self.variants: dict = {}  # (handle name, names) -> a variant that keeps calls (keeping.py)
