@@ -148,7 +148,7 @@ def test_a_worker_that_dies_holding_no_task_is_replaced_without_counting_toward_
         pool.start(2)
         victim = pool.workers[0]
         os.kill(victim.process.pid, signal.SIGKILL)  # idle: it was given no task
-        held = pool.collect(lambda record: None)
+        held = pool.collect(lambda text, records: None)
         assert [list(tasks) for tasks in held] == [[]] and victim not in pool.workers
         assert (pool.deaths, pool.idle_deaths) == (0, 1)
         pool.start(2)
