@@ -7,8 +7,9 @@ Owns what makes a run trustworthy:
   run goes on;
 - a worker process that dies costs no game silently (runs_pool.py): its games are played
   again, and one that kills its worker even when played alone is reported as lost;
-- every finished game is handed to `on_result` at once (the CLI writes it to the per-game
-  file), so an interrupted run keeps what finished.
+- every finished game is handed on at once (the CLI writes its line to the per-game file), so
+  an interrupted run keeps what finished; with `--jobs N` the worker that played it makes its
+  line (`as_finished`), so the parent writes lines and keeps small records.
 
 The same arguments give the same per-game results for any number of jobs. The process pool
 (multiprocessing) is imported only when a run has more than one job.
@@ -23,7 +24,7 @@ from typing import Callable, Optional
 
 from .play import GameResult, play_game, seat_agents
 
-__all__ = ["simulate", "summarize", "RulesChanged", "LOST", "parse_jobs"]
+__all__ = ["simulate", "summarize", "RulesChanged", "LOST", "parse_jobs", "as_finished"]
 
 LOST = "lost: the worker process died while playing this game (also when played again alone)"
 _ERROR_GAMES_SHOWN = 50  # error games listed one by one in the summary
@@ -75,41 +76,62 @@ def play_one(ruleset, players: int, seed: int, agent_specs, shift: int) -> dict:
 def simulate(target, modules, players: int, games: int, seed: int, agent_specs,
              jobs: int = 1, progress=None, rotate: bool = False,
              on_result: Optional[Callable[[dict], None]] = None, stats: Optional[dict] = None,
-             start_method: Optional[str] = None, keep: Optional[Callable[[dict], dict]] = None):
+             start_method: Optional[str] = None, keep: Optional[Callable[[dict], dict]] = None,
+             on_lines: Optional[Callable[[list, str], None]] = None, final_vars: bool = True):
     """Play `games` seeded games (seeds `seed`, `seed + 1`, ...) and return (records sorted by
     seed, seconds). `target` is a loaded Ruleset (then `modules` is ignored) or a name/path,
     loaded once here. `on_result(record)` is called as each game finishes (with the whole
     record); `keep(record)`, if given, is what of it the returned list holds (a long run then
     need not hold every game's final vars); `stats`, if given, receives `worker_deaths`,
     `idle_worker_deaths` (of those, the workers that held no task) and `lost_seeds`. Raises
-    RulesChanged if a worker's rules differ."""
+    RulesChanged if a worker's rules differ.
+    `on_lines(seeds, text)`, if given, receives the finished games' per-game lines (each whole
+    record as JSON with sorted keys, one line each), before `on_result` sees them: one game at a
+    time with one job, a worker's task at a time with more (the worker writes the lines, the
+    parent only passes them on). `final_vars=False` leaves each game's final vars out of the
+    records `on_result`, `keep` and the returned list see (they are in its line)."""
     from .ruleset import Ruleset, load
 
     ruleset = target if isinstance(target, Ruleset) else load(target, modules=modules, check=False)
     started = time.perf_counter()
     done: list = []
 
-    def finished(record: dict) -> None:
-        record["digest"] = ruleset.digest
-        if on_result:
-            on_result(record)
-        done.append(keep(record) if keep else record)
-        if progress:
-            progress(len(done), games)
+    def finished(text: Optional[str], records: list) -> None:
+        if on_lines and records:
+            on_lines([record["seed"] for record in records], text)
+        for record in records:
+            if on_result:
+                on_result(record)
+            done.append(keep(record) if keep else record)
+            if progress:
+                progress(len(done), games)
 
     seeds = [seed + i for i in range(games)]
     info = {"worker_deaths": 0, "idle_worker_deaths": 0, "lost_seeds": []}
+    wanted = (on_lines is not None, final_vars)
     if jobs <= 1:
         for game_seed in seeds:
-            finished(play_one(ruleset, players, game_seed, agent_specs, (game_seed - seed) if rotate else 0))
+            record = play_one(ruleset, players, game_seed, agent_specs, (game_seed - seed) if rotate else 0)
+            finished(*as_finished([record], ruleset.digest, wanted))
     else:
         from .runs_pool import run_in_pool
 
-        run_in_pool(ruleset, seeds, (players, agent_specs, seed, rotate), jobs, finished, info, start_method)
+        run_in_pool(ruleset, seeds, (players, agent_specs, seed, rotate, wanted), jobs, finished, info, start_method)
     if stats is not None:
         stats.update(info)
     done.sort(key=lambda record: record["seed"])
     return done, time.perf_counter() - started
+
+
+def as_finished(records: list, digest: str, wanted: tuple) -> tuple:
+    """Finished games as `simulate` hands them on, made where they were played (a worker sends
+    this): (their per-game lines, or None if no lines are wanted; the records, each with the
+    rules' digest and without its final vars if they are not wanted)."""
+    lines, final_vars = wanted
+    for record in records:
+        record["digest"] = digest
+    text = "".join(json.dumps(record, sort_keys=True) + "\n" for record in records) if lines else None
+    return text, (records if final_vars else [_without_final_vars(record) for record in records])
 
 
 # ----------------------------------------------------------------------------- summary
@@ -186,9 +208,13 @@ class PerGameFile:
         self.seeds: list = []  # the seed of each line written, in the file's order
 
     def write(self, record: dict) -> None:
-        self.handle.write(json.dumps(record, sort_keys=True) + "\n")
+        self.write_lines([record["seed"]], json.dumps(record, sort_keys=True) + "\n")
+
+    def write_lines(self, seeds: list, text: str) -> None:
+        """The lines of some games (one each, in the order of `seeds`), written and flushed."""
+        self.handle.write(text)
         self.handle.flush()
-        self.seeds.append(record["seed"])
+        self.seeds.extend(seeds)
 
     def finish(self) -> None:
         """Rewrite the lines written so far in seed order (each line is kept as it was written;
@@ -221,8 +247,8 @@ def run_command(ruleset, players: int, specs: list, args, out, err) -> int:
     try:
         results, seconds = simulate(ruleset, None, players, args.games, args.seed, specs, jobs=args.jobs,
                                     progress=_progress_bar(err, args.json), rotate=args.rotate,
-                                    on_result=per_game.write if per_game else None, stats=stats,
-                                    keep=_without_final_vars)
+                                    on_lines=per_game.write_lines if per_game else None, stats=stats,
+                                    final_vars=False)
     except RulesChanged as error:
         print(f"rulebook: error: {error}; the run is stopped (the games so far are kept"
               + (f" in {args.per_game})" if per_game else ")"), file=err)

@@ -30,7 +30,7 @@ from typing import Optional
 from .compiled.module import game_module
 from .expr.compiler import compile_waiting
 from .play import GameResult, seat_agents
-from .runs import LOST, RulesChanged, play_one
+from .runs import LOST, RulesChanged, as_finished, play_one
 
 __all__ = ["run_in_pool"]
 
@@ -65,12 +65,14 @@ def _init_worker(expected: Optional[tuple]) -> None:
 
 
 def _run_chunk(args):
-    """A worker's task: play some seeds; a record per game, or the reason it refuses to play."""
-    seeds, players, agent_specs, base, rotate = args
+    """A worker's task: play some seeds; their games as the parent hands them on (`as_finished`:
+    their lines made here, the parent only writes them), or the reason it refuses to play."""
+    seeds, players, agent_specs, base, rotate, wanted = args
     if "changed" in _WORKER:
         return {"rules_changed": _WORKER["changed"]}
     ruleset = _WORKER["rs"]
-    return [play_one(ruleset, players, seed, agent_specs, (seed - base) if rotate else 0) for seed in seeds]
+    records = [play_one(ruleset, players, seed, agent_specs, (seed - base) if rotate else 0) for seed in seeds]
+    return as_finished(records, ruleset.digest, wanted)
 
 
 def _worker_main(tasks, results, expected: Optional[tuple], inherited: list) -> None:
@@ -234,14 +236,13 @@ def _receive(worker: _Worker, finished, drain: bool) -> bool:
     pipe is closed (the worker is dead)."""
     while True:
         try:
-            records = worker.results.recv()
+            games = worker.results.recv()
         except (EOFError, OSError):  # closed, or closed in the middle of a message
             return False
         worker.held.popleft()
-        if isinstance(records, dict):
-            raise RulesChanged(records["rules_changed"])
-        for record in records:
-            finished(record)
+        if isinstance(games, dict):
+            raise RulesChanged(games["rules_changed"])
+        finished(*games)
         if not (drain or worker.results.poll()):
             return True
 
@@ -256,9 +257,10 @@ def run_in_pool(ruleset, seeds, game_args, jobs, finished, info, start_method) -
 
     def lose(seed, message):
         info["lost_seeds"].append(seed)
-        players, agent_specs, base, rotate = game_args
+        players, agent_specs, base, rotate, wanted = game_args
         seats = seat_agents(agent_specs, players, (seed - base) if rotate else 0)
-        finished(dict(GameResult(seed, [], {}, 0, {}, message).to_json(), agents=seats, lost=True))
+        record = dict(GameResult(seed, [], {}, 0, {}, message).to_json(), agents=seats, lost=True)
+        finished(*as_finished([record], ruleset.digest, wanted))
 
     stop = True
     try:
@@ -302,8 +304,7 @@ def _chunks(seeds: list, jobs: int) -> list:
 
 
 def _task(chunk, game_args) -> tuple:
-    players, agent_specs, base, rotate = game_args
-    return (chunk, players, agent_specs, base, rotate)
+    return (chunk, *game_args)
 
 
 def _play_alone(pool, seed: int, game_args, finished) -> bool:

@@ -103,6 +103,28 @@ def test_davos_with_every_agent_gives_the_same_games_for_one_and_two_jobs(tmp_pa
     assert one.read_text() == two.read_text() and len(one.read_text().splitlines()) == 3
 
 
+def test_the_lines_handed_on_are_the_whole_records_and_a_worker_sends_a_task_at_once():
+    """`on_lines` gets each game's per-game line (the whole record, keys sorted) whichever
+    process made it; with `final_vars=False` the records seen and returned lack only the final
+    vars. With two jobs a worker's task arrives as one text of several lines."""
+    rs = interpreter.load("tictactoe")
+    whole, _ = simulate(rs, None, 2, 24, 0, ["random"], jobs=1)
+    assert all(record["final_vars"] for record in whole)
+    for jobs in (1, 2):
+        lines, calls, seen = {}, [], []
+
+        def on_lines(seeds, text):
+            calls.append(seeds)
+            lines.update(zip(seeds, text.splitlines(keepends=True), strict=True))
+
+        records, _ = simulate(rs, None, 2, 24, 0, ["random"], jobs=jobs, on_lines=on_lines,
+                              on_result=seen.append, final_vars=False)
+        assert lines == {record["seed"]: json.dumps(record, sort_keys=True) + "\n" for record in whole}
+        small = [{key: value for key, value in record.items() if key != "final_vars"} for record in whole]
+        assert records == small and sorted(seen, key=lambda record: record["seed"]) == small
+        assert max(len(seeds) for seeds in calls) == (1 if jobs == 1 else 3)  # 24 games: tasks of 3 first
+
+
 def test_tasks_shrink_towards_the_end_and_cover_every_seed_once():
     from interpreter.runs_pool import _MAX_CHUNK, _chunks
 
@@ -148,7 +170,7 @@ def test_a_worker_that_dies_holding_no_task_is_replaced_without_counting_toward_
         pool.start(2)
         victim = pool.workers[0]
         os.kill(victim.process.pid, signal.SIGKILL)  # idle: it was given no task
-        held = pool.collect(lambda record: None)
+        held = pool.collect(lambda text, records: None)
         assert [list(tasks) for tasks in held] == [[]] and victim not in pool.workers
         assert (pool.deaths, pool.idle_deaths) == (0, 1)
         pool.start(2)
