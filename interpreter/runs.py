@@ -130,8 +130,13 @@ def as_finished(records: list, digest: str, wanted: tuple) -> tuple:
     lines, final_vars = wanted
     for record in records:
         record["digest"] = digest
-    text = "".join(json.dumps(record, sort_keys=True) + "\n" for record in records) if lines else None
+    text = "".join(per_game_line(record) for record in records) if lines else None
     return text, (records if final_vars else [_without_final_vars(record) for record in records])
+
+
+def per_game_line(record: dict) -> str:
+    """A game's line in the per-game file: its whole record as JSON with sorted keys."""
+    return json.dumps(record, sort_keys=True) + "\n"
 
 
 # ----------------------------------------------------------------------------- summary
@@ -208,7 +213,7 @@ class PerGameFile:
         self.seeds: list = []  # the seed of each line written, in the file's order
 
     def write(self, record: dict) -> None:
-        self.write_lines([record["seed"]], json.dumps(record, sort_keys=True) + "\n")
+        self.write_lines([record["seed"]], per_game_line(record))
 
     def write_lines(self, seeds: list, text: str) -> None:
         """The lines of some games (one each, in the order of `seeds`), written and flushed."""
